@@ -38,7 +38,17 @@ def _slow_left_out(config: pytest.Config) -> bool:
     return not config.getoption("--run-slow") and not config.option.markexpr
 
 
+def _mark_listed_cases_slow(items: list[pytest.Item]) -> None:
+    """The cases tests/slow_cases.py lists (each with a default-selection twin) are marked slow."""
+    from tests.slow_cases import SLOW_CASES  # lazy: read once per collection
+
+    for item in items:
+        if item.nodeid in SLOW_CASES:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _mark_listed_cases_slow(items)
     if not _slow_left_out(config):
         return
     slow = [item for item in items if item.get_closest_marker("slow") is not None]

@@ -497,7 +497,18 @@ NOT_CLI = [
     for block in ALL_BLOCKS
     if block.marker is None and block.language in SHELL and not is_cli_example(block)
 ]
-SLOW_PAGES = {"docs/simulate.md"}  # worker processes, each compiling the numba kernels
+# page -> why its examples take over 4 CPU s (one worker, AMD EPYC): run under --run-slow; in the default
+# selection their python blocks compile, their commands parse and their stated values are literals
+# (test_slow_page_blocks_compile_and_commands_parse). README.md, the first page a user runs, stays.
+SLOW_PAGES = {
+    "docs/simulate.md": "worker processes, each compiling the numba kernels",
+    "docs/secure-aggregation.md": "calibrates the discrete mechanisms' noise (about 25 s)",
+    "docs/training.md": "DP-SGD and federated runs at delta = 1e-10 (about 13 s)",
+    "docs/cli.md": "every subcommand once, calibrations included (about 8 s)",
+    "docs/matrix-mechanisms.md": "matrix factorizations and their amplified readings (about 6 s)",
+    "docs/risk.md": "trade-off curves and TPR calibrations (about 5 s)",
+    "docs/interop.md": "both adapters' runs beside dp_accounting and Opacus (about 5 s)",
+}
 
 
 def _page_param(page: Path) -> Any:
@@ -535,6 +546,41 @@ def test_page_examples_print_what_the_page_states(
             check_output(previous[1], block)
         previous = None
     check_prose(page.read_text(encoding="utf-8"), str(page.relative_to(ROOT)), namespace)
+
+
+@pytest.mark.parametrize("name", sorted(SLOW_PAGES))
+def test_slow_page_blocks_compile_and_commands_parse(name: str) -> None:
+    """The default selection's share of a slow page: each python block compiles and each value it
+    states is a literal, and each ``hockeystick`` command is accepted by the command line's parser
+    (``--run-slow`` runs them all and compares the values)."""
+    from hockeystick.cli import build_parser  # lazy: the command line's parser only here
+
+    assert (ROOT / name).is_file(), f"{name} is gone: drop it from SLOW_PAGES"
+    blocks = [b for b in read_blocks(ROOT / name) if b.marker != "skip"]
+    assert blocks, f"{name} has no examples"
+    for block in blocks:
+        if block.language == "python":
+            ast.parse(block.source, filename=block.where)
+            for line, claim in claims_of(block.source).items():
+                assert stated_literal(claim) is not None, f"{block.where}+{line}: '# -> {claim}'"
+        elif block.language in SHELL and is_cli_example(block):
+            for words, _ in shell_commands(block.source):
+                commands: list[list[str]] = [[]]
+                for word in words:
+                    if word == "&&":
+                        commands.append([])
+                    else:
+                        commands[-1].append(word)
+                for command in commands:
+                    command = command[: command.index(">")] if ">" in command else command
+                    if command[:1] == ["hockeystick"]:
+                        try:
+                            build_parser().parse_args(command[1:])
+                        except SystemExit as exit_:
+                            shown = shlex.join(command)
+                            raise AssertionError(
+                                f"{block.where}: {shown} does not parse"
+                            ) from exit_
 
 
 @pytest.mark.parametrize("block", [pytest.param(block, id=block.where) for block in SKIPPED])

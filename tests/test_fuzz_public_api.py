@@ -15,7 +15,8 @@ accountants, the adapters' methods, calibrate, the training classes, the pld mec
 with each argument in turn set to NaN, +-inf, 0, -0, a subnormal, a negative, a huge value, a bool,
 a numeric string and an array, the others valid.  Each call must answer without NaN, or refuse with a
 ValueError / TypeError whose message names that argument, within ``CALL_SECONDS`` of CPU time (and
-``WALL_SECONDS``).
+``WALL_SECONDS``).  The few (argument, value) pairs whose call alone takes over half a second of CPU
+(``COSTLY_EDGES``) are walked under ``--run-slow``; every other pair is walked in the default selection.
 """
 
 from __future__ import annotations
@@ -1208,6 +1209,44 @@ def _walk_failure(call: Callable[..., Any], kwargs: dict[str, Any], name: str) -
 # the walk of get_noise_multiplier calibrates at every value: tens of seconds
 SLOW_WALKS = {"opacus.get_noise_multiplier"}
 
+# (walk, argument) -> the edge values at which that one call takes over 0.5 CPU s (one worker, AMD EPYC):
+# walked under --run-slow by test_the_costly_edges_answer_or_are_refused_by_name, every other value of
+# the walk in the default selection
+COSTLY_EDGES: dict[tuple[str, str], tuple[float, ...]] = {
+    # calibrating at epsilon = 1e308 searches the discrete Laplace's noise over its whole range (~30 s)
+    ("secagg.calibrate_distributed_discrete_laplace", "epsilon"): (1e308,),
+    # no or subnormal noise, a subnormal grid or sampling rate: the pair's PLD on a wide support (3-9 s each)
+    ("secagg.DistributedDiscreteLaplace", "beta"): (0.0, -0.0, 5e-324),
+    ("secagg.DistributedDiscreteLaplace", "value_discretization_interval"): (5e-324,),
+    ("secagg.DistributedDiscreteLaplace", "sampling_rate"): (5e-324,),
+    # a subnormal delta: the read below every tail (1-7 s)
+    ("dp_accounting.get_epsilon", "target_delta"): (5e-324,),
+    ("opacus.get_epsilon", "delta"): (5e-324,),
+    ("calibrate", "rtol"): (5e-324,),
+    ("risk.calibrate_tpr", "rtol"): (5e-324,),
+    ("audit.plot_audit", "significance"): (5e-324,),
+}
+
+
+def _costly(label: str, name: str, value: Any) -> bool:
+    """Whether ``label``'s argument ``name`` at ``value`` is one of the COSTLY_EDGES."""
+    return any(repr(value) == repr(edge) for edge in COSTLY_EDGES.get((label, name), ()))
+
+
+def _walk_failures(
+    label: str, call: Callable[..., Any], base: dict[str, Any], costly: bool
+) -> list[str]:
+    """The walk of ``label`` at its costly edges (``costly``) or at every other value."""
+    failures = []
+    for name in base:
+        for value in WALK_VALUES:
+            if _costly(label, name, value) != costly:
+                continue
+            failure = _walk_failure(call, {**base, name: value}, name)
+            if failure is not None:
+                failures.append(f"{name}={value!r}: {failure[:300]}")
+    return failures
+
 
 @pytest.mark.parametrize(
     "label, call, base",
@@ -1217,13 +1256,33 @@ SLOW_WALKS = {"opacus.get_noise_multiplier"}
     ],
 )
 def test_every_argument_at_its_edges_answers_or_is_refused_by_name(label, call, base):
-    failures = []
-    for name in base:
-        for value in WALK_VALUES:
-            failure = _walk_failure(call, {**base, name: value}, name)
-            if failure is not None:
-                failures.append(f"{name}={value!r}: {failure[:300]}")
+    failures = _walk_failures(label, call, base, costly=False)
     assert not failures, f"{label}:\n" + "\n".join(failures)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "label, call, base",
+    [
+        pytest.param(*walk, id=walk[0])
+        for walk in WALKS
+        if any(walk[0] == k[0] for k in COSTLY_EDGES)
+    ],
+)
+def test_the_costly_edges_answer_or_are_refused_by_name(label, call, base):
+    failures = _walk_failures(label, call, base, costly=True)
+    assert not failures, f"{label}:\n" + "\n".join(failures)
+
+
+def test_every_costly_edge_is_a_walk_value_of_a_walked_argument():
+    """COSTLY_EDGES names walks, arguments and values that exist, so no edge leaves both selections."""
+    arguments = {(label, name) for label, _, base in WALKS for name in base}
+    for (label, name), values in COSTLY_EDGES.items():
+        assert (label, name) in arguments, f"{label}({name}=...) is not walked"
+        for value in values:
+            assert any(repr(value) == repr(v) for v in WALK_VALUES), (
+                f"{value!r} is not a walk value"
+            )
 
 
 @pytest.mark.parametrize(

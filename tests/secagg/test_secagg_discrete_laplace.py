@@ -251,3 +251,41 @@ def test_a_decay_too_small_for_the_lattice_is_refused_below_and_answered_above()
 def test_bad_arguments_are_refused_by_name(extra, message):
     with pytest.raises(ValueError, match=message):
         _accountant(**extra)
+
+
+def test_a_target_past_every_grid_calibrates_to_the_decay_limit_on_the_pure_bound():
+    """Past the grid's widest pure eps the upper side is the run's pure bound T eps_0 (basic composition):
+    finite, at least the lower side, and the least scale the accountant takes is the answer."""
+    run = dict(
+        clip_norm=1.0,
+        granularity=0.1,
+        dimension=1,
+        expected_clients=10,
+        min_surviving_clients=8,
+        rounds=10,
+    )
+    cal = calibrate_distributed_discrete_laplace(epsilon=1e308, delta=1e-6, **run)
+    assert cal.scale == pytest.approx(0.1 / 700.0, rel=1e-15) and 0.1 / cal.scale <= 700.0
+    acc = DistributedDiscreteLaplace(scale=cal.scale, **run)
+    lower, upper = acc.epsilon(1e-6, bound="both")
+    pure_run = 10 * acc.round_epsilon
+    assert upper == cal.epsilon and math.isfinite(upper)
+    assert pure_run <= upper <= pure_run * (1.0 + 1e-15)
+    assert 0.0 < lower <= upper
+    assert acc.delta(upper, bound="upper") <= 1e-300  # (T eps_0, 0)-DP: no delta at the pure bound
+
+
+@pytest.mark.parametrize("scale", [0.5, 5.0, 0.0012])
+def test_the_upper_side_never_exceeds_the_runs_pure_bound(scale):
+    run = dict(
+        clip_norm=1.0,
+        granularity=0.1,
+        dimension=1,
+        expected_clients=10,
+        min_surviving_clients=8,
+        rounds=10,
+    )
+    acc = DistributedDiscreteLaplace(scale=scale, **run)
+    lower, upper = acc.epsilon(np.array([1e-9, 1e-3, 0.5]), bound="both")
+    assert np.all(upper <= 10 * acc.round_epsilon * (1.0 + 1e-15))
+    assert np.all(lower <= upper)

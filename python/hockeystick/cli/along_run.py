@@ -72,11 +72,13 @@ def _run_accountant(names: list[str]) -> tuple[Any, str | None, str]:
         raise UsageError(f"--every follows one run of one accountant, got {', '.join(names)}")
     name = names[0]
     entry = registry.get(name)
+    from ..training.sampling_schemes import sampling_schemes  # the registered schemes
+
     base = next(
         (
-            name.removesuffix(s)
-            for s in ("_fixed_size", "_balls_in_bins", "_shuffle")
-            if name.endswith(s)
+            name.removesuffix(s.suffix)
+            for s in sampling_schemes()
+            if s.suffix and name.endswith(s.suffix)
         ),
         name,
     )

@@ -326,13 +326,15 @@ def training_options(parser: argparse.ArgumentParser) -> None:
             metavar="VALUE",
             help=help_text,
         )
+    from ..training.sampling_schemes import sampling_schemes  # the registered schemes
+
+    schemes = [s.cli_help for s in sampling_schemes()]
     run.add_argument(
         "--sampling",
-        choices=("poisson", "fixed_size", "balls_in_bins", "shuffle"),
+        choices=tuple(s.word for s in sampling_schemes()),
         default=None,
-        help="how batches are drawn: poisson (default; add/remove one), fixed_size (exactly "
-        "--batch-size records each step; replace one), balls_in_bins (each record in one uniformly chosen step "
-        "of each epoch; add/remove one) or shuffle (a permutation cut into batches each epoch; replace one)",
+        help="how batches are drawn: "
+        + (", ".join(schemes[:-1]) + " or " + schemes[-1] if len(schemes) > 1 else schemes[0]),
     )
 
 
@@ -435,8 +437,10 @@ def training_accountant(args: argparse.Namespace) -> str | None:
             f"--tail goes with Poisson sampling (--sampling poisson, the default); --sampling {args.sampling} takes "
             "no tail, its grid only (-p value_discretization_interval=VALUE): drop --tail"
         )
+    from ..training.sampling_schemes import DEFAULT_SAMPLING, sampling_scheme
+
     name = "dp_sgd" if sgd else "dp_fedavg"
-    return name + ("" if args.sampling in (None, "poisson") else f"_{args.sampling}")
+    return name + sampling_scheme(args.sampling or DEFAULT_SAMPLING).suffix
 
 
 def progress_options(group: Any, shown: str = "the progress bar", them: str = "it") -> None:

@@ -2,9 +2,9 @@
 
 The rows are the certified bracket of epsilon at delta after every N rounds (and the last), and with
 a budget the last round R whose certified upper epsilon is at most EPS and the round R + 1 that
-passes it, each marked ``within_budget``. R is found by narrowing [0, T] with batched curves of up
-to ``_PROBES`` prefixes (``PLDAccountant.epsilon_curve`` at given steps): an interval stays with its
-left end within the budget and its right end past it, so R is a crossing of the upper side. The true
+passes it, each marked ``within_budget``. R is found by bisecting [0, T], one prefix's curve a probe
+(``PLDAccountant.epsilon_curve`` at given steps): an interval stays with its left end within the
+budget and its right end past it, so R is a crossing of the upper side. The true
 epsilon never falls as rounds are added (a prefix's release is a post-processing of the longer
 run's), so true epsilon(r) <= upper(R) <= EPS for every r <= R: the run is within the budget through
 round R.
@@ -18,15 +18,11 @@ import math
 import sys
 from typing import Any
 
-import numpy as np
-
 from .common import UsageError
 from .report import json_value
 from .tables import table
 
 __all__ = ["along_the_run"]
-
-_PROBES = 32  # prefixes per batched curve while narrowing onto the budget's round
 
 
 def _whole(text: str, flag: str) -> int:
@@ -51,19 +47,23 @@ def _budget(text: str) -> float:
 
 def last_round_within(accountant: Any, delta: float, budget: float, total: int) -> int:
     """The last round R in [0, total] with certified upper epsilon <= ``budget`` where round R + 1
-    passes it (``total`` if the whole run is within it; 0 if the first round already passes it)."""
-    if accountant.epsilon_curve(delta, steps=[total]).upper[0] <= budget:
+    passes it (``total`` if the whole run is within it; 0 if the first round already passes it).
+
+    Bisection on the rounds, one prefix a curve: a curve's cost grows with each prefix it composes,
+    so one probe a step (log2 T of them) costs less than batches of many.
+    """
+
+    def upper(rounds: int) -> float:
+        return float(accountant.epsilon_curve(delta, steps=[rounds]).upper[0])
+
+    if upper(total) <= budget:
         return total
-    within, past = 0, total  # upper(within) <= budget < upper(past); no rounds is epsilon 0
+    if upper(1) > budget:
+        return 0
+    within, past = 1, total  # upper(within) <= budget < upper(past)
     while past - within > 1:
-        probes = np.unique(np.linspace(within, past, _PROBES + 2)[1:-1].astype(np.int64))
-        probes = probes[(probes > within) & (probes < past)]
-        upper = accountant.epsilon_curve(delta, steps=probes).upper
-        fits = upper <= budget
-        # the interval's ends keep their sides: the last probe within before the first probe past it
-        first_past = int(np.argmin(fits)) if not fits.all() else probes.size
-        within = int(probes[first_past - 1]) if first_past > 0 else within
-        past = int(probes[first_past]) if first_past < probes.size else past
+        middle = (within + past) // 2
+        within, past = (middle, past) if upper(middle) <= budget else (within, middle)
     return within
 
 

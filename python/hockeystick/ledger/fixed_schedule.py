@@ -24,11 +24,10 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..pld.accountants import PLDAccountant
-from ..pld.mechanisms import laplace
 from ..pld.reads import CurveAlongRun
-from .discrete_noise import discrete_gaussian_pld
+from .own_rounds import OWN_ROUNDS
 from .registered_round import registered_pld
-from .rounds import Round, given
+from .rounds import Round
 
 __all__ = ["pld_accountant", "pld_bracket", "pld_curve"]
 
@@ -64,41 +63,16 @@ def pld_accountant(
             accountant.compose(
                 registered_pld(one.mechanism, one.parameters, value_discretization_interval), rounds
             )
-        elif one.mechanism == "laplace":
-            accountant.compose(
-                laplace(
-                    given(one.scale),
-                    value_discretization_interval=value_discretization_interval,
-                ),
-                rounds,
+        else:  # one of the ledger's own rounds (``own_rounds``)
+            OWN_ROUNDS[one.mechanism].compose(
+                accountant, one, rounds, value_discretization_interval, side
             )
-        elif one.mechanism == "discrete_gaussian":
-            pld = discrete_gaussian_pld(
-                given(one.sigma),
-                int(given(one.sensitivity)),
-                value_discretization_interval,
-            )
-            accountant.compose(pld, rounds)
-        elif one.mechanism == "matrix_mechanism":
-            sensitivity = one.sensitivity if side == "upper" else one.sensitivity_lower
-            accountant.compose_subsampled_gaussian(
-                given(one.sigma),
-                1.0,
-                rounds,
-                sensitivity=given(sensitivity),
-            )
-        else:
-            rate = 1.0 if one.sampling_rate is None else one.sampling_rate
-            accountant.compose_subsampled_gaussian(given(one.sigma), rate, rounds)
     return accountant
 
 
 def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
     """Whether a round's mechanism is known only within a bracket (a matrix mechanism's sensitivity)."""
-    return any(
-        one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
-        for one, _ in runs
-    )
+    return any(not one.parameters and OWN_ROUNDS[one.mechanism].bracketed(one) for one, _ in runs)
 
 
 def pld_bracket(

@@ -12,7 +12,7 @@ from typing import Any
 from ..base.validation import delta_target, describe, single
 from .round_rdp import DEFAULT_ORDERS
 
-__all__ = ["FILTERS", "MAX_ROUNDS", "budget_pair", "orders_text", "rounds_count"]
+__all__: list[str] = []  # its names serve ``ledger.py`` (which exports FILTERS), not the users
 
 FILTERS = ("rdp", "gdp")
 #: The largest count of one block of rounds: a block's curve is multiplied by its count as a double, which holds

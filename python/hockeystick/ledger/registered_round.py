@@ -1,8 +1,9 @@
 """A round of a mechanism registered with its Rényi curve: the ledger reads its facets from the registry.
 
-The ledger's five own rounds (``rounds.MECHANISMS``) keep their own fields; the three a compose
-stage names (gaussian, subsampled_gaussian, laplace) read their Rényi curve from their stage's entry
-too (``StageEntry.rdp``, ``pld.mechanisms.constructors``), the discrete Gaussian and the matrix
+The ledger's five own rounds (``rounds.MECHANISMS``, ``own_rounds``) keep their own fields; the
+three a compose stage names (gaussian, subsampled_gaussian, laplace) read their Rényi curve from
+their stage's entry too (``StageEntry.rdp``, ``pld.mechanisms.constructors``), the discrete Gaussian
+and the matrix
 mechanism theirs from ``rdp.integer_orders``.  Any other mechanism a compose stage names reaches the
 ledger through its registry entry (``pld.mechanisms.registry``): a round of that name holds the
 stage's parameters, its Rényi curve is the entry's ``rdp`` (certified upper at integer orders, the
@@ -23,7 +24,7 @@ from ..pld.mechanisms import StageEntry, stage_entry, stage_names
 if TYPE_CHECKING:
     from ..pld.grid import PrivacyLossDistribution
 
-__all__ = ["registered_parameters", "registered_pld", "registered_rdp_upper"]
+__all__: list[str] = []  # its names serve the ledger's rounds (``rounds``, ``fixed_schedule``)
 
 # the ledger's own rounds, named here for the message only (``rounds.MECHANISMS``)
 _OWN = "gaussian, subsampled_gaussian, laplace, discrete_gaussian, matrix_mechanism"

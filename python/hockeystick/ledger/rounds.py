@@ -36,57 +36,27 @@ import numpy as np
 from ..base.validation import describe, positive_number
 from ..pld.mechanisms import stage_entry
 from ..rdp.integer_orders import mu_squared_upper, zcdp_rdp_upper
-from .discrete_noise import discrete_gaussian_sensitivity
-from .matrix_round import accountant_parameters, matrix_parameters
+from .matrix_round import accountant_parameters
+from .own_rounds import OWN_ROUNDS, given
 from .registered_round import registered_parameters, registered_rdp_upper
 from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
 
 PARAMETERS = ("sigma", "sampling_rate", "scale", "sensitivity", "sensitivity_lower")
-# the ledger's own rounds -> the fields each needs (and takes); any other mechanism reaches the
-# ledger through its registry entry (``registered_round``)
-_NEEDS = {
-    "gaussian": ("sigma",),
-    "subsampled_gaussian": ("sigma", "sampling_rate"),
-    "laplace": ("scale",),
-    "discrete_gaussian": ("sigma", "sensitivity"),
-    "matrix_mechanism": ("sigma", "sensitivity", "sensitivity_lower"),
-}
-MECHANISMS = tuple(_NEEDS)
+# the ledger's own rounds (``own_rounds``: the fields each needs and takes, and what each door reads
+# of it); any other mechanism reaches the ledger through its registry entry (``registered_round``)
+MECHANISMS = tuple(OWN_ROUNDS)
 
 
 def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
-    """Each field the mechanism needs is set, and no other (``_NEEDS``)."""
-    needs = _NEEDS[mechanism]
+    """Each field the mechanism needs is set, and no other (``OwnRound.needs``)."""
+    needs = OWN_ROUNDS[mechanism].needs
     for name, value in fields.items():
         if name in needs and value is None:
             raise ValueError(f"a {mechanism} round needs {name}")
         if name not in needs and value is not None:
             raise ValueError(f"a {mechanism} round takes no {name} (it takes {', '.join(needs)})")
-
-
-def given(value: float | None) -> float:
-    """A parameter a round's mechanism needs, as a float (``Round.__post_init__`` has checked it is set).
-
-    Parameters
-    ----------
-    value : float or None
-        The round's field.
-
-    Returns
-    -------
-    float
-        The value.
-
-    Raises
-    ------
-    ValueError
-        If the field is not set (a round built around its checks).
-    """
-    if value is None:
-        raise ValueError("the round lacks a parameter its mechanism needs")
-    return float(value)
 
 
 def _rate(value: Any) -> float:
@@ -182,12 +152,8 @@ class Round:
                     "a subsampled_gaussian round at sampling_rate 1 is Round.gaussian(sigma)"
                 )
             object.__setattr__(self, "sampling_rate", rate)
-        if self.mechanism == "discrete_gaussian":
-            object.__setattr__(self, "sensitivity", discrete_gaussian_sensitivity(self.sensitivity))
-        if self.mechanism == "matrix_mechanism":
-            upper, lower = matrix_parameters(self.sensitivity, self.sensitivity_lower)
-            object.__setattr__(self, "sensitivity", upper)
-            object.__setattr__(self, "sensitivity_lower", lower)
+        for name, value in OWN_ROUNDS[self.mechanism].checked(self).items():
+            object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         """The mechanism and the parameters it takes (the ones left None are not shown)."""
@@ -349,11 +315,10 @@ class Round:
         float or None
             mu, or None for a round without a proved GDP parameter.
         """
-        if self.mechanism == "gaussian":
-            return 1.0 / given(self.sigma)
-        if self.mechanism == "matrix_mechanism":
-            return given(self.sensitivity) / given(self.sigma)
-        return None
+        kind = OWN_ROUNDS.get(self.mechanism)
+        if kind is None or kind.gdp_sensitivity is None:
+            return None
+        return kind.gdp_sensitivity(self) / given(self.sigma)
 
     def mu_squared_upper(self) -> float:
         """mu^2 of a round with a GDP parameter, rounded up (``rdp.integer_orders.mu_squared_upper``).
@@ -368,10 +333,9 @@ class Round:
         ValueError
             If the round has no GDP parameter (``gdp_mu`` is None).
         """
-        if self.mechanism == "gaussian":
-            return mu_squared_upper(1.0, given(self.sigma))
-        if self.mechanism == "matrix_mechanism":
-            return mu_squared_upper(given(self.sensitivity), given(self.sigma))
+        kind = OWN_ROUNDS.get(self.mechanism)
+        if kind is not None and kind.gdp_sensitivity is not None:
+            return mu_squared_upper(kind.gdp_sensitivity(self), given(self.sigma))
         raise ValueError(
             f"a {self.mechanism} round has no proved GDP parameter: only unsampled Gaussian and matrix-mechanism "
             "rounds do"
@@ -400,7 +364,8 @@ class Round:
         """
         if self.parameters:
             return registered_rdp_upper(self.mechanism, self.parameters, orders)
-        if self.mechanism in ("discrete_gaussian", "matrix_mechanism"):
+        kind = OWN_ROUNDS[self.mechanism]
+        if kind.zcdp:
             return zcdp_rdp_upper(
                 mu_squared_upper(given(self.sensitivity), given(self.sigma)),
                 orders,
@@ -412,9 +377,7 @@ class Round:
         assert (
             curve is not None
         )  # the three stages register theirs (``pld.mechanisms.constructors``)
-        return curve(
-            orders, **{name: given(getattr(self, name)) for name in _NEEDS[self.mechanism]}
-        )
+        return curve(orders, **{name: given(getattr(self, name)) for name in kind.needs})
 
     def to_dict(self) -> dict[str, Any]:
         """The round as JSON-ready data: ``{"mechanism": ..., <its parameters>}``.

@@ -169,9 +169,10 @@ class _Bounds:
 
     ``upper``: the least node term up_k + alpha t_k (t's rounding and the sum: within 3 u relative,
     raised 4 u); ``intervals``: per alpha, the lower bound on each interval ([0, t_0], the finite
-    [t_k, t_k+1], [t_last, inf)); ``lower``: their least.  ``reference``: the least node term of the
-    upper side, or of the lower side where only that is asked (an estimate of the minimum, to choose
-    where to refine, never a bound), and ``best_node`` the node attaining it."""
+    [t_k, t_k+1], [t_last, inf); none where only the upper side is asked); ``lower``: their least.
+    ``reference``: the least node term of the upper side, or of the lower side where only that is
+    asked (an estimate of the minimum, to choose where to refine, never a bound), and ``best_node``
+    the node attaining it."""
 
     def __init__(
         self, nodes: _Nodes, alpha: np.ndarray, want_lower: bool, want_upper: bool
@@ -202,7 +203,7 @@ class _Bounds:
             self.intervals = _interval_bounds(self.s, t, low, up, nodes.inf_low, alpha)
             self.lower = np.minimum(np.maximum(self.intervals.min(axis=1), alpha), 1.0)
         else:
-            self.intervals = np.full((alpha.size, n + 1), -np.inf)
+            self.intervals = np.empty((alpha.size, 0))  # the upper side reads no interval bound
             self.lower = alpha.copy()
 
     def subset(self, keep: np.ndarray) -> _Bounds:
@@ -220,11 +221,11 @@ class _Bounds:
         last = self.s.size - 1
         open_ = self.reference < 1.0
         by_node = (self.best_node == 0) | ((self.best_node == last) & (self.alpha > 0.0))
-        by_interval = self.want_lower & (
-            (self.intervals[:, 0] < self.reference)
-            | ((self.intervals[:, -1] < self.reference) & (self.alpha > 0.0))
-        )
-        return cast(np.ndarray, open_ & (by_node | by_interval))
+        if self.want_lower:
+            by_node |= (self.intervals[:, 0] < self.reference) | (
+                (self.intervals[:, -1] < self.reference) & (self.alpha > 0.0)
+            )
+        return cast(np.ndarray, open_ & by_node)
 
     def may_hold_minimum(self) -> np.ndarray:
         """Per finite interval, whether the minimum may lie in it for some alpha: its lower bound

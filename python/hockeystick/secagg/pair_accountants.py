@@ -353,8 +353,28 @@ class _PairAccountant(ABC):
         value = np.asarray(pld.epsilon(safe, bound=read), dtype=float)
         return np.where(rest > 0.0, value, np.inf)
 
+    @abstractmethod
+    def _round_pure_epsilon(self) -> float:
+        """A round's pure eps against the server (rounded up); every rate only lowers it."""
+
+    def _pure_read(self, x: np.ndarray, method: Quantity) -> np.ndarray:
+        """The run's pure bound read at ``x``: T rounds of a pure eps_0 round are (T eps_0, 0)-DP
+        (basic composition, Dwork & Roth 2014, Thm. 3.16), so eps(delta) <= T eps_0 wherever delta
+        exceeds the delta cost, and delta(eps) <= the cost wherever eps >= T eps_0.  It needs no
+        grid, and where the grid refuses (a pure eps too wide for its points) it is the answer."""
+        total = math.nextafter(
+            self.rounds * self._round_pure_epsilon() * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf
+        )
+        cost = self.delta_cost
+        if method == "delta":
+            return np.where(x >= total, min(1.0, cost), 1.0)
+        rest = np.nextafter(x - cost, -np.inf) if cost else x
+        return np.where(rest > 0.0, total, np.inf)
+
     def _side(self, x: np.ndarray, method: Quantity, side: str, rate: float) -> np.ndarray:
         reads = [self._read(pld, x, method, side) for pld in self._plds(side, rate)]
+        if side == "upper":
+            reads.append(self._pure_read(x, method))
         return reads[0] if len(reads) == 1 else np.minimum.reduce(reads)
 
     def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: Adversary) -> Any:
@@ -487,6 +507,9 @@ class PoissonBinomialMechanism(_PairAccountant):
             rate,
             self.value_discretization_interval,
         )
+
+    def _round_pure_epsilon(self) -> float:
+        return self.round_epsilon
 
     @property
     def round_epsilon(self) -> float:
@@ -643,6 +666,9 @@ class DistributedDiscreteLaplace(_PairAccountant):
         self.shape = self.min_surviving_clients / self.expected_clients
         s = self.sensitivity
         self.round_epsilon = pure_epsilon(self.shape, self.decay, s.l1, s.l2, self.dimension)
+
+    def _round_pure_epsilon(self) -> float:
+        return self.round_epsilon
 
     @property
     def delta_cost(self) -> float:

@@ -14,7 +14,9 @@ bracket where it holds:
 
 A bound computed on a grid need not be exactly monotone in the parameter searched; the bisection
 keeps an end where the target was checked to hold, so the answer's eps is at most the target (it is
-returned).
+returned). The discrete Laplace's search asks each scale once, the run's pure bound T eps_0 first
+(no grid), and stops at the least scale the accountant takes (decay gamma / scale at its limit):
+a target met there is met by nothing smaller.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..base.validation import delta_target, epsilon_target, positive_number
 from ..pld.mechanisms import DEFAULT_INTERVAL
@@ -241,23 +245,37 @@ def calibrate_distributed_discrete_laplace(
         beta=beta,
     )
 
-    def achieved(scale: float) -> float:
-        return float(DistributedDiscreteLaplace(scale=scale, **run).epsilon(dlt))
+    floor = gamma / _MAX_DECAY  # the least scale the accountant takes: its decay at the limit
+    while floor == 0.0 or gamma / floor > _MAX_DECAY:  # rounded (or underflowed) below it
+        floor = math.nextafter(floor, math.inf)
+    checked: dict[float, bool] = {}
+
+    def holds(scale: float) -> bool:
+        """The certified eps(delta) at ``scale`` is at most the target; the run's pure bound T eps_0
+        (the accountant's own read, no grid) is asked first, each scale once."""
+        if scale not in checked:
+            acc = DistributedDiscreteLaplace(scale=scale, **run)
+            pure = float(acc._pure_read(np.array([dlt]), "epsilon")[0])
+            checked[scale] = pure <= eps or float(acc.epsilon(dlt)) <= eps
+        return checked[scale]
 
     low = high = c
-    while achieved(high) > eps:
+    while not holds(high):
         low, high = high, high * 4.0
         if high > 1e12 * c:
             raise ValueError(
                 f"epsilon = {eps!r} at delta = {dlt!r} is not met at any scale up to 1e12 clip norms"
             )
-    while low == high or achieved(low) <= eps:
-        low /= 4.0
+    while low == high or holds(low):
+        if low <= floor:  # the least scale taken holds: nothing smaller to find
+            high = low
+            break
+        low = max(low / 4.0, floor)
         if low < 1e-12 * c:
             break
-    for _ in range(_STEPS):
+    for _ in range(_STEPS if low < high else 0):
         middle = math.sqrt(low * high)
-        low, high = (low, middle) if achieved(middle) <= eps else (middle, high)
+        low, high = (low, middle) if holds(middle) else (middle, high)
     acc = DistributedDiscreteLaplace(scale=high, **run)
     a, shape = acc.decay, acc.shape
     variance = 2.0 * shape * math.exp(-a) / (-math.expm1(-a)) ** 2 + acc.min_surviving_clients / 4.0

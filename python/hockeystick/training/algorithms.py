@@ -15,13 +15,12 @@ from ..pld.accountants import SubsampledGaussianPLD
 from .adaptive_clipping import round_noise_multiplier
 from .normalization import Normalization, checked_normalization
 from .run import _SubsampledTraining
+from .sampling_schemes import sampling_scheme, sampling_words
 from .schedule import with_stages
 from .user_level import UserLevelDPSGD, refuse_user_level_sampling, user_level_without_stages
 from .vocabulary import (
     NOISE_RELATIVE_TO,
-    REPLACE_ONE_SAMPLINGS,
     SAMPLE_RATE_SYNONYMS,
-    SAMPLINGS,
     NoiseRelativeTo,
     Sampling,
     StepsPerEpoch,
@@ -64,7 +63,10 @@ def _per_clip_norm(
     z = _validation.positive(noise_multiplier, "noise_multiplier")
     if noise_relative_to == "clip_norm":
         return z
-    if _validation.choice(sampling, "sampling", SAMPLINGS) not in REPLACE_ONE_SAMPLINGS:
+    if (
+        sampling_scheme(_validation.choice(sampling, "sampling", sampling_words())).relation
+        != "replace_one"
+    ):
         raise ValueError(
             f'noise_relative_to="replace_one_sensitivity" reads z over the sensitivity of replace-one neighbours, '
             f'2C; sampling="{sampling}" has add-or-remove neighbours, whose sensitivity is C: leave '
@@ -88,7 +90,7 @@ def _run_repr(run: DPSGD | DPFedAvg, owner: str, steps_word: str) -> str:
     z = _validation.scalar_or_array(run.noise_multiplier)
     steps = _validation.scalar_or_array(run.steps)
     text = f"{owner}(sampling={run.sampling!r}, {steps_word}={steps!r}, noise_multiplier={z!r})"
-    if run.sampling not in REPLACE_ONE_SAMPLINGS:
+    if sampling_scheme(run.sampling).relation != "replace_one":
         return f"{text}  # z per clip norm C (the add-or-remove sensitivity)"
     half = _validation.scalar_or_array(np.asarray(run.noise_multiplier) / 2.0)
     return f"{text}  # z per clip norm C; replace-one sensitivity 2C: dp_accounting's REPLACE_ONE GaussianDpEvent({half!r})"

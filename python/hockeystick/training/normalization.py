@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..base import validation as _validation
+from .sampling_schemes import sampling_schemes
 from .vocabulary import Sampling
 
 __all__ = ["NORMALIZATIONS", "Normalization", "checked_normalization"]
@@ -37,16 +38,16 @@ NORMALIZATIONS: tuple[Normalization, ...] = (
     "expected_batch_size",
     "realized_batch_size",
 )
-# the samplings whose neighbours hold as many records (replace-one), so floor(q |D|) and the batch
-# size are public
-_SAME_SIZE = ("fixed_size", "shuffle")
 
 
 def checked_normalization(normalization: Normalization, sampling: Sampling) -> Normalization:
     """``normalization`` if dividing by it is post-processing under ``sampling``'s neighbouring
     relation (the module docstring); a ValueError naming the relation otherwise."""
     chosen = _validation.choice(normalization, "normalization", NORMALIZATIONS)
-    if chosen in ("sum", "public_constant") or sampling in _SAME_SIZE:
+    # a sampling whose neighbours hold as many records (replace-one): floor(q |D|) and the batch
+    # size are public
+    same_size = {s.word for s in sampling_schemes() if s.relation == "replace_one"}
+    if chosen in ("sum", "public_constant") or sampling in same_size:
         return chosen
     what = "floor(q |D|)" if chosen == "expected_batch_size" else "the realized batch size |B|"
     raise ValueError(

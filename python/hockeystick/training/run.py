@@ -22,10 +22,11 @@ from ..base.keyword_only import positional_deprecated
 from ..pld.accountants import SubsampledGaussianPLD
 from ..pld.grid import Result
 from ..pld.mechanisms import checked_tail
+from .sampling_schemes import sampling_scheme, sampling_words
 from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
 from .user_level import UserLevelDPSGD
-from .vocabulary import SAMPLINGS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
+from .vocabulary import STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
 if TYPE_CHECKING:
     from ..pld.accountants import (
@@ -43,38 +44,6 @@ if TYPE_CHECKING:
         | StagedRun
         | UserLevelDPSGD
     )
-
-
-# The accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m,
-# population n, steps t, the steps per epoch as the ratio (a, b) and the grid keywords given; each
-# imports its accountant when a run asks for it (a Poisson run never does).
-def _fixed_size(
-    z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
-) -> _Accountant:
-    from ..pld.accountants import FixedBatchGaussianPLD
-
-    return FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
-
-
-def _balls_in_bins(
-    z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
-) -> _Accountant:
-    from ..pld.accountants import BallsInBinsGaussianPLD
-
-    return BallsInBinsGaussianPLD(sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **grid)
-
-
-def _shuffle(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
-    from ..pld.accountants import ShuffledBatchGaussianPLD
-
-    return ShuffledBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
-
-
-_DRAWN_BATCHES: dict[str, Callable[..., _Accountant]] = {
-    "fixed_size": _fixed_size,
-    "balls_in_bins": _balls_in_bins,
-    "shuffle": _shuffle,
-}
 
 
 def _constructor_keywords(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -123,7 +92,7 @@ class _SubsampledTraining:
     ):
         if steps_per_epoch is not None:
             _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
-        _validation.choice(sampling, "sampling", SAMPLINGS)
+        _validation.choice(sampling, "sampling", sampling_words())
         if tail is not None:  # refused before the sampling's own checks, for every sampling
             tail = checked_tail(tail)
         z = np.asarray(
@@ -194,7 +163,7 @@ class _SubsampledTraining:
         tail: float | None,
     ) -> None:
         """A run given by its population n and batch m: Poisson sampling at q = m / n, or the
-        accountant of how its batches are drawn (``_DRAWN_BATCHES``)."""
+        accountant of how its batches are drawn (its scheme's ``drawn_batches``)."""
         if population is None or batch is None:
             raise ValueError(
                 f"give {names[0]} and {names[1]} (or, for Poisson sampling, sample_rate); "
@@ -220,7 +189,8 @@ class _SubsampledTraining:
             (-np.floor_divide(-n, m), np.ones_like(n)) if steps_per_epoch != "opacus" else (n, m)
         )
         t = steps_taken(epochs, steps, per_epoch, names[2:])
-        if sampling == "poisson":
+        drawn_batches = sampling_scheme(sampling).drawn_batches
+        if drawn_batches is None:
             self._accountant = SubsampledGaussianPLD(
                 sigma=z,
                 sampling_rate=m / n,
@@ -236,7 +206,7 @@ class _SubsampledTraining:
                 if value_discretization_interval is None
                 else {"value_discretization_interval": value_discretization_interval}
             )
-            self._accountant = _DRAWN_BATCHES[sampling](z, m, n, t, per_epoch, grid)
+            self._accountant = drawn_batches(z, m, n, t, per_epoch, grid)
         self.noise_multiplier, self.steps = z, t
         self._epoch_ratio = (broadcast_like(per_epoch[0], t), broadcast_like(per_epoch[1], t))
 
@@ -249,14 +219,14 @@ class _SubsampledTraining:
         names: tuple[str, ...],
     ) -> None:
         """The rules of batches drawn otherwise than by Poisson sampling: their grid is given by its
-        interval, and balls-in-bins and shuffled batches take ceil(population / batch) steps per
-        epoch."""
+        interval, and a scheme placing every record in one step of each epoch (balls-in-bins,
+        shuffled batches) takes ceil(population / batch) steps per epoch."""
         for word, value in (("accuracy", accuracy), ("tail", tail)):
             if value is not None:
                 raise ValueError(
                     f'{word} is available with sampling="poisson"; for "{sampling}" give value_discretization_interval'
                 )
-        if sampling in ("balls_in_bins", "shuffle") and steps_per_epoch == "opacus":
+        if sampling_scheme(sampling).every_record_each_epoch and steps_per_epoch == "opacus":
             raise ValueError(
                 f'sampling="{sampling}" has ceil({names[0]} / {names[1]}) steps per epoch (every record in one '
                 f'of them): steps_per_epoch="opacus" (1 / q) does not describe it; leave steps_per_epoch unset'
@@ -276,7 +246,7 @@ class _SubsampledTraining:
             raise ValueError(
                 f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})"
             )
-        if sampling != "poisson":
+        if sampling_scheme(sampling).drawn_batches is not None:
             raise ValueError(
                 f'sampling="{sampling}" is described by {names[0]} and {names[1]}: give those, '
                 "not sample_rate (a rate describes Poisson subsampling)"

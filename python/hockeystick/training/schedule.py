@@ -46,8 +46,9 @@ from ..base.elementwise import ArrayLike
 from ..pld.accountants import PLDAccountant
 from ..pld.grid import DEFAULT_TAIL, Result
 from ..pld.refine import RDP_MARGIN, question_tail, within_tolerance
+from .sampling_schemes import sampling_words
 from .steps import ceil_ratio
-from .vocabulary import SAMPLINGS, Sampling
+from .vocabulary import Sampling
 
 if TYPE_CHECKING:
     from ..pld.reads import CurveAlongRun
@@ -106,7 +107,9 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
                         "arguments broadcast into separate runs, not a schedule"
                     )
             grid = {word: kwargs.pop(word, None) for word in _GRID_WORDS}
-            sampling = _validation.choice(kwargs.get("sampling", "poisson"), "sampling", SAMPLINGS)
+            sampling = _validation.choice(
+                kwargs.get("sampling", "poisson"), "sampling", sampling_words()
+            )
 
             def plain_run(z: Any, epochs: Any, steps: Any) -> Any:
                 return type(self)(

@@ -23,22 +23,14 @@ Examples
 
 from __future__ import annotations
 
-try:
-    import attr
-    from dp_accounting import dp_event as ev
-except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ...base.optional import require_extra
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
 
-    require_extra(
-        "hockeystick.interop.dp_accounting.allocation_events (dp_accounting's events)",
-        "dp_accounting",
-    )
-    raise
+from .event_base import dp_event
 
 __all__ = ["BallsInBinsGaussianDpEvent", "ShuffledBatchGaussianDpEvent"]
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class BallsInBinsGaussianDpEvent(ev.DpEvent):
     """One epoch of balls-in-bins batches, each step adding Gaussian noise to its records' clipped sum.
 
@@ -69,7 +61,7 @@ class BallsInBinsGaussianDpEvent(ev.DpEvent):
     num_steps: int
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class ShuffledBatchGaussianDpEvent(ev.DpEvent):
     """One epoch of shuffled batches, each step adding Gaussian noise to its batch's clipped sum.
 

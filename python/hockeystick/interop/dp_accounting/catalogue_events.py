@@ -22,22 +22,14 @@ True
 
 from __future__ import annotations
 
-try:
-    import attr
-    from dp_accounting import dp_event as ev
-except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ...base.optional import require_extra
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
 
-    require_extra(
-        "hockeystick.interop.dp_accounting.catalogue_events (dp_accounting's events)",
-        "dp_accounting",
-    )
-    raise
+from .event_base import dp_event
 
 __all__ = ["DiscreteGaussianDpEvent", "EpsilonDeltaDpEvent"]
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class DiscreteGaussianDpEvent(ev.DpEvent):
     r"""The discrete Gaussian mechanism: discrete Gaussian noise added to an integer-valued query.
 
@@ -67,7 +59,7 @@ class DiscreteGaussianDpEvent(ev.DpEvent):
     sensitivity: int = 1
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class EpsilonDeltaDpEvent(ev.DpEvent):
     """A mechanism satisfying (``epsilon``, ``delta``)-DP for the accountant's neighbouring relation.
 

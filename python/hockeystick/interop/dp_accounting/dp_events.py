@@ -135,7 +135,6 @@ from .secagg_pair_events import (
     visit_pair_round,
     visit_sampled_pair_round,
 )
-from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 
 def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> CompositionPlan:
@@ -179,8 +178,9 @@ def _visit_one(
     # an event no case here reads: read by the registered mechanism whose event it is
     if reader is not None:
         mechanism = reader.from_dp_event(event, relation.name.lower())
-        check_registered_reach(event, mechanism)
-        add_runs(plan, mechanism.spec(), count, False)
+        if mechanism is not None:  # None: the event releases nothing
+            check_registered_reach(event, mechanism)
+            add_runs(plan, mechanism.spec(), count, False)
         return
     case_of(_VISITS, event)(event, count, relation, plan)
 
@@ -414,24 +414,6 @@ def _visit_shuffled(
     add_runs(plan, ("shuffled_gaussian", sigma, b, n), count, sigma == 0)
 
 
-def _visit_selection(
-    event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    """Any relation (``pld.mechanisms.selection``)."""
-    eps = nonnegative(event, "epsilon")
-    check_reach(event, "epsilon", eps)
-    if eps > 0:  # epsilon = 0 selects uniformly: nothing released
-        name = (
-            "exponential_mechanism"
-            if isinstance(event, ExponentialMechanismDpEvent)
-            else "permute_and_flip"
-        )
-        add_runs(plan, (name, eps), count, False)
-
-
 # Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's);
 # compositions are unwrapped by ``_visit`` itself.
 _VISITS: dict[type, Case] = {
@@ -451,8 +433,6 @@ _VISITS: dict[type, Case] = {
     DiscreteGaussianDpEvent: _visit_discrete_gaussian,
     EpsilonDeltaDpEvent: _visit_eps_delta,
     ShuffledBatchGaussianDpEvent: _visit_shuffled,
-    ExponentialMechanismDpEvent: _visit_selection,
-    PermuteAndFlipDpEvent: _visit_selection,
     DistributedDiscreteGaussianDpEvent: visit_secure_aggregation,
     DistributedSkellamDpEvent: visit_secure_aggregation,
     PoissonBinomialDpEvent: visit_pair_round,

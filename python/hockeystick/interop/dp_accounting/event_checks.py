@@ -27,6 +27,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
+from ...base.event_fields import event_field
 from ...pld.accountants import CompositionPlan, zcdp_alone
 from ...pld.mechanisms import (
     DISCRETE_GAUSSIAN_MAX_OUTCOMES,
@@ -86,7 +87,7 @@ def real_field(event: ev.DpEvent, name: str) -> float:
     string, None, array or list is a ``ParameterTypeError`` (a TypeError and a ValueError) naming
     the field, and an integer past the largest double a ValueError, as at every hockeystick entry
     point (``_validation.single``)."""
-    return _validation.single(getattr(event, name), f"{type(event).__name__}.{name}")
+    return event_field(event, name)
 
 
 def nonnegative(event: ev.DpEvent, name: str) -> float:
@@ -299,6 +300,11 @@ def check_registered_reach(event: ev.DpEvent, mechanism: Any) -> None:
         raise ValueError(
             f"{type(mechanism).__name__}.dp_event_field must name the {type(event).__name__} field its "
             "loss_reach grows with: set it beside loss_reach"
+        )
+    if reach == math.inf:  # an infinite parameter: refused as ``nonnegative`` refuses one
+        raise ParameterOutOfRange(
+            f"{type(event).__name__}.{mechanism.dp_event_field} must be finite, got "
+            f"{getattr(event, mechanism.dp_event_field)!r}"
         )
     check_reach(event, mechanism.dp_event_field, reach)
 

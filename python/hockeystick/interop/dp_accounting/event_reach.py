@@ -36,7 +36,6 @@ from .event_checks import (
     nearest_case,
     registered_mechanism,
 )
-from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 
 def event_reach(
@@ -129,7 +128,7 @@ def _discrete_gaussian_reach(
 
 
 def _epsilon_reach(
-    event: EpsilonDeltaDpEvent | ExponentialMechanismDpEvent | PermuteAndFlipDpEvent,
+    event: EpsilonDeltaDpEvent,
     relation: NeighboringRelation,
     group: float,
 ) -> _Reach:
@@ -255,8 +254,6 @@ _REACHES: dict[type, Case] = {
     ev.TruncatedSubsampledGaussianDpEvent: _truncated_gaussian_reach,
     DiscreteGaussianDpEvent: _discrete_gaussian_reach,
     EpsilonDeltaDpEvent: _epsilon_reach,
-    ExponentialMechanismDpEvent: _epsilon_reach,
-    PermuteAndFlipDpEvent: _epsilon_reach,
     ev.RandomizedResponseDpEvent: _randomized_response_reach,
     ev.PoissonSampledDpEvent: _sampled_reach,
     ev.SampledWithoutReplacementDpEvent: _sampled_reach,

@@ -25,7 +25,8 @@ ulp where dp_accounting bisects to 1e-9, so the two differ by at most (1 + shape
 single-epoch tree aggregation (REPLACE_SPECIAL; Kairouz et al. 2021, App. D;
 ``rdp.tree_aggregation``) are computed as dp_accounting's RdpAccountant computes them.
 
-Private selection (``selection_events``, under any neighbouring relation, as in the PLD adapter):
+Private selection (``selection_events``, under any neighbouring relation, as in the PLD adapter;
+read through their registered mechanisms, ``pld.mechanisms.selection``'s ``rdp``):
 ``ExponentialMechanismDpEvent(epsilon)`` has the exact RDP of epsilon-bounded-range mechanisms
 (Cesar & Rogers 2021; ``rdp.bounded_range``), ``PermuteAndFlipDpEvent(epsilon)`` that of epsilon-DP,
 binary randomized response of epsilon (``rdp.pure_dp``): both are suprema over every pair the event
@@ -69,6 +70,8 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
+from ...base.event_fields import event_field_at_least_zero
+from ...pld.mechanisms import dp_event_class
 from ...rdp import (
     DEFAULT_ORDERS,
     gaussian_rdp,
@@ -76,7 +79,6 @@ from ...rdp import (
     rdp_to_epsilon,
     subsampled_gaussian_rdp,
 )
-from ...rdp.bounded_range import bounded_range_rdp
 from ...rdp.laplace import laplace_rdp
 from ...rdp.pure_dp import pure_dp_rdp
 from ...rdp.randomized_response import randomized_response_rdp
@@ -92,15 +94,12 @@ from .event_checks import (
     integer,
     nearest_case,
     nesting_refused,
-    real_field,
-    registered_mechanism,
 )
 from .secagg_events import (
     DistributedDiscreteGaussianDpEvent,
     DistributedSkellamDpEvent,
     secure_aggregation_rdp_case,
 )
-from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 FINE_ORDERS = np.unique(
     np.concatenate(
@@ -129,22 +128,9 @@ def _effective_sigma(event: ev.DpEvent) -> float:
 
 
 def _at_least_zero(event: ev.DpEvent, name: str) -> float:
-    """An event's field: a real number >= 0, +inf allowed (an infinite or a vanishing curve); a
-    bool, string, None or array is a ``ParameterTypeError`` naming the field
-    (``event_checks.real_field``), as is NaN or a negative value (ValueError)."""
-    x = real_field(event, name)
-    if not x >= 0:
-        raise ValueError(
-            f"{type(event).__name__}.{name} must be a real number >= 0 (not NaN), got {getattr(event, name)!r}"
-        )
-    return x
-
-
-def _selection_epsilon(
-    event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent | EpsilonDeltaDpEvent,
-) -> float:
-    """The event's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
-    return _at_least_zero(event, "epsilon")
+    """An event's field: a real number >= 0, +inf allowed (an infinite or a vanishing curve;
+    ``base.event_fields``)."""
+    return event_field_at_least_zero(event, name)
 
 
 def _sigma(event: ev.GaussianDpEvent) -> float:
@@ -472,19 +458,6 @@ def _tree_aggregation_rdp(
     )
 
 
-def _exponential_mechanism_rdp(
-    acc: HockeystickRdpAccountant, event: ExponentialMechanismDpEvent, count: int
-) -> np.ndarray:
-    """Any relation (module docstring)."""
-    return count * bounded_range_rdp(_selection_epsilon(event), acc.orders)
-
-
-def _permute_and_flip_rdp(
-    acc: HockeystickRdpAccountant, event: PermuteAndFlipDpEvent, count: int
-) -> np.ndarray:
-    return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
-
-
 def _discrete_gaussian_rdp(
     acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int
 ) -> np.ndarray:
@@ -509,15 +482,20 @@ def _eps_delta_rdp(
             f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
             f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickPLDAccountant",
         )
-    return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
+    return count * pure_dp_rdp(_at_least_zero(event, "epsilon"), acc.orders)
 
 
 def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int) -> np.ndarray:
     """``count`` times the Rényi curve of the registered mechanism whose ``dp_event`` the event is
     (``Mechanism.rdp``: never below the divergence of either direction); an event no registered
     class reads, or whose mechanism has no curve, is refused."""
-    mechanism = registered_mechanism(event, acc.neighboring_relation)
-    curve = None if mechanism is None else mechanism.rdp(acc.orders)
+    reader = dp_event_class(event)
+    if reader is None:
+        raise Unsupported(event, "Unsupported event.")
+    mechanism = reader.from_dp_event(event, acc.neighboring_relation.name.lower())
+    if mechanism is None:  # the event releases nothing
+        return np.zeros(acc.orders.shape)
+    curve = mechanism.rdp(acc.orders)
     if curve is None:
         raise Unsupported(event, "Unsupported event.")
     curve = np.asarray(curve, dtype=np.float64)
@@ -544,8 +522,6 @@ _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,
     ev.RandomizedResponseDpEvent: _randomized_response_rdp,
     ev.SingleEpochTreeAggregationDpEvent: _tree_aggregation_rdp,
-    ExponentialMechanismDpEvent: _exponential_mechanism_rdp,
-    PermuteAndFlipDpEvent: _permute_and_flip_rdp,
     DiscreteGaussianDpEvent: _discrete_gaussian_rdp,
     EpsilonDeltaDpEvent: _eps_delta_rdp,
     DistributedDiscreteGaussianDpEvent: secure_aggregation_rdp_case,  # KLS21 Prop. 14 (secagg_events)

@@ -68,29 +68,17 @@ True
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
-
-try:
-    import attr
-    from dp_accounting import dp_event as ev
-    from dp_accounting.privacy_accountant import NeighboringRelation
-except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ...base.optional import require_extra
-
-    require_extra(
-        "hockeystick.interop.dp_accounting.secagg_events (dp_accounting's events)", "dp_accounting"
-    )
-    raise
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
+from dp_accounting.privacy_accountant import NeighboringRelation
 
 from ...base import validation as _validation
-from ...pld.accountants import CompositionPlan, PlanKey
+from ...pld.accountants import CompositionPlan
 from ...pld.grid import PrivacyLossDistribution
-from ...pld.mechanisms import DEFAULT_INTERVAL
 from ...rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ...secagg.accountants import DDG_ORDERS
 from ...secagg.distributed_discrete_gaussian import (
@@ -102,7 +90,8 @@ from ...secagg.lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, 
 from ...secagg.observer_shares import shares_pair_pld, shares_sampled_rdp
 from ...secagg.sensitivity import integer_l1_bound
 from ...secagg.skellam import SKELLAM_ORDERS, skellam_rdp
-from .event_checks import Unsupported, add_runs, probability, real_field
+from .client_rounds import ClientRounds, count_field, positive_field
+from .event_base import dp_event
 
 __all__ = [
     "DistributedDiscreteGaussianDpEvent",
@@ -123,7 +112,7 @@ _SMALL_DELTA = (
 )
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
     r"""One round of the distributed discrete Gaussian under secure aggregation (KLS21), in integer units.
 
@@ -164,7 +153,7 @@ class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
     l1_norm_bound: float | None = None
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class DistributedSkellamDpEvent(ev.DpEvent):
     r"""One round of the distributed Skellam mechanism under secure aggregation (Agarwal et al. 2021), in integer units.
 
@@ -209,20 +198,7 @@ SecureAggregationEvent = DistributedDiscreteGaussianDpEvent | DistributedSkellam
 
 
 def _positive_field(event: ev.DpEvent, name: str) -> float:
-    x = real_field(event, name)
-    if not (x > 0 and math.isfinite(x)):
-        raise ValueError(
-            f"{type(event).__name__}.{name} must be finite and > 0, got {getattr(event, name)!r}"
-        )
-    return _validation.moderate(x, f"{type(event).__name__}.{name}")
-
-
-def _count_field(
-    event: ev.DpEvent, name: str, maximum: float = _validation.MAX_EXACT_INTEGER
-) -> int:
-    return _validation.count(
-        getattr(event, name), f"{type(event).__name__}.{name}", maximum=maximum
-    )
+    return _validation.moderate(positive_field(event, name), f"{type(event).__name__}.{name}")
 
 
 def _spec(
@@ -240,7 +216,7 @@ def _spec(
             f"{name}.local_stddev must be >= {MIN_SIGMA} (KLS21's bound holds for a discrete Gaussian sigma of at "
             f"least 1/2 in integer units), got {event.local_stddev!r}: use a finer granularity or more noise"
         )
-    n = _count_field(
+    n = count_field(
         event, "num_clients", MAX_CLIENTS if kind == "ddg" else _validation.MAX_EXACT_INTEGER
     )
     if kind == "skellam" and not n * s * s < math.inf:
@@ -248,7 +224,7 @@ def _spec(
             f"{name}: num_clients local_stddev^2 must be a finite variance, got {n} x {s!r}^2"
         )
     l2 = _positive_field(event, "l2_norm_bound")
-    d = _count_field(event, "dimension")
+    d = count_field(event, "dimension")
     l1 = (
         integer_l1_bound(l2, d)
         if event.l1_norm_bound is None
@@ -263,76 +239,33 @@ def _spec(
     return (SPEC_NAME, kind, s, n, l2, l1, d, shift, rate)
 
 
-def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
-    if relation == NeighboringRelation.ADD_OR_REMOVE_ONE:
-        raise Unsupported(
-            event,
-            f"neighboring_relation must be `REPLACE_SPECIAL` (a client's vector replaced by zero, its noise kept: the "
-            f"papers' relation) or `REPLACE_ONE` for `{type(event).__name__}`: removing a client removes its noise "
-            f"share too, and no bound of a sum of n noises against n - 1 is proved. Found {relation}.",
-        )
+def _build(plan: CompositionPlan, interval: float) -> SecureAggregationProfile:
+    return SecureAggregationProfile(dict(plan.counts), interval, plan.non_private)
 
 
-def visit_secure_aggregation(
-    event: SecureAggregationEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
-    _require_replace(event, relation)
-    add_runs(plan, _spec(event, relation), count, False)
-
-
-def visit_sampled_secure_aggregation(
-    event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> bool:
-    """Add ``count`` runs of a ``PoissonSampledDpEvent`` around one secure-aggregation round (each
-    sampled client bringing its own noise share: module docstring) and return True; refuse any other
-    sampling event around a round (naming the reason); return False for every other event (not
-    handled here)."""
-    inner = getattr(event, "event", None)
-    if not _holds_secure_aggregation(inner):
-        return False
-    if not (
-        isinstance(event, ev.PoissonSampledDpEvent)
-        and isinstance(inner, (DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent))
-    ):
-        raise Unsupported(
-            event,
-            f"`{type(event).__name__}` around secure-aggregation rounds is not certified here: only a "
-            "`PoissonSampledDpEvent` directly around one round is (each sampled client brings its own noise share).",
-        )
-    _require_replace(inner, relation)
-    q = probability(event, "sampling_probability")
-    if q > 0.0:  # q = 0: the client is never in a cohort, nothing of it is released
-        add_runs(plan, _spec(inner, relation, q), count, False)
-    return True
-
-
-def _holds_secure_aggregation(event: Any) -> bool:
-    """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, a secure-aggregation round."""
-    if isinstance(event, SecureAggregationEvent):
-        return True
-    inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
-    return any(e is not None and _holds_secure_aggregation(e) for e in inner)
-
-
-def _is_secure_aggregation(spec: tuple[Any, ...]) -> bool:
-    return bool(spec) and spec[0] == SPEC_NAME
-
-
-SECURE_AGGREGATION_MIXED = (
-    "secure-aggregation rounds compose only with each other in the PLD accountant (their upper side is an RDP "
-    "curve, with no dominating pair to compose on the loss grid); use `HockeystickRdpAccountant` to compose them "
-    "with other events (upper side only)."
+SECURE_AGGREGATION = ClientRounds(
+    spec_name=SPEC_NAME,
+    classes=(DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent),
+    label="secure-aggregation",
+    spec=_spec,
+    replace_only=(
+        "neighboring_relation must be `REPLACE_SPECIAL` (a client's vector replaced by zero, its noise kept: the "
+        "papers' relation) or `REPLACE_ONE` for `{event}`: removing a client removes its noise "
+        "share too, and no bound of a sum of n noises against n - 1 is proved. Found {relation}."
+    ),
+    mixed=(
+        "secure-aggregation rounds compose only with each other in the PLD accountant (their upper side is an RDP "
+        "curve, with no dominating pair to compose on the loss grid); use `HockeystickRdpAccountant` to compose them "
+        "with other events (upper side only)."
+    ),
+    build=_build,
+    sampled_reason=" (each sampled client brings its own noise share)",
 )
-
-
-def check_secure_aggregation_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
-    """Refuse a plan holding secure-aggregation rounds beside any other mechanism (a Gaussian included)."""
-    specs = list(plan.counts)
-    if any(map(_is_secure_aggregation, specs)) and (
-        plan.gaussian_r2 > 0 or not all(map(_is_secure_aggregation, specs))
-    ):
-        raise Unsupported(event, SECURE_AGGREGATION_MIXED)
+SECURE_AGGREGATION_MIXED = SECURE_AGGREGATION.mixed
+# the doors' names of the family's plumbing (``client_rounds.ClientRounds``)
+visit_secure_aggregation = SECURE_AGGREGATION.visit
+visit_sampled_secure_aggregation = SECURE_AGGREGATION.visit_sampled
+check_secure_aggregation_alone = SECURE_AGGREGATION.check_alone
 
 
 def _round_curve(spec: tuple[Any, ...], orders: np.ndarray) -> np.ndarray:
@@ -450,16 +383,7 @@ def secure_aggregation_profile(
     SecureAggregationProfile or None
         Its sides, or None where the plan holds no secure-aggregation round.
     """
-    if not any(map(_is_secure_aggregation, plan.counts)):
-        return None
-    return _profile(plan.key(), interval or DEFAULT_INTERVAL)
-
-
-@functools.lru_cache(maxsize=16)
-def _profile(key: PlanKey, interval: float) -> SecureAggregationProfile:
-    """One profile per plan and grid: answered again without recomposing its lower side."""
-    plan = CompositionPlan.from_key(key)
-    return SecureAggregationProfile(dict(plan.counts), interval, plan.non_private)
+    return cast(SecureAggregationProfile | None, SECURE_AGGREGATION.profile(plan, interval))
 
 
 def secure_aggregation_rdp(

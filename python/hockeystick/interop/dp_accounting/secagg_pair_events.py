@@ -40,27 +40,14 @@ True
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, cast
 
-try:
-    import attr
-    from dp_accounting import dp_event as ev
-    from dp_accounting.privacy_accountant import NeighboringRelation
-except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ...base.optional import require_extra
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
+from dp_accounting.privacy_accountant import NeighboringRelation
 
-    require_extra(
-        "hockeystick.interop.dp_accounting.secagg_pair_events (dp_accounting's events)",
-        "dp_accounting",
-    )
-    raise
-
-from ...base import validation as _validation
-from ...pld.accountants import CompositionPlan, PlanKey
+from ...pld.accountants import CompositionPlan
 from ...pld.grid import PrivacyLossDistribution
-from ...pld.mechanisms import DEFAULT_INTERVAL
 from ...secagg.distributed_discrete_laplace import pure_epsilon
 from ...secagg.pair_accountants import (
     discrete_laplace_round_plds,
@@ -69,7 +56,8 @@ from ...secagg.pair_accountants import (
 )
 from ...secagg.poisson_binomial import poisson_binomial_parameters
 from ...secagg.sensitivity import integer_l1_bound
-from .event_checks import Unsupported, add_runs, probability, real_field
+from .client_rounds import ClientRounds, count_field, positive_field
+from .event_base import dp_event
 
 __all__ = [
     "DistributedDiscreteLaplaceDpEvent",
@@ -87,7 +75,7 @@ _SMALL_DELTA = (
 )
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class PoissonBinomialDpEvent(ev.DpEvent):
     r"""One round of the Poisson-binomial mechanism under secure aggregation (Chen, Özgür & Kairouz 2022).
 
@@ -118,7 +106,7 @@ class PoissonBinomialDpEvent(ev.DpEvent):
     dimension: int = 1
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
     r"""One round of the distributed discrete Laplace (negative-binomial shares) under secure aggregation.
 
@@ -159,20 +147,7 @@ class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
 PairEvent = PoissonBinomialDpEvent | DistributedDiscreteLaplaceDpEvent
 
 
-def _positive_field(event: ev.DpEvent, name: str) -> float:
-    x = real_field(event, name)
-    if not (x > 0 and math.isfinite(x)):
-        raise ValueError(
-            f"{type(event).__name__}.{name} must be finite and > 0, got {getattr(event, name)!r}"
-        )
-    return x
-
-
-def _count_field(event: ev.DpEvent, name: str) -> int:
-    return _validation.count(getattr(event, name), f"{type(event).__name__}.{name}")
-
-
-def _spec(event: PairEvent, rate: float, relation: NeighboringRelation) -> tuple[Any, ...]:
+def _spec(event: PairEvent, relation: NeighboringRelation, rate: float) -> tuple[Any, ...]:
     """The plan's spec: (name, kind, its checked fields..., sampling rate).  Under REPLACE_ONE a
     discrete Laplace round's shift is a difference of two vectors: L2 <= 2 Delta_2, L1 <= min(2
     Delta_1, the integer bound at 2 Delta_2), the realized shift 2k (k e_1 against -k e_1)
@@ -185,87 +160,21 @@ def _spec(event: PairEvent, rate: float, relation: NeighboringRelation) -> tuple
             m, t, n = poisson_binomial_parameters(event.trials, event.theta, event.num_clients)
         except ValueError as error:
             raise ValueError(f"{name}: {error}") from None
-        return (SPEC_NAME, "pbm", n, m, t, _count_field(event, "dimension"), rate)
-    scale = _positive_field(event, "scale")
-    l2 = _positive_field(event, "l2_norm_bound")
-    d = _count_field(event, "dimension")
+        return (SPEC_NAME, "pbm", n, m, t, count_field(event, "dimension"), rate)
+    scale = positive_field(event, "scale")
+    l2 = positive_field(event, "l2_norm_bound")
+    d = count_field(event, "dimension")
     l1 = (
         integer_l1_bound(l2, d)
         if event.l1_norm_bound is None
-        else _positive_field(event, "l1_norm_bound")
+        else positive_field(event, "l1_norm_bound")
     )
-    n, e = _count_field(event, "num_clients"), _count_field(event, "expected_clients")
+    n, e = count_field(event, "num_clients"), count_field(event, "expected_clients")
     shift = int(math.floor(min(l1, l2)))
     if relation == NeighboringRelation.REPLACE_ONE:
         l1, l2 = min(2.0 * l1, integer_l1_bound(2.0 * l2, d)), 2.0 * l2
         shift = shift if rate < 1.0 else 2 * shift
     return (SPEC_NAME, "gdl", n, e, 1.0 / scale, l1, l2, d, shift, rate)
-
-
-def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
-    if relation == NeighboringRelation.ADD_OR_REMOVE_ONE:
-        raise Unsupported(
-            event,
-            f"neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for `{type(event).__name__}` (a client's "
-            "data replaced, the client still in the sum): removing a client removes its draws or noise share too, "
-            f"and no bound of that is proved here. Found {relation}.",
-        )
-
-
-def visit_pair_round(
-    event: PairEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
-    _require_replace(event, relation)
-    add_runs(plan, _spec(event, 1.0, relation), count, False)
-
-
-def visit_sampled_pair_round(
-    event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> bool:
-    """Add ``count`` runs of a ``PoissonSampledDpEvent`` directly around one round and return True;
-    refuse any other sampling event around one (naming the reason); return False for every other
-    event."""
-    inner = getattr(event, "event", None)
-    if not _holds_pair_round(inner):
-        return False
-    if not (isinstance(event, ev.PoissonSampledDpEvent) and isinstance(inner, PairEvent)):
-        raise Unsupported(
-            event,
-            f"`{type(event).__name__}` around Poisson-binomial or distributed discrete Laplace rounds is not "
-            "certified here: only a `PoissonSampledDpEvent` directly around one round is.",
-        )
-    _require_replace(inner, relation)
-    q = probability(event, "sampling_probability")
-    if q > 0.0:  # q = 0: the client is never in a cohort, nothing of it is released
-        add_runs(plan, _spec(inner, q, relation), count, False)
-    return True
-
-
-def _holds_pair_round(event: Any) -> bool:
-    if isinstance(event, PairEvent):
-        return True
-    inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
-    return any(e is not None and _holds_pair_round(e) for e in inner)
-
-
-def _is_pair_round(spec: tuple[Any, ...]) -> bool:
-    return bool(spec) and spec[0] == SPEC_NAME
-
-
-PAIR_ROUNDS_MIXED = (
-    "Poisson-binomial and distributed discrete Laplace rounds compose only with each other in the PLD accountant "
-    "(their bracket is composed on its own): compose the other events in another accountant."
-)
-
-
-def check_pair_rounds_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
-    """Refuse a plan holding these rounds beside any other mechanism (a Gaussian included)."""
-    specs = list(plan.counts)
-    if any(map(_is_pair_round, specs)) and (
-        plan.gaussian_r2 > 0 or not all(map(_is_pair_round, specs))
-    ):
-        raise Unsupported(event, PAIR_ROUNDS_MIXED)
 
 
 def _round_plds(
@@ -372,13 +281,27 @@ def pair_rounds_profile(plan: CompositionPlan, interval: float | None) -> PairRo
     PairRoundsProfile or None
         Its sides, or None where the plan holds none of these rounds.
     """
-    if not any(map(_is_pair_round, plan.counts)):
-        return None
-    return _profile(plan.key(), interval or DEFAULT_INTERVAL)
+    return cast(PairRoundsProfile | None, PAIR_ROUNDS.profile(plan, interval))
 
 
-@functools.lru_cache(maxsize=16)
-def _profile(key: PlanKey, interval: float) -> PairRoundsProfile:
-    """One profile per plan and grid: answered again without recomposing."""
-    plan = CompositionPlan.from_key(key)
-    return PairRoundsProfile(dict(plan.counts), interval)
+PAIR_ROUNDS = ClientRounds(
+    spec_name=SPEC_NAME,
+    classes=(PoissonBinomialDpEvent, DistributedDiscreteLaplaceDpEvent),
+    label="Poisson-binomial or distributed discrete Laplace",
+    spec=_spec,
+    replace_only=(
+        "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for `{event}` (a client's "
+        "data replaced, the client still in the sum): removing a client removes its draws or noise share too, "
+        "and no bound of that is proved here. Found {relation}."
+    ),
+    mixed=(
+        "Poisson-binomial and distributed discrete Laplace rounds compose only with each other in the PLD accountant "
+        "(their bracket is composed on its own): compose the other events in another accountant."
+    ),
+    build=lambda plan, interval: PairRoundsProfile(dict(plan.counts), interval),
+)
+PAIR_ROUNDS_MIXED = PAIR_ROUNDS.mixed
+# the doors' names of the family's plumbing (``client_rounds.ClientRounds``)
+visit_pair_round = PAIR_ROUNDS.visit
+visit_sampled_pair_round = PAIR_ROUNDS.visit_sampled
+check_pair_rounds_alone = PAIR_ROUNDS.check_alone

@@ -26,22 +26,14 @@ True
 
 from __future__ import annotations
 
-try:
-    import attr
-    from dp_accounting import dp_event as ev
-except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ...base.optional import require_extra
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
 
-    require_extra(
-        "hockeystick.interop.dp_accounting.selection_events (dp_accounting's events)",
-        "dp_accounting",
-    )
-    raise
+from .event_base import dp_event
 
 __all__ = ["ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"]
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class ExponentialMechanismDpEvent(ev.DpEvent):
     r"""One exponential mechanism of parameter ``epsilon`` (epsilon-DP, epsilon-bounded range).
 
@@ -68,7 +60,7 @@ class ExponentialMechanismDpEvent(ev.DpEvent):
     epsilon: float
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
+@dp_event
 class PermuteAndFlipDpEvent(ev.DpEvent):
     """One permute-and-flip selection of parameter ``epsilon`` (epsilon-DP).
 

@@ -27,9 +27,11 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
   lattice (a Laplace-like mechanism): a grid through them keeps them exact on both sides
   (``refine.grid_alignment``).  Empty by default; every bound is certified on any grid.
 - ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes
-  the mechanism, if any, and the mechanism of one such event under a relation
-  (``neighbouring.RELATIONS`` name); the dp_accounting adapter reads an event of a class it has no
-  case for through them (``registry.dp_event_class``).  Beside them, what the adapter's other doors
+  the mechanism, if any (the class, or its dotted name ``module.ClassName`` where the class lives
+  above this stage: the adapter's events, dp_accounting's), and the mechanism of one such event
+  under a relation (``neighbouring.RELATIONS`` name), or None where the event releases nothing; the
+  dp_accounting adapter reads an event of a class it has no case for through them
+  (``registry.dp_event_class``).  Beside them, what the adapter's other doors
   read of such an event's mechanism: ``loss_reach()`` (how far one run's privacy loss can reach, for
   the adapter's refusals of a grid too wide; ``dp_event_field`` names the event's field a refusal
   names), ``rdp(orders)`` (its Rényi curve, for ``HockeystickRdpAccountant``) and
@@ -73,7 +75,8 @@ class Mechanism(ABC):
     """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
 
     name: ClassVar[str]  # the spec's first field
-    dp_event: ClassVar[type | None] = None  # the dp_accounting event class describing it, if any
+    # the dp_accounting event class describing it, or its dotted name (module.ClassName), if any
+    dp_event: ClassVar[type | str | None] = None
     dp_event_field: ClassVar[str] = ""  # the event's field a refusal of its loss reach names
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -94,8 +97,9 @@ class Mechanism(ABC):
         return cls(*spec[1:])
 
     @classmethod
-    def from_dp_event(cls, event: Any, relation: str) -> Mechanism:
-        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS`` name)."""
+    def from_dp_event(cls, event: Any, relation: str) -> Mechanism | None:
+        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS``
+        name), or None where the event releases nothing (every door then adds nothing)."""
         raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
 
     def loss_reach(self) -> float:

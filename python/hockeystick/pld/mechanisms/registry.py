@@ -43,7 +43,6 @@ __all__ = [
     "mechanism_class",
     "mechanism_names",
     "mechanism_of",
-    "register_class",
     "stage",
     "stage_entry",
     "stage_names",
@@ -200,8 +199,15 @@ def register_class(cls: type[AnyMechanism]) -> None:
     Raises
     ------
     ValueError
-        If another class is registered under the same name.
+        If another class is registered under the same name, or its ``dp_event`` is neither a class,
+        a dotted name nor None.
     """
+    event = cls.dp_event
+    if not (event is None or isinstance(event, type) or (isinstance(event, str) and "." in event)):
+        raise ValueError(
+            f"{cls.__name__}.dp_event must be an event class, its dotted name (module.ClassName) or "
+            f"None, got {event!r}"
+        )
     known = _CLASSES.get(cls.name)
     if known is not None and _origin(known) != _origin(cls):
         raise ValueError(
@@ -281,6 +287,11 @@ def mechanism_of(spec: Spec) -> AnyMechanism:
 def dp_event_class(event: Any) -> type[AnyMechanism] | None:
     """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the event's MRO.
 
+    A class names its event either by the class itself or by its dotted name (``module.QualName``,
+    e.g. ``"dp_accounting.dp_event.GaussianDpEvent"``): a mechanism of a stage below the adapter
+    names the adapter's or dp_accounting's event classes without importing them.  Each class of the
+    event's MRO is matched by identity, then by its dotted name.
+
     Parameters
     ----------
     event : object
@@ -294,8 +305,9 @@ def dp_event_class(event: Any) -> type[AnyMechanism] | None:
     _load()
     readers = {cls.dp_event: cls for cls in _CLASSES.values() if cls.dp_event is not None}
     for kind in type(event).__mro__:
-        if kind in readers:
-            return readers[kind]
+        reader = readers.get(kind) or readers.get(f"{kind.__module__}.{kind.__qualname__}")
+        if reader is not None:
+            return reader
     return None
 
 

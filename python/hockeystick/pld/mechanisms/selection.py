@@ -56,12 +56,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
+from ...base.event_fields import event_field_at_least_zero
 from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from ..grid.pmf import GridPMF
@@ -69,6 +70,10 @@ from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, checked_interval, from_distributions
 from .mechanism import Mechanism
 from .monotone import core_side_factor
+
+# where the dp_accounting-style events of both mechanisms are defined (named, not imported: the
+# adapter sits above this stage; ``registry.dp_event_class`` matches the dotted names)
+SELECTION_EVENTS = "hockeystick.interop.dp_accounting.selection_events"
 
 
 def _epsilon(epsilon: float) -> float:
@@ -182,10 +187,31 @@ class ExponentialMechanism(Mechanism):
     candidates (module docstring; ``exponential_mechanism``)."""
 
     name: ClassVar[str] = "exponential_mechanism"
+    dp_event: ClassVar[str] = f"{SELECTION_EVENTS}.ExponentialMechanismDpEvent"
+    dp_event_field: ClassVar[str] = "epsilon"
     eps: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> ExponentialMechanism | None:
+        """The mechanism of one ``ExponentialMechanismDpEvent`` (any relation: epsilon is stated for
+        the relation's score sensitivity), or None at epsilon 0 (a uniform pick releases
+        nothing)."""
+        eps = event_field_at_least_zero(event, "epsilon")
+        return cls(eps) if eps > 0 else None
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return exponential_mechanism(self.eps, value_discretization_interval=h)
+
+    def loss_reach(self) -> float:
+        """epsilon: the bounded-range pair's loss lies in [-epsilon, epsilon] (module docstring)."""
+        return self.eps
+
+    def rdp(self, orders: np.ndarray) -> np.ndarray:
+        """The exact Rényi curve of epsilon-bounded-range mechanisms, rounded up (Cesar & Rogers
+        2021; ``rdp.bounded_range``)."""
+        from ...rdp.bounded_range import bounded_range_rdp
+
+        return bounded_range_rdp(self.eps, orders)
 
 
 @dataclass(frozen=True)
@@ -195,7 +221,26 @@ class PermuteAndFlip(Mechanism):
     ``permute_and_flip``)."""
 
     name: ClassVar[str] = "permute_and_flip"
+    dp_event: ClassVar[str] = f"{SELECTION_EVENTS}.PermuteAndFlipDpEvent"
+    dp_event_field: ClassVar[str] = "epsilon"
     eps: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> PermuteAndFlip | None:
+        """The mechanism of one ``PermuteAndFlipDpEvent`` (any relation, as the exponential
+        mechanism's), or None at epsilon 0 (nothing released)."""
+        eps = event_field_at_least_zero(event, "epsilon")
+        return cls(eps) if eps > 0 else None
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return permute_and_flip(self.eps, value_discretization_interval=h)
+
+    def loss_reach(self) -> float:
+        """epsilon: an epsilon-DP pair's loss lies in [-epsilon, epsilon]."""
+        return self.eps
+
+    def rdp(self, orders: np.ndarray) -> np.ndarray:
+        """The Rényi curve of any epsilon-DP mechanism, rounded up (``rdp.pure_dp``)."""
+        from ...rdp.pure_dp import pure_dp_rdp
+
+        return pure_dp_rdp(self.eps, orders)

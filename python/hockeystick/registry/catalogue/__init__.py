@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 
+from ...training.sampling_schemes import sampling_schemes
+
 __all__ = ["MODULES", "OWNER", "load", "load_all"]
 
 # module -> the names it registers, in the order it registers them; the modules in the order of the
@@ -41,15 +43,9 @@ MODULES: dict[str, tuple[str, ...]] = {
         "pld_with_replacement_gaussian",
         "pld_subsampled_gaussian",
     ),
-    "training_runs": (
-        "dp_sgd",
-        "dp_fedavg",
-        "dp_sgd_fixed_size",
-        "dp_fedavg_fixed_size",
-        "dp_sgd_balls_in_bins",
-        "dp_fedavg_balls_in_bins",
-        "dp_sgd_shuffle",
-        "dp_fedavg_shuffle",
+    # each sampling scheme's DP-SGD and DP-FedAvg runs (training.sampling_schemes)
+    "training_runs": tuple(
+        f"{run}{scheme.suffix}" for scheme in sampling_schemes() for run in ("dp_sgd", "dp_fedavg")
     ),
     "record_level_runs": (
         "record_level_fedavg",

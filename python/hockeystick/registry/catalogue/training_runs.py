@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import training
 from ...base import validation as _validation
+from ...training.sampling_schemes import SamplingScheme, sampling_schemes
 from ..entries import AccountantEntry, Calibratable
 from ..store import register
 from .calibratables import ROUNDS, SIGMA
@@ -56,85 +57,87 @@ _TRAINING_SUMMARY = (
     "{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
     "epochs or {steps}): {how}, certified upper bound"
 )
-for _sampling, _suffix, _how in (
-    ("poisson", "", "Poisson-subsampled Gaussian PLD"),
-    ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD"),
-    (
-        "balls_in_bins",
-        "_balls_in_bins",
-        "balls-in-bins batches (random allocation), add/remove PLD",
-    ),
-    (
-        "shuffle",
-        "_shuffle",
-        "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below",
-    ),
-):
+
+
+def register_training_runs(scheme: SamplingScheme) -> None:
+    """Register a sampling scheme's DP-SGD and DP-FedAvg runs (``dp_sgd<suffix>``,
+    ``dp_fedavg<suffix>``) with their descriptions and calibration hooks; the catalogue calls it for
+    every scheme registered when it loads.
+
+    Parameters
+    ----------
+    scheme : training.sampling_schemes.SamplingScheme
+        The scheme (``training.sampling_schemes.register_sampling``).
+
+    Raises
+    ------
+    ValueError
+        If its runs' names are already registered.
+    """
+    sampling, suffix, how = scheme.word, scheme.suffix, scheme.how
     # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer
     # it; a schedule of stages is one run, never a grid axis; a grid's noise multiplier is read over
     # the clip norm C (noise_relative_to, a word, not a number), and divided as normalization says
     # (a word)
-    _hidden = frozenset(
+    hidden = frozenset(
         {"sampling", "steps_per_epoch", "stages", "noise_relative_to", "normalization"}
-        | (set() if _sampling == "poisson" else {"tail"})
+        | (set() if scheme.drawn_batches is None else {"tail"})
     )
-    _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
-    _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
-    if _sampling in (
-        "poisson",
-        "balls_in_bins",
-        "shuffle",
-    ):  # calibrate's start (a partial takes attributes)
-        _how_drawn = cast(training.Sampling, _sampling)
-        _sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
-        _fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
-        setattr(_sgd, "calibration_start", _noise_start(_how_drawn, _sgd_words))  # noqa: B010
-        setattr(_fedavg, "calibration_start", _noise_start(_how_drawn, _fedavg_words))  # noqa: B010
-    if _sampling == "poisson":  # coarse grids for the noise, as the accountant's sigma has them
-        setattr(_sgd, "calibration_grids", _noise_grids)  # noqa: B010
-        setattr(_fedavg, "calibration_grids", _noise_grids)  # noqa: B010
+    sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, sampling))
+    fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, sampling))
+    if scheme.noise_start:  # calibrate's start (a partial takes attributes)
+        how_drawn = cast(training.Sampling, sampling)
+        sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
+        fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
+        setattr(sgd, "calibration_start", _noise_start(how_drawn, sgd_words))  # noqa: B010
+        setattr(fedavg, "calibration_start", _noise_start(how_drawn, fedavg_words))  # noqa: B010
+    if (
+        scheme.drawn_batches is None
+    ):  # coarse grids for the noise, as the Poisson accountant's sigma has them
+        setattr(sgd, "calibration_grids", _noise_grids)  # noqa: B010
+        setattr(fedavg, "calibration_grids", _noise_grids)  # noqa: B010
     register(
         AccountantEntry(
-            name=f"dp_sgd{_suffix}",
-            factory=_sgd,
-            hidden=_hidden,
+            name=f"dp_sgd{suffix}",
+            factory=sgd,
+            hidden=hidden,
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
                 what="DP-SGD",
                 population="dataset size",
                 batch="batch size",
                 steps="steps",
-                how=_how,
+                how=how,
             ),
             integers=frozenset({"dataset_size", "batch_size", "steps"}),
             calibratable={
                 "noise_multiplier": SIGMA,
                 "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
                 **(
-                    {}  # the shuffled upper side does not depend on the batch size
-                    if _sampling == "shuffle"
+                    {}  # e.g. the shuffled upper side does not depend on the batch size
+                    if not scheme.calibrates_batch
                     else {
                         "batch_size": Calibratable(
                             "increasing", 1.0, _population("dataset_size"), integer=True
                         )
                     }
                 ),
-                **(_SAMPLE_RATE if _sampling == "poisson" else {}),
+                **(_SAMPLE_RATE if scheme.drawn_batches is None else {}),
             },
         )
     )
     register(
         AccountantEntry(
-            name=f"dp_fedavg{_suffix}",
-            factory=_fedavg,
-            hidden=_hidden,
+            name=f"dp_fedavg{suffix}",
+            factory=fedavg,
+            hidden=hidden,
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
                 what="DP-FedAvg",
                 population="total clients",
                 batch="clients per round",
                 steps="rounds",
-                how=_how,
+                how=how,
             ),
             integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
             calibratable={
@@ -142,14 +145,18 @@ for _sampling, _suffix, _how in (
                 "rounds": ROUNDS,
                 **(
                     {}
-                    if _sampling == "shuffle"
+                    if not scheme.calibrates_batch
                     else {
                         "clients_per_round": Calibratable(
                             "increasing", 1.0, _population("total_clients"), integer=True
                         )
                     }
                 ),
-                **(_SAMPLE_RATE if _sampling == "poisson" else {}),
+                **(_SAMPLE_RATE if scheme.drawn_batches is None else {}),
             },
         )
     )
+
+
+for _scheme in sampling_schemes():
+    register_training_runs(_scheme)
