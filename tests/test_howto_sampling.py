@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import typing
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,6 +27,7 @@ from hockeystick.training.sampling_schemes import (
     SamplingScheme,
     register_sampling,
     sampling_scheme,
+    sampling_schemes,
     sampling_words,
     unregister_sampling,
 )
@@ -81,6 +83,11 @@ def test_the_training_vocabulary_takes_the_word_and_runs_its_accountant(toy):
     got = run.epsilon(DELTA, bound="both")
     assert got == same.epsilon(DELTA, bound="both")  # (lower, upper), the same doubles
     assert 0.0 < got[0] <= got[1]  # the bracket's direction
+
+
+def test_the_type_checkers_literal_names_the_package_s_registered_words(toy):
+    package = tuple(s.word for s in sampling_schemes() if s is not toy)
+    assert typing.get_args(training.Sampling) == package == training.SAMPLINGS
 
 
 def test_the_scheme_s_relation_decides_the_replace_one_words(toy):

@@ -249,14 +249,18 @@ def calibrate_distributed_discrete_laplace(
     while floor == 0.0 or gamma / floor > _MAX_DECAY:  # rounded (or underflowed) below it
         floor = math.nextafter(floor, math.inf)
     checked: dict[float, bool] = {}
+    read: dict[float, float] = {}  # the certified eps(delta) where it was read, for the answer
 
     def holds(scale: float) -> bool:
         """The certified eps(delta) at ``scale`` is at most the target; the run's pure bound T eps_0
         (the accountant's own read, no grid) is asked first, each scale once."""
         if scale not in checked:
             acc = DistributedDiscreteLaplace(scale=scale, **run)
-            pure = float(acc._pure_read(np.array([dlt]), "epsilon")[0])
-            checked[scale] = pure <= eps or float(acc.epsilon(dlt)) <= eps
+            if float(acc._pure_read(np.array([dlt]), "epsilon")[0]) <= eps:
+                checked[scale] = True
+            else:
+                read[scale] = float(acc.epsilon(dlt))
+                checked[scale] = read[scale] <= eps
         return checked[scale]
 
     low = high = c
@@ -280,5 +284,7 @@ def calibrate_distributed_discrete_laplace(
     a, shape = acc.decay, acc.shape
     variance = 2.0 * shape * math.exp(-a) / (-math.expm1(-a)) ** 2 + acc.min_surviving_clients / 4.0
     return DiscreteLaplaceCalibration(
-        high, float(acc.epsilon(dlt)), acc.dimension * variance * acc.granularity**2
+        high,
+        read[high] if high in read else float(acc.epsilon(dlt)),
+        acc.dimension * variance * acc.granularity**2,
     )

@@ -19,9 +19,11 @@ the tilted window becomes M^T e^{-theta K} e~_K, so on
 it adds at most M^T e^{-theta eps / h} times the tilted window's charge at eps
 (``ChargedGrid.charge_at``: the weights (1 - e^{eps - K h}) e^{-theta (K - eps / h)} lie in [0, 1]):
 E times the Chernoff bound at theta, a relative error.  The tilted window's truncation is charged
-the same way: its mass above the window (moved to +infinity on the pessimistic side) and the mass
-folded into the window from outside (the optimistic side's negative ``shift``) are tilted masses,
-each at a loss above eps where they count, so each adds at most M^T e^{-theta eps / h} times itself.
+the same way: the mass folded into the window from outside (the optimistic side's negative
+``shift``) is a tilted mass at a loss above eps where it counts, so it adds at most M^T e^{-theta
+eps / h} times itself; the pessimistic side's mass moved to +infinity lies above the window (at grid
+losses from ``TiltedComposition.cut`` up), so it adds at most M^T e^{-theta max(eps, cut) / h} times
+itself, or below it (folded above it by the circular convolution), where it adds nothing to a read.
 The mass below the window is unknown after untilting (there e^{-theta K} is large), so a read is
 valid only at eps at or above the window's lowest loss (``TiltedComposition.floor``); below it the
 read is trivial (1 on the upper side, 0 on the lower).  The factors' mass at +infinity is not
@@ -266,9 +268,13 @@ class TiltedComposition:
                     + tiny
                 )
             else:
+                # the window's mass at +inf, at losses >= ``cut`` (or below the window, folded
+                # above it by the circular convolution: below every read, no delta there), is
+                # untilted by at most the factor at ``cut``
                 value = (
                     raw * (1.0 + slack)
-                    + factor * (charge + w.p_inf + abs(w.shift)) * up
+                    + factor * (charge + abs(w.shift)) * up
+                    + self.untilt_factor(max(x, self.cut)) * w.p_inf * up
                     + self.p_inf
                     + tiny
                 )

@@ -33,8 +33,10 @@ import numpy as np
 
 from ..compose import tilted, truncation
 from ..compose.binomial_split import BinomialSplit
+from ..compose.fft import fft_length
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_INTERVAL,
@@ -51,6 +53,7 @@ from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .grid_start import Point, StartGrid
+from .tilted_read_tail import cut_charge_too_large, read_tail, wrapped_mass
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
 # not a bound)
@@ -102,6 +105,13 @@ def best_tilt(score: Callable[[np.ndarray], np.ndarray]) -> float:
 def chernoff_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
     """The lam minimizing (K(lam) + log(E / delta)) / lam (module docstring; ``best_tilt``)."""
     log_ratio = math.log(ROUND_OFF_PER_ROUND * rounds / delta)
+    return best_tilt(lambda lam: -(rounds * pmf.log_mgf(lam) + log_ratio) / lam)
+
+
+def delta_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
+    """The lam minimizing (K(lam) + log(1 / delta)) / lam, the Chernoff epsilon's tilt at ``delta``
+    (``best_tilt``): a function of the point, the grid and delta alone."""
+    log_ratio = -math.log(delta)
     return best_tilt(lambda lam: -(rounds * pmf.log_mgf(lam) + log_ratio) / lam)
 
 
@@ -193,8 +203,10 @@ class TiltedReader:
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
         # (grid, direction, tail, side, tilt, window tail) -> the tilted composition
         self._compositions: dict[
-            tuple[float, str, float, bool, float], tilted.TiltedComposition
+            tuple[float, str, float, bool, float, float], tilted.TiltedComposition
         ] = {}
+        # (grid, direction, tail, delta) -> an upper read's window tail (``tilted_read_tail``)
+        self._read_tails: dict[tuple[float, str, float, float], float] = {}
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
@@ -238,15 +250,17 @@ class TiltedReader:
         terms: list[tuple[GridPMF, int]],
         lam: float,
         pessimistic: bool,
+        window_tail: float = DEFAULT_TAIL,
     ) -> tilted.TiltedComposition:
-        """``terms`` composed under the tilt ``lam``, made once per (grid, tail, direction, side,
-        tilt)."""
-        key = (h, direction, tail, pessimistic, lam)
+        """``terms`` composed under the tilt ``lam``, its window cut at ``window_tail`` of the
+        tilted mass, made once per (grid, tail, direction, side, tilt, window tail)."""
+        key = (h, direction, tail, pessimistic, lam, window_tail)
         if key not in self._compositions:
             self._compositions[key] = tilted.compose_tilted(
                 terms,
                 lam * h,
                 pessimistic=pessimistic,
+                tail=window_tail,
                 max_points=MAX_POINTS,
                 window_tail=WINDOW_TAIL,
                 workers=None if self.threads == 0 else self.threads,
@@ -269,8 +283,55 @@ class TiltedReader:
         side of the point's epsilon (over both directions); the search first reads the window from
         ``READ_MARGIN`` cells below it (``TiltedComposition.read_from``), and where its answer lands
         within half that margin of where that read starts (this direction's epsilon may be below the
-        point's), it reads the whole window instead."""
-        up_side = self.composition(h, direction, tail, [(pmf, int(self.point[2]))], lam, True)
+        point's), it reads the whole window instead.  The window is cut at the point's read tail
+        (``tilted_read_tail.read_tail``, at the Chernoff tilt of ``delta``: the same whatever was
+        read before), and read again uncut where the cut may have made the answer (``_cut_shows``)."""
+        rounds = int(self.point[2])
+        key = (h, direction, tail, delta)
+        if key not in self._read_tails:
+            self._read_tails[key] = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
+        window_tail = self._read_tails[key]
+        up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True, window_tail)
+        found = self._upper_search(up_side, delta, upper, least)
+        if (
+            window_tail > DEFAULT_TAIL
+            and up_side.above is None
+            and self._cut_shows(up_side, (pmf, rounds), found, min(upper, up_side.top), delta)
+        ):
+            up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True)
+            found = self._upper_search(up_side, delta, upper, least)
+        return found
+
+    @staticmethod
+    def _cut_shows(
+        up_side: tilted.TiltedComposition,
+        terms: tuple[GridPMF, int],
+        found: float,
+        start: float,
+        delta: float,
+    ) -> bool:
+        """Whether a read ``found`` of a cut window may owe its value to the cut: its cut mass's
+        charge at the answer (or, where none was certified, at the search's ``start``) passes
+        ``tilted_read_tail.CUT_CHECK_SHARE`` of delta, or what its mass above wraps onto the read
+        (``tilted_read_tail.wrapped_mass``, ``terms`` the PMF and its rounds) passes
+        ``tilted_read_tail.WRAP_CHECK_SHARE`` of it, or the answer lies within ``READ_MARGIN``
+        cells of the window's floor (the cut's bottom may have stopped the search)."""
+        pmf, rounds = terms
+        shift = abs(up_side.window.loss_shift)
+        if math.isfinite(found) and found <= up_side.floor + shift + READ_MARGIN * up_side.h:
+            return True
+        x = max((found if math.isfinite(found) else start) - shift, up_side.floor)
+        charge = up_side.window.p_inf * up_side.untilt_factor(max(x, up_side.cut))
+        length = fft_length(up_side.window.p.size)
+        wrapped = wrapped_mass(pmf, rounds, up_side.theta, x, length)
+        return cut_charge_too_large(charge, wrapped, delta)
+
+    def _upper_search(
+        self, up_side: tilted.TiltedComposition, delta: float, upper: float, least: float
+    ) -> float:
+        """``upper_side``'s search of one tilted window: from ``READ_MARGIN`` cells below ``least``
+        where that read's answer lands above half the margin, else over the whole window."""
+        h = up_side.h
         start = min(upper, up_side.top)
         if least > 0.0 and math.isfinite(least):
             view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)
@@ -581,6 +642,12 @@ def fine_brackets(
         ):
             lows[j], ups[j] = reader.split_bracket(
                 float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j]
+            )
+        if not question.within_tolerance(lows[j], ups[j]):  # rare participation's lower side
+            from .aligned_lower import aligned_lower_side  # lazy: read only where left wide
+
+            lows[j] = aligned_lower_side(
+                point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
             )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
