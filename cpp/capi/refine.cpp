@@ -8,8 +8,10 @@
 // composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
 // intersect it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/reads/tilted.hpp: each
 // direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
-// accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls;
-// the Python package's front door reads the same way (pld/refine/tilted_question.py).  Every bracket intersected is
+// accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls,
+// or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
+// grids kTiltFineGrids (half the peers' 1e-4, then theirs) whose windows fit; the Python package's front door reads
+// the same way (pld/refine/tilted_question.py, its fine_brackets).  Every bracket intersected is
 // certified.  A bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()).
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From

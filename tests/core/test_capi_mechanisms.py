@@ -28,6 +28,7 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 
+from .capi_library import with_pld_calls
 from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
 
 pytestmark = (
@@ -44,11 +45,7 @@ mpmath.mp.dps = 50
 @pytest.fixture(scope="module")
 def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the mechanisms' calls declared."""
-    library = Library(capi_build())
-    if not library.lib.hs_has_pld():
-        pytest.skip(
-            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
-        )
+    library = with_pld_calls(capi_build())
     library.lib.hs_pld_compose.argtypes = [_PLD, _PLD, _OUT]
     library.lib.hs_pld_laplace.argtypes = [_D, _D, _D, _D, _OUT]
     library.lib.hs_pld_fixed_size_gaussian.argtypes = [_D, _LL, _LL, _D, _D, _OUT]

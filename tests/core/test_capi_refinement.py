@@ -38,6 +38,7 @@ from ..pld.refine.test_pld_epsilon_refinement import (
     subsampled_gaussian_delta,
     subsampled_gaussian_epsilon,
 )
+from .capi_library import with_refinements
 from .test_capi import (
     CAPI,
     HS_ACCURACY_NOT_MET,
@@ -59,31 +60,7 @@ _PD = ctypes.POINTER(_D)
 @pytest.fixture(scope="module")
 def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the refinement call declared."""
-    library = Library(capi_build())
-    if not library.lib.hs_has_pld():
-        pytest.skip(
-            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
-        )
-    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [
-        _D,
-        _D,
-        ctypes.c_longlong,
-        _D,
-        _D,
-        _PD,
-        _PD,
-    ]
-    library.lib.hs_subsampled_gaussian_delta.argtypes = [
-        _D,
-        _D,
-        ctypes.c_longlong,
-        _D,
-        _D,
-        _PD,
-        _PD,
-    ]
-    library.lib.hs_subsampled_gaussian_sigma.argtypes = [_D, _D, _D, ctypes.c_longlong, _D, _PD]
-    return library
+    return with_refinements(capi_build())
 
 
 def refined(

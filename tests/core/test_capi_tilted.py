@@ -29,6 +29,7 @@ from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
+from .capi_library import with_refinements
 from .test_capi import (
     CAPI,
     HS_ACCURACY_NOT_MET,
@@ -53,31 +54,7 @@ _PLD = ctypes.c_void_p
 @pytest.fixture(scope="module")
 def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the calls to an accuracy declared."""
-    library = Library(capi_build())
-    if not library.lib.hs_has_pld():
-        pytest.skip(
-            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
-        )
-    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [
-        _D,
-        _D,
-        ctypes.c_longlong,
-        _D,
-        _D,
-        _PD,
-        _PD,
-    ]
-    library.lib.hs_subsampled_gaussian_delta.argtypes = [
-        _D,
-        _D,
-        ctypes.c_longlong,
-        _D,
-        _D,
-        _PD,
-        _PD,
-    ]
-    library.lib.hs_subsampled_gaussian_sigma.argtypes = [_D, _D, _D, ctypes.c_longlong, _D, _PD]
-    return library
+    return with_refinements(capi_build())
 
 
 def asked(lib: Library, call: str, *args: float) -> tuple[int, float, float]:
@@ -112,21 +89,69 @@ def test_a_delta_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
     assert max(lower, py_lower) <= min(upper, py_upper)
 
 
-def test_rare_participation_the_c_bracket_says_when_it_is_wider_than_asked_and_holds_the_front_door(
-    lib,
-):
-    """sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: where the C bracket is wider than the accuracy (the front door
-    reads this run through its binomial split, which the C library does not run) the status says so, and either way
-    the C bracket overlaps the front door's (both certified)."""
-    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, 1e-10, 1e-3)
-    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
+@pytest.fixture(scope="module")
+def fftw_lib(capi_build) -> Library:
+    """The library built with FFTW (-DHOCKEYSTICK_C_FFT=fftw: long-double forward transforms, as the
+    package's scipy.fft), with the calls to an accuracy declared; skipped where FFTW is absent."""
+    library = with_refinements(capi_build("-DHOCKEYSTICK_C_FFT=fftw"))
+    if library.fft_backend() != "fftw":
+        pytest.skip("libfftw3-dev is absent: install it for the library's FFTW backend")
+    return library
+
+
+@pytest.fixture(scope="module")
+def rare_front_door() -> tuple[float, float]:
+    """The front door's certified bracket of sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10."""
+    return SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
         1e-10, bound="both"
     )
-    assert 0.0 <= lower <= upper and max(lower, py_lower) <= min(upper, py_upper)
+
+
+def check_rare_participation(lib: Library, front_door: tuple[float, float]) -> float:
+    """The C bracket of sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10, accuracy 1e-3: finite (the
+    accuracy's first grid, 7.1e-6, is too fine for the tilted windows, so the fine grids are read),
+    overlapping the front door's (both certified: neither lower side above the other's upper one),
+    and HS_OK exactly where it is within the accuracy; its upper side."""
+    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, 1e-10, 1e-3)
+    py_lower, py_upper = front_door
+    assert 0.0 <= lower <= upper < math.inf
+    assert lower <= py_upper and py_lower <= upper
     if upper - lower > 1e-3:
         assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=0.001" in lib.last_error()
     else:
         assert status == HS_OK
+    return upper
+
+
+def test_rare_participation_the_c_bracket_is_finite_honest_and_holds_the_front_door(
+    lib, rare_front_door
+):
+    """Eigen's double transforms leave the tilted window a charge ~400 times FFTW's here (no
+    long-double forward transform: pld/compose/direct_spectrum.hpp's direct bins within their
+    budget), so its upper side stays above the front door's; certified and finite either way."""
+    check_rare_participation(lib, rare_front_door)
+
+
+def test_rare_participation_with_fftw_the_c_upper_side_is_the_front_doors(
+    fftw_lib, rare_front_door
+):
+    """With long-double forward transforms the C library's fine read is the package's: its upper
+    side within max(1e-3, 0.1 %) of the front door's."""
+    upper = check_rare_participation(fftw_lib, rare_front_door)
+    assert abs(upper - rare_front_door[1]) <= max(1e-3, 1e-3 * rare_front_door[1])
+
+
+def test_rare_participation_the_c_delta_bracket_reads_the_fine_grids_and_holds_the_front_door(lib):
+    """delta at epsilon 1.2 of the same run: the accuracy's first grid is too fine for the tilted
+    windows, so the fine grids are read; the bracket overlaps the front door's (both certified), its
+    upper side below 1e-10 (the front door's certified upper epsilon at 1e-10 is below 1.2; the plain
+    composition's alone is 3.8e-8), and the status says it is wider than asked (no lower side)."""
+    status, lower, upper = asked(lib, "delta", 0.6, 1e-5, 10**6, 1.2, 1e-3)
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).delta(
+        1.2, bound="both"
+    )
+    assert 0.0 <= lower <= py_upper and py_lower <= upper <= 1e-10
+    assert (status == HS_OK) == ((upper - lower) / max(upper, 1e-9) <= 1e-3)
 
 
 def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):

@@ -14,7 +14,8 @@
 // tilt at that epsilon, and its lower epsilon found.  The bracket is the maximum over the directions on each side
 // (delta is the larger of the two directions' curves), on grids from a start down by kTiltGridStep while the upper
 // side still falls by a quarter of the accuracy asked and the bracket is wider than it, at most kTiltGrids grids,
-// each window within kTiltMaxPoints; every bracket found is certified and the answer is their intersection with the
+// each window within kTiltMaxPoints (where the start's windows pass it, on the first of kTiltFineGrids, coarser,
+// whose windows fit); every bracket found is certified and the answer is their intersection with the
 // one given.  A tilt only chooses where the charge is least: every tilt gives a certified read (tilted.hpp), so the
 // search over the ladder of tilts (best_tilt) affects tightness, never validity.
 //
@@ -53,6 +54,11 @@ constexpr double kTiltRoundOffPerRound = 1e-16;
 // Each tilted grid is this many times finer than the one before, at most kTiltGrids of them.
 constexpr double kTiltGridStep = 4.0;
 constexpr int kTiltGrids = 4;
+// The grids read where the accuracy's first grid is too fine for the tilted windows (TiltedReader's
+// fine_bracket), finest first: half the peers' default grid (the package's question.FINE_INTERVAL), then
+// theirs (dp_accounting's 1e-4).  Many rounds of a rare record span far in loss under the exponent's tilt (sigma 0.6,
+// q 1e-5, 10^6 rounds at delta 1e-10: 8.7e6 points on the accuracy 1e-3's first grid 7.1e-6, 1.9e6 on 5e-5).
+constexpr double kTiltFineGrids[] = {5e-5, 1e-4};
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
 // The tilts tried, lam = theta / h: kTiltLadder values geometric from kTiltLeast to kTiltMost; searched every
@@ -259,7 +265,9 @@ class TiltedReader {
             std::pair<double, double> b;
             try {
                 b = grid_bracket(delta, h, upper);
-            } catch (const std::length_error&) {  // past the caps
+            } catch (const std::length_error&) {  // past the caps: where no grid was read, the fine grids
+                if (i == 0)
+                    return fine_bracket(lower, upper, h, [&](double g) { return grid_bracket(delta, g, upper); });
                 break;
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
                 break;
@@ -270,6 +278,27 @@ class TiltedReader {
             if (upper - lower <= accuracy || !(before - upper > 0.25 * accuracy)) break;
             h /= kTiltGridStep;
             directions_.clear();  // no read returns to a coarser grid: its rounds' memory is freed
+        }
+        return {lower, std::max(lower, upper)};
+    }
+
+    // (lower, upper) intersected with read(h) (a bracket on grid h: grid_bracket's or grid_delta_bracket's) on the
+    // first of kTiltFineGrids coarser than `start` (a first grid whose windows passed the caps) whose windows fit: the
+    // peers' grid read without the plain composition's round-off, as the package's fine read (python
+    // pld/refine/tilted_question.py's fine_brackets).  As given where none fits or a tilt overflows a moment.
+    template <class Read>
+    std::pair<double, double> fine_bracket(double lower, double upper, double start, Read&& read) {
+        for (const double h : kTiltFineGrids) {
+            if (!(h > start)) continue;
+            directions_.clear();  // no read returns to a finer grid
+            try {
+                const std::pair<double, double> b = read(h);
+                lower = std::max(lower, b.first);
+                return {lower, std::max(lower, std::min(upper, b.second))};
+            } catch (const std::length_error&) {  // past the caps: the next, coarser grid
+            } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+                break;
+            }
         }
         return {lower, std::max(lower, upper)};
     }
@@ -290,7 +319,8 @@ class TiltedReader {
 
     // (lower, upper) delta at eps intersected with the tilted brackets on grids from `start` down by kTiltGridStep
     // while the bracket's width(lower, upper) exceeds `accuracy` and the upper side still falls by a quarter of
-    // accuracy times it, at most kTiltGrids grids (as epsilon_bracket).
+    // accuracy times it, at most kTiltGrids grids, or the fine grids where the first passes the caps (as
+    // epsilon_bracket).
     template <class WidthOf>
     std::pair<double, double> delta_bracket(double eps, double lower, double upper, double start, double accuracy,
                                             double delta_least, WidthOf&& width_of) {
@@ -299,7 +329,10 @@ class TiltedReader {
             std::pair<double, double> b;
             try {
                 b = grid_delta_bracket(eps, h, delta_least);
-            } catch (const std::length_error&) {  // past the caps
+            } catch (const std::length_error&) {  // past the caps: where no grid was read, the fine grids
+                if (i == 0)
+                    return fine_bracket(lower, upper, h,
+                                        [&](double g) { return grid_delta_bracket(eps, g, delta_least); });
                 break;
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
                 break;
