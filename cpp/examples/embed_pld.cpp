@@ -3,8 +3,8 @@
 //   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -I /usr/include/eigen3
 //       cpp/examples/embed_pld.cpp -o embed_pld
 // (Eigen from the system's package manager, e.g. apt-get install libeigen3-dev, or the index's cmeel-eigen; it is
-// not part of hockeystick), or with FFTW (GPL-2.0-or-later), whose long-double library also gives the composition
-// a long-double forward transform:
+// not part of hockeystick), or with FFTW (GPL-2.0-or-later); either gives the composition a long-double forward
+// transform too:
 //   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -DHOCKEYSTICK_EXAMPLE_FFTW
 //       cpp/examples/embed_pld.cpp -lfftw3 -lfftw3l -o embed_pld
 // (apt-get install libfftw3-dev: the double and long-double libraries).  Prints the backend's name, then the
@@ -14,7 +14,7 @@
 //               is known in closed form (theta_radius: the example prints it too);
 // and "charges": the round-off charge (total_error) of 47149 rounds of the subsampled Gaussian
 // (sigma 0.5, rate 1e-4, remove direction, h 2e-3), FFT bins only and with direct bins (their low
-// band from FFTW's long-double transform, or by direct sums where the backend offers none, as Eigen's).
+// band from the backend's long-double transform).
 #include <hockeystick/hockeystick.hpp>
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>

@@ -1,13 +1,11 @@
-// The transforms tests/core/test_eigen_fft_backend.py measures, on raw arrays
-// in files:
-//   eigen_fft_probe forward n rows IN OUT       IN: rows * n doubles, OUT: rows
-//   * (n / 2 + 1) complex doubles eigen_fft_probe inverse n rows IN OUT IN:
-//   rows * (n / 2 + 1) complex doubles, OUT: rows * n doubles eigen_fft_probe
-//   forward_long n rows IN OUT  the same as forward in long double, by
-//   Eigen::FFT<long double> eigen_fft_probe offers_long                 prints
-//   the backend's offers_forward_long() (0 or 1)
-// forward and inverse are cpp/backends/eigen_fft_backend.hpp's; forward_long is
-// Eigen's own long-double transform, which that backend does not offer.
+// The transforms tests/core/test_eigen_fft_backend.py measures, on raw arrays in files:
+//   eigen_fft_probe forward n rows IN OUT       IN: rows * n doubles, OUT: rows * (n / 2 + 1) complex doubles
+//   eigen_fft_probe inverse n rows IN OUT       IN: rows * (n / 2 + 1) complex doubles, OUT: rows * n doubles
+//   eigen_fft_probe forward_long n rows IN OUT  the same as forward in long double, every bin kept
+//   eigen_fft_probe eigen_long n rows IN OUT    the same by Eigen's own Eigen::FFT<long double>
+//   eigen_fft_probe offers_long                 prints the backend's offers_forward_long() (0 or 1)
+// forward, inverse and forward_long are cpp/backends/eigen_fft_backend.hpp's; eigen_long is Eigen's own long-double
+// transform (its twiddles from double cos and sin), which that backend does not use.
 #include "eigen_fft_backend.hpp"
 
 #include <complex>
@@ -59,6 +57,12 @@ int main(int argc, char **argv) {
     backend.inverse(rows, n, in.data(), out.data());
     write(argv[5], out);
   } else if (std::strcmp(argv[1], "forward_long") == 0) {
+    const auto in = read<long double>(argv[4], rows * n);
+    std::vector<std::complex<long double>> out(
+        static_cast<std::size_t>(rows * bins));
+    backend.forward_long(rows, n, in.data(), bins, out.data());
+    write(argv[5], out);
+  } else if (std::strcmp(argv[1], "eigen_long") == 0) {
     const auto in = read<long double>(argv[4], rows * n);
     std::vector<std::complex<long double>> out(
         static_cast<std::size_t>(rows * bins));
