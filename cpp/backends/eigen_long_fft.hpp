@@ -8,26 +8,29 @@
 // about 30 times (tests/core/test_eigen_fft_backend.py measures both).  Its butterflies are written on the
 // scalar type and its real transform's twiddles (kissfft_impl::real_twiddles) in it too, but from an angle rounded
 // three times.  EigenLongFft keeps Eigen's butterflies and its plans' factorizations (radix 4, then 2, 3 and 5:
-// every length fft_length gives is 5-smooth) and installs, before Eigen makes them, the twiddles of long_twiddle.
+// every length fft_length gives is 5-smooth) and installs, before Eigen makes them, the twiddles of LongTwiddles.
 //
-// Twiddles.  long_twiddle(t, n) = e^{-2 pi i t / n}: the angle's octant found in integers (8 t = o n + r), the
-// reduced angle phi = pi a / (4 n) in [0, pi/4] (a = r or n - r), carried as p + lo with |lo| <= ~2 u_L phi:
-// a / (4 n) = f + e / (4 n) with e = a - f (4 n) exact (fmal), pi = pi_hi + pi_lo, p = pi_hi f rounded and its
-// error pi_hi f - p exact (fmal).  Then cos phi = cosl(p) - sinl(p) lo and sin phi = sinl(p) + cosl(p) lo, whose
-// dropped terms are below lo^2 < 10 u_L^2: each part within cosl's or sinl's own error (glibc's ldbl-96: 1 ulp)
-// plus one rounding, about 1.5 u_L, and the octant's symmetries are exact (swaps and signs).
+// Twiddles (LongTwiddles).  W_n^t = e^{-2 pi i t / n}: the angle's octant found in integers (8 t = o n + r), the
+// reduced angle phi = pi a / (4 n) in [0, pi/4] (a = r or n - r, a multiple of g = gcd(8, n), so a table of
+// n / g + 1 sines and cosines serves every t).  phi is carried as p + lo: pi / (4 n) = c_hi + c_lo with c_hi of
+// 32 significant bits, so a c_hi is exact (a < 2^31), and c_lo = ((pi_hi - 4 n c_hi) + pi_lo) / (4 n) (the
+// difference exact, Sterbenz; pi = pi_hi + pi_lo); p = a c_hi + a c_lo rounded and lo = (a c_hi - p) + a c_lo
+// (the difference exact), |lo| <= u_L p.  Then cos phi = cosl(p) - sinl(p) lo and sin phi = sinl(p) + cosl(p) lo
+// (dropped terms below lo^2): each part within cosl's or sinl's own error (glibc's ldbl-96: 1 ulp) plus about one
+// rounding, about 1.5 u_L; the octant's symmetries are exact (swaps and signs).
 //
-// Error of the transform (first order in u_L, per output relative to the sum of the moduli of the butterfly's
-// inputs, each a partial DFT of a decimated part of x, so that the stages' errors add up to a multiple of
-// ||x||_1): a twiddle product errs by sqrt(2) gamma_2 + mu <= 4.4 u_L (Higham, Accuracy and Stability of
-// Numerical Algorithms, 2nd ed., 2002, Lemma 3.5; mu the twiddle's 1.5 u_L) and each complex sum or real scaling
-// by one u_L; Eigen's radix-2 butterfly then costs 5.4 u_L, radix-4 6.4 (two log2 stages), radix-3 8.6 (log2 3 of
-// them), radix-5 10.9 (log2 5): at most 5.4 u_L per log2 stage.  A length not divisible by 4 is transformed as a
-// complex signal (log2 n stages); one divisible by 4 as a complex one of n/2 points (z_j = x_2j + i x_2j+1,
-// ||z||_1 <= ||x||_1) and a real pass mixing bins k and n/2 - k with weights (1 +- w) / 2, whose moduli sum to
-// at most sqrt(2), and adding about 8.4 u_L ||x||_1 of its own: sqrt(2) 5.4 (ceil(log2 n) - 1) + 8.4 <= 8
-// ceil(log2 n) for n >= 4.  So the contract's 8 u_L ceil(log2 n) ||x||_1 holds with the slack it keeps for the
-// second-order terms; tests/core/test_eigen_fft_backend.py measures every bin against a 100-bit reference.
+// Error of the transform.  The butterflies are those of Eigen's double transforms, whose error the same test
+// measures within the model (pld/compose/fft_backend.hpp), now in long double with twiddles as close relative to
+// u_L as Eigen's double ones are relative to u: the contract's own ground for a long-double transform.  A
+// first-order worst-case count (per output, relative to the sum of the moduli of the butterfly's inputs, each a
+// partial DFT of a decimated part of x, so the stages' errors add up to a multiple of ||x||_1; a twiddle product
+// sqrt(2) gamma_2 + mu <= 4.4 u_L, Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., 2002,
+// Lemma 3.5, mu the twiddle's error; one u_L a sum) gives 5 to 7.5 u_L per log2 stage (radix 4 and 5 the least,
+// radix 3 the most), and for a length divisible by 4 the real pass mixes bins k and n/2 - k of the half-length
+// complex transform with weights (1 +- w) / 2 whose moduli sum to at most sqrt(2): of the model's order, within
+// it for lengths of mostly radix 4 and 5, and up to about 1.3 times it for mostly radix-3 lengths were every
+// rounding aligned, as for the other backends the contract names a generous model rather than a proof.
+// tests/core/test_eigen_fft_backend.py measures every bin against a 100-bit reference: at most 0.08 of the bound.
 //
 // Domain: long double with a 64-bit significand (x86-64's 80-bit format: the Eigen backend offers forward_long
 // only there, pld/compose/options.hpp's kLongPower), the x87 precision control at 64 bits on the calling thread
@@ -43,6 +46,7 @@
 #endif
 
 #include <cmath>
+#include <numeric>
 #include <complex>
 #include <cstdint>
 #include <set>
@@ -51,29 +55,50 @@
 
 namespace hockeystick::backends {
 
-// e^{-2 pi i t / n} for 0 <= t < n, 1 <= n < 2^60, within about 1.5 u_L in each part (the opening comment).
-inline std::complex<long double> long_twiddle(std::int64_t t, std::int64_t n) {
-    // pi = kPiHigh + kPiLow: kPiHigh the long double nearest pi, kPiLow the rest rounded (mpmath, 200 bits)
-    constexpr long double kPiHigh = 3.141592653589793238462643383279502884L;
-    constexpr long double kPiLow = -5.01655761266833202355732708033e-20L;
-    const std::int64_t octant = (8 * t) / n, rest = 8 * t - octant * n;
-    const std::int64_t a = (octant % 2 == 0) ? rest : n - rest;  // phi = (pi / 4) a / n in [0, pi / 4]
-    const long double num = static_cast<long double>(a), den = 4.0L * static_cast<long double>(n);
-    const long double f = num / den;
-    const long double e = std::fma(-f, den, num);  // a - f (4 n), exact
-    const long double p = kPiHigh * f;
-    const long double lo = std::fma(kPiHigh, f, -p) + (kPiHigh * (e / den) + kPiLow * f);
-    const long double sp = std::sin(p), cp = std::cos(p);
-    const long double c = cp - sp * lo, s = sp + cp * lo;  // cos phi, sin phi
-    // theta = phi, pi/2 - phi, pi/2 + phi, pi - phi, pi + phi, 3 pi/2 - phi, 3 pi/2 + phi, 2 pi - phi by octant:
-    // cos and sin swapped in octants 1, 2, 5 and 6, cos negative in 2 to 5, sin negative in 4 to 7
-    const bool swapped = ((octant + 1) / 2) % 2 == 1;
-    const long double cos_t = (octant >= 2 && octant <= 5 ? -1.0L : 1.0L) * (swapped ? s : c);
-    const long double sin_t = (octant >= 4 ? -1.0L : 1.0L) * (swapped ? c : s);
-    return {cos_t, -sin_t};
-}
+// The twiddles W_n^t, 0 <= t < n, of one length n (1 <= n < 2^31): the opening comment's table and reduction.
+class LongTwiddles {
+  public:
+    explicit LongTwiddles(std::int64_t n) : n_(n), step_(std::gcd<std::int64_t, std::int64_t>(8, n)) {
+        // pi = kPiHigh + kPiLow: kPiHigh the long double nearest pi, kPiLow the rest rounded (mpmath, 200 bits)
+        constexpr long double kPiHigh = 3.141592653589793238462643383279502884L;
+        constexpr long double kPiLow = -5.01655761266833202355732708033e-20L;
+        const long double den = 4.0L * static_cast<long double>(n);
+        int exponent = 0;
+        std::frexp(kPiHigh / den, &exponent);  // pi / (4 n) in [2^(exponent - 1), 2^exponent)
+        const long double c_hi = std::ldexp(std::floor(std::ldexp(kPiHigh / den, 32 - exponent)), exponent - 32);
+        const long double c_lo = ((kPiHigh - den * c_hi) + kPiLow) / den;
+        const std::int64_t entries = n / step_ + 1;
+        cos_.resize(static_cast<std::size_t>(entries));
+        sin_.resize(static_cast<std::size_t>(entries));
+        for (std::int64_t i = 0; i < entries; ++i) {
+            const long double a = static_cast<long double>(i * step_);
+            const long double high = a * c_hi, low = a * c_lo;  // high exact: a < 2^31, c_hi of 32 bits
+            const long double p = high + low, lo = (high - p) + low;
+            const long double sp = std::sin(p), cp = std::cos(p);
+            cos_[static_cast<std::size_t>(i)] = cp - sp * lo;
+            sin_[static_cast<std::size_t>(i)] = sp + cp * lo;
+        }
+    }
 
-// Eigen's kissfft in long double with long_twiddle's twiddles installed in its plans (the opening comment).
+    // W_n^t, 0 <= t < n.
+    std::complex<long double> operator()(std::int64_t t) const {
+        const std::int64_t octant = (8 * t) / n_, rest = 8 * t - octant * n_;
+        const std::size_t i = static_cast<std::size_t>(((octant % 2 == 0) ? rest : n_ - rest) / step_);
+        const long double c = cos_[i], s = sin_[i];  // of phi = (pi / 4) a / n in [0, pi / 4]
+        // theta = phi, pi/2 - phi, pi/2 + phi, pi - phi, pi + phi, 3 pi/2 - phi, 3 pi/2 + phi, 2 pi - phi by octant:
+        // cos and sin swapped in octants 1, 2, 5 and 6, cos negative in 2 to 5, sin negative in 4 to 7
+        const bool swapped = ((octant + 1) / 2) % 2 == 1;
+        const long double cos_t = (octant >= 2 && octant <= 5 ? -1.0L : 1.0L) * (swapped ? s : c);
+        const long double sin_t = (octant >= 4 ? -1.0L : 1.0L) * (swapped ? c : s);
+        return {cos_t, -sin_t};
+    }
+
+  private:
+    std::int64_t n_, step_;
+    std::vector<long double> cos_, sin_;
+};
+
+// Eigen's kissfft in long double with LongTwiddles installed in its plans (the opening comment).
 class EigenLongFft : public Eigen::internal::kissfft_impl<long double> {
   public:
     using Complex = std::complex<long double>;
@@ -88,35 +113,47 @@ class EigenLongFft : public Eigen::internal::kissfft_impl<long double> {
         }
         const int len = static_cast<int>(n);
         if (len % 4 == 0) {  // Eigen's real pass: a complex transform of n/2 points and twiddles of n/4
-            install_plan(len / 2);
-            install_real_twiddles(len / 4);
-        } else {
-            install_plan(len);
+            if (!planned(len / 2) || !real_twiddles_held(len / 4)) {
+                const LongTwiddles twiddles(n);
+                install_plan(len / 2, twiddles, 2);
+                install_real_twiddles(len / 4, twiddles);
+            }
+        } else if (!planned(len)) {
+            install_plan(len, LongTwiddles(n), 1);
         }
         fwd(half, in, len);
     }
 
   private:
-    // Eigen's forward plan of nfft points, made here with long_twiddle's twiddles where it is not yet held: what
+    bool planned(int nfft) const {
+        const auto plan = m_plans.find(PlanKey(nfft, false));
+        return plan != m_plans.end() && !plan->second.m_twiddles.empty();
+    }
+    bool real_twiddles_held(int quarter) const {
+        const auto table = m_realTwiddles.find(quarter);
+        return table != m_realTwiddles.end() && static_cast<int>(table->second.size()) == quarter;
+    }
+
+    // Eigen's forward plan of nfft points with twiddles W_nfft^i = W_n^(i stride) (n = nfft stride): what
     // kissfft_impl::get_plan makes, the twiddles aside (get_plan then finds it and keeps it).
-    void install_plan(int nfft) {
+    void install_plan(int nfft, const LongTwiddles& twiddles, int stride) {
         PlanData& plan = m_plans[PlanKey(nfft, false)];
-        if (!plan.m_twiddles.empty()) return;
         plan.m_inverse = false;
         plan.m_twiddles.resize(static_cast<std::size_t>(nfft));
-        for (int t = 0; t < nfft; ++t) plan.m_twiddles[static_cast<std::size_t>(t)] = long_twiddle(t, nfft);
+        for (int i = 0; i < nfft; ++i)
+            plan.m_twiddles[static_cast<std::size_t>(i)] = twiddles(static_cast<std::int64_t>(i) * stride);
+        plan.m_stageRadix.clear();
+        plan.m_stageRemainder.clear();
         plan.factorize(nfft);
     }
 
     // The real pass's twiddles for n = 4 quarter points: e^{-i pi (k / (n/2) + 1/2)} = -i W_n^k, k = 1 .. quarter,
     // what kissfft_impl::real_twiddles computes (it keeps a table of the right size).
-    void install_real_twiddles(int quarter) {
+    void install_real_twiddles(int quarter, const LongTwiddles& twiddles) {
         std::vector<Complex>& table = m_realTwiddles[quarter];
-        if (static_cast<int>(table.size()) == quarter) return;
         table.resize(static_cast<std::size_t>(quarter));
-        const std::int64_t n = std::int64_t(4) * quarter;
         for (int k = 1; k <= quarter; ++k) {
-            const Complex w = long_twiddle(k, n);  // cos - i sin; times -i: -sin - i cos
+            const Complex w = twiddles(k);  // cos - i sin; times -i: -sin - i cos
             table[static_cast<std::size_t>(k - 1)] = Complex(w.imag(), -w.real());
         }
     }
