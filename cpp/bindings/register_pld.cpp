@@ -505,18 +505,18 @@ void register_epsilon_width(py::module_& m) {
 pld::SideRead side_read_of(const py::handle& pmf, std::vector<input_array>& masses) {
     masses.push_back(pmf.attr("p").cast<input_array>());
     if (masses.back().ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
-    pld::SideRead r;
-    r.p = masses.back().data();
-    r.n = static_cast<std::int64_t>(masses.back().size());
-    r.k_lo = pmf.attr("k_lo").cast<std::int64_t>();
-    r.h = pmf.attr("h").cast<double>();
-    r.p_inf = pmf.attr("p_inf").cast<double>();
-    r.charges = pld::GridCharges{pmf.attr("shift").cast<double>(),       pld::suffix_sum_slack(r.n),
-                                 pmf.attr("entry_error").cast<double>(), pmf.attr("total_error").cast<double>(),
-                                 pmf.attr("spectral_l2").cast<double>(), pmf.attr("inverse_error").cast<double>(),
-                                 pmf.attr("loss_shift").cast<double>(),  pmf.attr("inverse_l2").cast<double>()};
-    r.pessimistic = pmf.attr("pessimistic").cast<bool>();
-    return r;
+    const auto n = static_cast<std::int64_t>(masses.back().size());
+    const pld::PmfView view{masses.back().data(), n, pmf.attr("k_lo").cast<std::int64_t>(),
+                            pmf.attr("p_inf").cast<double>(), pmf.attr("loss_shift").cast<double>()};
+    pld::GridCharges charges;
+    charges.shift = pmf.attr("shift").cast<double>();
+    charges.slack = pld::suffix_sum_slack(n);
+    charges.entry = pmf.attr("entry_error").cast<double>();
+    charges.total = pmf.attr("total_error").cast<double>();
+    charges.l2 = pmf.attr("spectral_l2").cast<double>();
+    charges.inverse = pmf.attr("inverse_error").cast<double>();
+    charges.inverse_l2 = pmf.attr("inverse_l2").cast<double>();
+    return pld::side_read(view, pmf.attr("h").cast<double>(), charges, pmf.attr("pessimistic").cast<bool>());
 }
 
 // One array per PMF, as the caller gave it (flat, double): refused by count.
@@ -562,7 +562,7 @@ void register_charged_sides(py::module_& m) {
                 r.eps = x.data();
                 r.m = static_cast<std::int64_t>(x.size());
                 r.out = outs.back().mutable_data();
-                work += r.n + r.m;
+                work += r.pmf.n + r.m;
                 reads.push_back(r);
             }
             over_reads(reads, work, threads, [](const pld::SideRead& r, std::int64_t, std::vector<double>& moved) {

@@ -19,26 +19,38 @@
 #include <stdexcept>
 #include <vector>
 
+#include "hockeystick/pld/grid/pmf_view.hpp"
 #include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
 
 namespace hockeystick {
 namespace pld {
 
-// One PMF's read: masses p[0..n) at losses (k_lo + i) h, mass p_inf at +infinity, its charges
-// (slack included) and side; m arguments eps (the true curve's, not yet moved), m results out.
+// One PMF's read: its masses as a factor's view (pmf: p[0..n) at losses (k_lo + i) h, p_inf at +infinity, and
+// its loss shift, by which the arguments move), its grid step h, its charges (slack included) and side; m
+// arguments eps (the true curve's, not yet moved), m results out.  side_read keeps the charges' loss_shift the
+// view's, the one value the reads take.
 struct SideRead {
-    const double* p = nullptr;
-    std::int64_t n = 0;
-    std::int64_t k_lo = 0;
+    PmfView pmf{};
     double h = 1.0;
-    double p_inf = 0.0;
     GridCharges charges{};
     bool pessimistic = true;
     const double* eps = nullptr;
     std::int64_t m = 0;
     double* out = nullptr;
 };
+
+// The read of `pmf` on the grid step h with `charges` (their loss_shift set to the view's) on the given side; its
+// arguments and results left to the caller.
+inline SideRead side_read(const PmfView& pmf, double h, GridCharges charges, bool pessimistic) {
+    charges.loss_shift = pmf.loss_shift;
+    SideRead r;
+    r.pmf = pmf;
+    r.h = h;
+    r.charges = charges;
+    r.pessimistic = pessimistic;
+    return r;
+}
 
 // The first index of a profile that answers every moved argument of `moved` (m of them): two grid
 // points below the least argument's first grid point at or above it, ceil(e / h) - k_lo, clipped
@@ -59,14 +71,15 @@ inline std::int64_t answering_start(const double* moved, std::int64_t m, std::in
 // out[i] = the charged side of r's PMF at r.eps[i] (python GridPMF.delta; optimistic: the charged
 // value at eps alone).  Throws std::invalid_argument on a NaN argument (named by the caller).
 inline void read_charged_side(const SideRead& r, std::vector<double>& moved) {
+    const PmfView& pmf = r.pmf;
     moved.resize(static_cast<std::size_t>(r.m));
     for (std::int64_t i = 0; i < r.m; ++i) {
         if (std::isnan(r.eps[i])) throw std::invalid_argument("epsilon must not be NaN");
-        moved[static_cast<std::size_t>(i)] = loss_shifted(r.eps[i], r.charges.loss_shift, !r.pessimistic);
+        moved[static_cast<std::size_t>(i)] = loss_shifted(r.eps[i], pmf.loss_shift, !r.pessimistic);
     }
-    const std::int64_t start = answering_start(moved.data(), r.m, r.n, r.k_lo, r.h);
-    const GridProfile profile(r.p + start, r.n - start, r.k_lo + start, r.h, r.p_inf);
-    const double k_lo = static_cast<double>(r.k_lo), size = static_cast<double>(r.n);
+    const std::int64_t start = answering_start(moved.data(), r.m, pmf.n, pmf.k_lo, r.h);
+    const GridProfile profile(pmf.p + start, pmf.n - start, pmf.k_lo + start, r.h, pmf.p_inf);
+    const double k_lo = static_cast<double>(pmf.k_lo), size = static_cast<double>(pmf.n);
     for (std::int64_t i = 0; i < r.m; ++i)
         r.out[i] = charged_side(profile, k_lo, size, r.h, r.charges, r.pessimistic, moved[static_cast<std::size_t>(i)]);
 }

@@ -24,16 +24,16 @@ namespace pld {
 // certified values at them, `finite_mass` the sum of its grid masses (the facade's, summed by numpy).
 // Throws std::invalid_argument on a NaN argument.
 inline void fixed_part(const SideRead& r, const double* values, double finite_mass) {
-    const double k_lo = static_cast<double>(r.k_lo), size = static_cast<double>(r.n);
+    const PmfView& pmf = r.pmf;
+    const double k_lo = static_cast<double>(pmf.k_lo), size = static_cast<double>(pmf.n);
     const GridCharges& c = r.charges;
-    const double excess =
-        r.pessimistic ? (c.loss_shift > finite_mass + r.p_inf - 1.0 ? c.loss_shift : finite_mass + r.p_inf - 1.0)
-                      : c.loss_shift;
+    const double s = pmf.loss_shift;
+    const double excess = r.pessimistic ? (s > finite_mass + pmf.p_inf - 1.0 ? s : finite_mass + pmf.p_inf - 1.0) : s;
     for (std::int64_t i = 0; i < r.m; ++i) {
         if (std::isnan(r.eps[i])) throw std::invalid_argument("epsilon must not be NaN");
-        const double at = loss_shifted(r.eps[i], c.loss_shift, !r.pessimistic);
+        const double at = loss_shifted(r.eps[i], s, !r.pessimistic);
         const double charge = charge_at_argument(at, k_lo, size, r.h, c);
-        r.out[i] = r.pessimistic ? charge + c.slack * values[i] + r.p_inf
+        r.out[i] = r.pessimistic ? charge + c.slack * values[i] + pmf.p_inf
                                  : 2.0 * charge + c.slack * values[i] + std::abs(c.shift);
         r.out[r.m + i] = excess * values[i];
     }
