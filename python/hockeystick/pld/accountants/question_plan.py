@@ -18,6 +18,8 @@ from typing import cast
 
 import numpy as np
 
+from ..mechanisms.registry import mechanism_of
+from ..question.described_run import Described, described_segments, of_sources
 from ..refine import question, tilted_factors, tilted_factors_delta
 from .composition_plan import CompositionPlan
 from .plan import PlanProfile
@@ -28,32 +30,30 @@ from .subsampled_gaussian import SubsampledGaussianPLD
 Run = tuple[float, float, int]
 
 
+def described(plan: CompositionPlan) -> Described | None:
+    """The run ``plan`` describes (``question.described_run``): each mechanism's ``sources`` through
+    the registry, with its count; None for a plan with a non-private event or a folded Gaussian
+    radius (the plan's Gaussians are read in closed form, ``plan.PlanProfile``)."""
+    if plan.non_private or plan.gaussian_r2 != 0.0:
+        return None
+    return of_sources((mechanism_of(spec).sources(), count) for spec, count in plan.counts.items())
+
+
 def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
-    """(sigma, q, rounds) where ``plan`` is rounds of one Poisson-subsampled Gaussian (sigma > 0, 0
-    < q < 1; its pair is add-or-remove's), else None."""
-    if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) != 1:
+    """(sigma, q, rounds) where ``plan`` describes rounds of one Poisson-subsampled Gaussian (sigma
+    > 0, 0 < q < 1; its pair is add-or-remove's: ``described_run.described_segments``), else None."""
+    segments = described_segments(described(plan))
+    if segments is None or len(segments) != 1:
         return None
-    ((spec, count),) = plan.counts.items()
-    if spec[0] != "poisson_gaussian" or not cast(float, spec[1]) > 0.0:
-        return None
-    return cast(float, spec[1]), cast(float, spec[2]), int(count)
+    ((sigma, q, _), count) = segments[0]
+    return sigma, q, count
 
 
 def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.Segment] | None:
-    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` is rounds
-    of several of them only (sigma > 0, 0 < q < 1), else None."""
-    if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) < 2:
-        return None
-    segments = []
-    for spec, count in plan.counts.items():
-        if (
-            spec[0] != "poisson_gaussian"
-            or not cast(float, spec[1]) > 0.0
-            or not 0.0 < cast(float, spec[2]) < 1.0
-        ):
-            return None
-        segments.append(((cast(float, spec[1]), cast(float, spec[2]), 1.0), int(count)))
-    return segments
+    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` describes
+    rounds of several of them only (``described_run.described_segments``), else None."""
+    segments = described_segments(described(plan))
+    return segments if segments is not None and len(segments) >= 2 else None
 
 
 class QuestionEpsilon:

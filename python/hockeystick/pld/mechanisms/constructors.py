@@ -1045,6 +1045,13 @@ class PoissonGaussian(Mechanism):
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return subsampled_gaussian(self.sigma, self.q, value_discretization_interval=h)
 
+    def sources(self) -> tuple[Source, ...] | None:
+        """Remove and add, as ``subsampled_gaussian``'s factors describe them (0 < q < 1; else None)."""
+        if not (self.sigma > 0.0 and 0.0 < self.q < 1.0):
+            return None
+        sigma, q = float(self.sigma), float(self.q)
+        return Source(sigma, q, "remove"), Source(sigma, q, "add")
+
 
 @dataclass(frozen=True)
 class WithoutReplacementGaussian(Mechanism):

@@ -56,7 +56,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from ..grid.atoms import Atoms
-from ..grid.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution, Source
 from .registry import register_class
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
@@ -121,6 +121,12 @@ class Mechanism(ABC):
         """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled
         pair of each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples
         its curves (``pld.sampling.subsampled_pair``)."""
+        return None
+
+    def sources(self) -> tuple[Source, ...] | None:
+        """The run one round of it is, per neighbouring direction, as its ``grid_pld``'s factors
+        describe it (``Factor.source``, read by ``pld.question.described_run``), or None where its
+        factors carry no description."""
         return None
 
     @abstractmethod
