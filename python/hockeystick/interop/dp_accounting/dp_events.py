@@ -93,6 +93,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
+from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import CompositionPlan, Zcdp
 from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
@@ -175,11 +176,14 @@ def _visit_one(
     if visit_sampled_pair_round(event, count, relation, plan):
         return  # a Poisson sample of a Poisson-binomial or discrete Laplace round (secagg_pair_events)
     reader = None if nearest_case(_VISITS, event) is not None else dp_event_class(event)
-    # an event no case here reads: read by the registered mechanism whose event it is
+    # a leaf event: read by the registered mechanism whose event it is
     if reader is not None:
         mechanism = reader.from_dp_event(event, relation.name.lower())
-        if mechanism is not None:  # None: the event releases nothing
-            check_registered_reach(event, mechanism)
+        if isinstance(mechanism, NonPrivateRun):  # released: epsilon = inf
+            add_runs(plan, (mechanism.name,), count, True)
+        elif mechanism is not None:  # None: the event releases nothing
+            if not mechanism.composed_as_atoms():  # exact atoms: no loss grid to outgrow
+                check_registered_reach(event, mechanism)
             add_runs(plan, mechanism.spec(), count, False)
         return
     case_of(_VISITS, event)(event, count, relation, plan)

@@ -19,6 +19,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.event_reach", "dp_accounting")
     raise
 
+from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import COPY_COUNT_CUT
 from ...pld.mechanisms import (
     discrete_gaussian_top_loss,
@@ -57,12 +58,13 @@ _NO_REACH: _Reach = (0.0, None, "")
 
 
 def _registered_reach(event: ev.DpEvent, relation: NeighboringRelation, group: float) -> _Reach:
-    """An event no case here reads: its registered mechanism's ``loss_reach``, linear in the group
-    (a group's loss is a sum of its copies'), named by the mechanism's ``dp_event_field``; nothing
-    when none reads it."""
+    """A leaf event: its registered mechanism's ``group_loss_reach`` (a group's loss is a sum of its
+    copies'), named by the mechanism's ``dp_event_field``; nothing when none reads it."""
     mechanism = registered_mechanism(event, relation)
-    reach = 0.0 if mechanism is None else float(mechanism.loss_reach())
-    return (group * reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
+    if mechanism is None or isinstance(mechanism, NonPrivateRun):
+        return _NO_REACH  # nothing released, or a non-private run (its sampled pair is exact)
+    reach = float(mechanism.group_loss_reach(group))
+    return (reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
 
 
 def _gaussian_reach(

@@ -71,6 +71,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 
 from ...base import validation as _validation
 from ...base.event_fields import event_field_at_least_zero
+from ...base.event_refusal import NotOffered
 from ...pld.mechanisms import dp_event_class
 from ...rdp import (
     DEFAULT_ORDERS,
@@ -486,22 +487,19 @@ def _eps_delta_rdp(
 
 
 def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int) -> np.ndarray:
-    """``count`` times the Rényi curve of the registered mechanism whose ``dp_event`` the event is
-    (``Mechanism.rdp``: never below the divergence of either direction); an event no registered
-    class reads, or whose mechanism has no curve, is refused."""
+    """``count`` times the Rényi curve of one run of a leaf event, read by the registered mechanism
+    whose ``dp_event`` it is (``Mechanism.rdp_of_dp_event``: never below the divergence of either
+    direction); an event no registered class reads, or whose mechanism has no curve, is refused."""
     reader = dp_event_class(event)
     if reader is None:
         raise Unsupported(event, "Unsupported event.")
-    mechanism = reader.from_dp_event(event, acc.neighboring_relation.name.lower())
-    if mechanism is None:  # the event releases nothing
-        return np.zeros(acc.orders.shape)
-    curve = mechanism.rdp(acc.orders)
-    if curve is None:
+    read = reader.rdp_of_dp_event(event, acc.neighboring_relation.name.lower(), acc.orders)
+    if isinstance(read, NotOffered):  # a mechanism without a Rényi curve
         raise Unsupported(event, "Unsupported event.")
-    curve = np.asarray(curve, dtype=np.float64)
+    curve = np.asarray(read, dtype=np.float64)
     if curve.shape != acc.orders.shape:
         raise ValueError(
-            f"{type(mechanism).__name__}.rdp(orders) must give one value per order ({acc.orders.size}), "
+            f"{reader.__name__}.rdp(orders) must give one value per order ({acc.orders.size}), "
             f"got shape {curve.shape}: return the curve at each order asked"
         )
     return count * curve

@@ -18,6 +18,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.sampled_plans", "dp_accounting")
     raise
 
+from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import CompositionPlan, group_plan, has_zcdp
 from ...pld.mechanisms import (
     Spec,
@@ -111,11 +112,16 @@ def poisson(
         case(event, q, count, relation, plan)
         return
     registered = registered_mechanism(inner, relation)
-    sampled = None if registered is None else registered.poisson_sampled(q)
+    sampled = (
+        None
+        if registered is None or isinstance(registered, NonPrivateRun)
+        else registered.poisson_sampled(q)
+    )
     if sampled is None:
         _poisson_generic(event, q, count, relation, plan, visit)
     else:  # the registered mechanism's own sampled pair (``Mechanism.poisson_sampled``)
-        check_registered_reach(inner, registered)
+        if not sampled.composed_as_atoms():  # on the loss grid: the inner's reach bounds it
+            check_registered_reach(inner, registered)
         add_runs(plan, sampled.spec(), count, False)
 
 
