@@ -99,23 +99,17 @@ from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
-from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     ADD_REMOVE,
-    MAX_FINITE_REACH,
     REPLACE_ONE,
     Case,
     add_runs,
     additive_shift,
-    bounded_by,
     case_of,
     check_count,
     check_reach,
     check_registered_reach,
-    discrete_gaussian_shift,
-    discrete_laplace_shift,
     integer,
-    mixture_of,
     nearest_case,
     noise,
     nonnegative,
@@ -280,63 +274,6 @@ def _visit_laplace(
     )
 
 
-def _visit_discrete_laplace(
-    event: ev.DiscreteLaplaceDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    a, shift = discrete_laplace_shift(
-        event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    )
-    add_runs(plan, ("discrete_laplace", a, shift), count, a == 0)
-
-
-def _visit_mixture(
-    event: ev.MixtureOfGaussiansDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(
-        event,
-        relation,
-        ADD_REMOVE,
-        "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
-        "its absence only; under `REPLACE_ONE` the coupling of the two records' "
-        "sensitivities is not given)",
-    )
-    sigma = noise(event, "standard_deviation")
-    shifts, weights = mixture_of(event)
-    if max(shifts) > 0:
-        if sigma > 0:
-            check_reach(event, "standard_deviation", gaussian_reach(max(shifts) / sigma))
-        add_runs(plan, ("gaussian_mixture", sigma, shifts, weights), count, sigma == 0)
-
-
-def _visit_randomized_response(
-    event: ev.RandomizedResponseDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(
-        event,
-        relation,
-        bounded_by("replace_one") + bounded_by("replace_special"),
-        "`RandomizedResponseDpEvent`",
-    )
-    p = probability(event, "noise_parameter")
-    if p == 1.0:  # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
-        raise ValueError(
-            f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}"
-        )
-    k = integer(event, "num_buckets", 1)
-    if k > 1 and p < 1:
-        name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
-        add_runs(plan, ("randomized_response", p, k, name), count, p == 0)
-
-
 def _visit_truncated_gaussian(
     event: ev.TruncatedSubsampledGaussianDpEvent,
     count: int,
@@ -376,29 +313,6 @@ def _visit_zcdp(
         add_runs(plan, Zcdp(rho, xi).spec(), count, False)
 
 
-def _visit_discrete_gaussian(
-    event: DiscreteGaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    sigma, shift = discrete_gaussian_shift(
-        event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    )
-    add_runs(plan, ("discrete_gaussian", sigma, shift), count, sigma == 0)
-
-
-def _visit_eps_delta(
-    event: EpsilonDeltaDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    eps, delta = nonnegative(event, "epsilon"), probability(event, "delta")
-    check_reach(
-        event,
-        "epsilon",
-        eps,
-        MAX_FINITE_REACH,
-        "its exact atoms would leave the common loss lattice",
-    )
-    add_runs(plan, ("eps_delta", eps, delta), count, delta == 1.0)  # (eps, 1)-DP: no guarantee
-
-
 def _visit_shuffled(
     event: ShuffledBatchGaussianDpEvent,
     count: int,
@@ -425,17 +339,12 @@ _VISITS: dict[type, Case] = {
     ev.NonPrivateDpEvent: _visit_non_private,
     ev.GaussianDpEvent: _visit_gaussian,
     ev.LaplaceDpEvent: _visit_laplace,
-    ev.DiscreteLaplaceDpEvent: _visit_discrete_laplace,
-    ev.MixtureOfGaussiansDpEvent: _visit_mixture,
-    ev.RandomizedResponseDpEvent: _visit_randomized_response,
     ev.PoissonSampledDpEvent: partial(sampled_plans.poisson, visit=_visit),
     ev.SampledWithoutReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
     ev.SampledWithReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
     ev.TruncatedSubsampledGaussianDpEvent: _visit_truncated_gaussian,
     BallsInBinsGaussianDpEvent: _visit_balls_in_bins,
     ev.ZCDpEvent: _visit_zcdp,
-    DiscreteGaussianDpEvent: _visit_discrete_gaussian,
-    EpsilonDeltaDpEvent: _visit_eps_delta,
     ShuffledBatchGaussianDpEvent: _visit_shuffled,
     DistributedDiscreteGaussianDpEvent: visit_secure_aggregation,
     DistributedSkellamDpEvent: visit_secure_aggregation,

@@ -39,15 +39,10 @@ from ...base.parameter_range import MAX_FINITE_REACH as MAX_FINITE_REACH
 from ...base.parameter_range import MAX_SENSITIVITY as MAX_SENSITIVITY
 from ...pld.accountants import CompositionPlan, zcdp_alone
 from ...pld.mechanisms import (
-    DISCRETE_GAUSSIAN_MAX_OUTCOMES,
-    DISCRETE_GAUSSIAN_MAX_SIGMA,
     Spec,
-    discrete_gaussian_outcomes,
-    discrete_gaussian_top_loss,
     relations_bounded,
 )
 from ..loss_reach import ParameterOutOfRange
-from .catalogue_events import DiscreteGaussianDpEvent
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
 SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent
@@ -88,67 +83,6 @@ def real_field(event: ev.DpEvent, name: str) -> float:
     the field, and an integer past the largest double a ValueError, as at every hockeystick entry
     point (``_validation.single``)."""
     return event_field(event, name)
-
-
-def _sensitivity(event: ev.DiscreteLaplaceDpEvent) -> int:
-    """A discrete Laplace sensitivity: an integer >= 1 (dp_accounting's rule) and at most
-    ``MAX_SENSITIVITY`` (its exact pair has about one atom per integer of the shift)."""
-    s = integer(event, "sensitivity", 1)
-    if s > MAX_SENSITIVITY:
-        raise ParameterOutOfRange(
-            f"DiscreteLaplaceDpEvent.sensitivity must be at most {MAX_SENSITIVITY} (its exact "
-            f"pair holds about one atom per integer of the shift), got {s}"
-        )
-    return s
-
-
-def discrete_laplace_shift(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tuple[float, int]:
-    """(a, shift) of a discrete Laplace whose sensitivity counts ``copies`` times (2 under
-    replace-one), refusing a one-run loss a shift past ``MAX_FINITE_REACH``, naming
-    ``noise_parameter``."""
-    a = nonnegative(event, "noise_parameter")
-    shift = copies * _sensitivity(event)
-    check_reach(
-        event,
-        "noise_parameter",
-        a * shift,
-        MAX_FINITE_REACH,
-        "its exact atoms would leave the common loss lattice",
-    )
-    return a, shift
-
-
-def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tuple[float, int]:
-    """(sigma, shift) of a discrete Gaussian whose sensitivity counts ``copies`` times (2 under
-    replace-one), refusing a window of more than ``pld.mechanisms.discrete_gaussian.MAX_OUTCOMES``
-    outcomes or a one-run loss past ``MAX_FINITE_REACH`` (as the discrete Laplace), naming
-    ``sigma``; sigma = 0 is non-private."""
-    sigma = noise(event, "sigma")
-    shift = copies * integer(event, "sensitivity", 1)
-    if shift > MAX_SENSITIVITY:
-        raise ParameterOutOfRange(
-            f"DiscreteGaussianDpEvent.sensitivity must be at most {MAX_SENSITIVITY // copies} here (its exact pair "
-            f"holds about one atom per integer of the shift), got {event.sensitivity!r}"
-        )
-    if sigma == 0:
-        return sigma, shift
-    why = "its exact atoms would leave the common loss lattice"
-    ratio = shift / sigma
-    if not ratio <= math.sqrt(
-        2.0 * MAX_FINITE_REACH
-    ):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
-        check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
-    if (
-        sigma > DISCRETE_GAUSSIAN_MAX_SIGMA
-        or discrete_gaussian_outcomes(sigma, shift) > DISCRETE_GAUSSIAN_MAX_OUTCOMES
-    ):
-        raise ParameterOutOfRange(
-            f"DiscreteGaussianDpEvent.sigma = {event.sigma!r} with a shift of {shift} needs more than "
-            f"{DISCRETE_GAUSSIAN_MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
-            f"(a smaller sigma and sensitivity)"
-        )
-    check_reach(event, "sigma", discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
-    return sigma, shift
 
 
 def check_count(count: int) -> int:
@@ -269,33 +203,6 @@ def add_runs(plan: CompositionPlan, mechanism: Spec, count: int, non_private: bo
         plan.non_private = True
     else:
         plan.add(mechanism, count)
-
-
-def mixture_of(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    s = _validation.as_real_array(
-        event.sensitivities, "MixtureOfGaussiansDpEvent.sensitivities"
-    ).ravel()
-    w = _validation.as_real_array(
-        event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs"
-    ).ravel()
-    if s.size == 0 or s.shape != w.shape:
-        raise ValueError(
-            "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length"
-        )
-    if not np.all(np.isfinite(s) & (s >= 0)):
-        raise ValueError(
-            f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}"
-        )
-    if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
-        raise ValueError(
-            f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}"
-        )
-    if not np.any((s > 0) & (w > 0)):  # dp_accounting's rule, with its error type
-        raise ValueError(
-            "MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "
-            f"positive sampling probability, got {s.tolist()} with {w.tolist()}"
-        )
-    return tuple(s.tolist()), tuple(w.tolist())
 
 
 def nesting_depth(event: Any) -> int:

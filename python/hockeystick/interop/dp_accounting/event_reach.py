@@ -8,8 +8,6 @@ batch can hold, reaches past the grid's range (``MAX_LOSS_REACH``) or past doubl
 
 from __future__ import annotations
 
-import math
-
 try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
@@ -21,11 +19,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 
 from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import COPY_COUNT_CUT
-from ...pld.mechanisms import (
-    discrete_gaussian_top_loss,
-)
 from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
-from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     MAX_COPIES,
     MAX_GROUP_ATOMS,
@@ -33,7 +27,6 @@ from .event_checks import (
     SampledEvent,
     additive_shift,
     check_reach,
-    mixture_of,
     nearest_case,
     registered_mechanism,
 )
@@ -89,61 +82,12 @@ def _laplace_reach(event: ev.LaplaceDpEvent, relation: NeighboringRelation, grou
     )
 
 
-def _discrete_laplace_reach(
-    event: ev.DiscreteLaplaceDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    copies = 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    return (
-        group * float(event.noise_parameter) * event.sensitivity * copies,
-        event,
-        "noise_parameter",
-    )
-
-
-def _mixture_reach(
-    event: ev.MixtureOfGaussiansDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.standard_deviation > 0:
-        return _NO_REACH
-    return (
-        gaussian_reach(group * max(mixture_of(event)[0]) / float(event.standard_deviation)),
-        event,
-        "standard_deviation",
-    )
-
-
 def _truncated_gaussian_reach(
     event: ev.TruncatedSubsampledGaussianDpEvent, relation: NeighboringRelation, group: float
 ) -> _Reach:
     if not event.noise_multiplier > 0:
         return _NO_REACH
     return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
-
-
-def _discrete_gaussian_reach(
-    event: DiscreteGaussianDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.sigma > 0:
-        return _NO_REACH
-    shift = event.sensitivity * (2 if relation == NeighboringRelation.REPLACE_ONE else 1)
-    return group * discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
-
-
-def _epsilon_reach(
-    event: EpsilonDeltaDpEvent,
-    relation: NeighboringRelation,
-    group: float,
-) -> _Reach:
-    return group * float(event.epsilon), event, "epsilon"
-
-
-def _randomized_response_reach(
-    event: ev.RandomizedResponseDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not 0 < event.noise_parameter < 1:
-        return _NO_REACH
-    p, k = float(event.noise_parameter), int(event.num_buckets)
-    return group * math.log1p((1.0 - p) * k / p), event, "noise_parameter"
 
 
 def _sampled_reach(
@@ -251,12 +195,7 @@ def check_inner_reach(
 _REACHES: dict[type, Case] = {
     ev.GaussianDpEvent: _gaussian_reach,
     ev.LaplaceDpEvent: _laplace_reach,
-    ev.DiscreteLaplaceDpEvent: _discrete_laplace_reach,
-    ev.MixtureOfGaussiansDpEvent: _mixture_reach,
     ev.TruncatedSubsampledGaussianDpEvent: _truncated_gaussian_reach,
-    DiscreteGaussianDpEvent: _discrete_gaussian_reach,
-    EpsilonDeltaDpEvent: _epsilon_reach,
-    ev.RandomizedResponseDpEvent: _randomized_response_reach,
     ev.PoissonSampledDpEvent: _sampled_reach,
     ev.SampledWithoutReplacementDpEvent: _sampled_reach,
     ev.SampledWithReplacementDpEvent: _with_replacement_reach,

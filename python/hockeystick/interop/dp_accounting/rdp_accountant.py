@@ -81,18 +81,14 @@ from ...rdp import (
     subsampled_gaussian_rdp,
 )
 from ...rdp.laplace import laplace_rdp
-from ...rdp.pure_dp import pure_dp_rdp
-from ...rdp.randomized_response import randomized_response_rdp
 from ...rdp.repeat_and_select import repeat_and_select_rdp
 from ...rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ...rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from ..loss_reach import MAX_NOISE
-from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     ADD_REMOVE,
     Unsupported,
     check_count,
-    integer,
     nearest_case,
     nesting_refused,
 )
@@ -418,33 +414,6 @@ def _repeat_and_select_rdp(
     )
 
 
-# randomized response's relations, as ``rdp.randomized_response`` names them
-_RANDOMIZED_RESPONSE_RELATIONS = {
-    NeighboringRelation.REPLACE_ONE: "replace_one",
-    NeighboringRelation.REPLACE_SPECIAL: "replace_special",
-}
-
-
-def _randomized_response_rdp(
-    acc: HockeystickRdpAccountant, event: ev.RandomizedResponseDpEvent, count: int
-) -> np.ndarray:
-    relation = _RANDOMIZED_RESPONSE_RELATIONS.get(acc.neighboring_relation)
-    if relation is None:
-        raise Unsupported(
-            event,
-            "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
-            f"`RandomizedResponseDpEvent`. Found {acc.neighboring_relation}.",
-        )
-    p, k = _at_least_zero(event, "noise_parameter"), event.num_buckets
-    if not p <= 1:
-        raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(
-            f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}"
-        )
-    return count * randomized_response_rdp(p, k, acc.orders, relation=relation)
-
-
 def _tree_aggregation_rdp(
     acc: HockeystickRdpAccountant, event: ev.SingleEpochTreeAggregationDpEvent, count: int
 ) -> np.ndarray:
@@ -457,33 +426,6 @@ def _tree_aggregation_rdp(
     return count * single_epoch_tree_aggregation_rdp(
         event.noise_multiplier, event.step_counts, acc.orders
     )
-
-
-def _discrete_gaussian_rdp(
-    acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int
-) -> np.ndarray:
-    """At most the Gaussian's curve (module docstring)."""
-    sigma = _at_least_zero(event, "sigma")
-    shift = acc._replace_factor() * integer(event, "sensitivity", 1)
-    if sigma == 0:
-        return _infinite(acc)
-    return count * gaussian_rdp(sigma / shift, acc.orders)
-
-
-def _eps_delta_rdp(
-    acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, count: int
-) -> np.ndarray:
-    """Pure DP: that of epsilon-DP; no RDP bound holds for delta > 0."""
-    delta = _at_least_zero(event, "delta")
-    if delta > 1:
-        raise ValueError(f"EpsilonDeltaDpEvent.delta must lie in [0, 1], got {event.delta!r}")
-    if delta != 0:
-        raise Unsupported(
-            event,
-            f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
-            f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickPLDAccountant",
-        )
-    return count * pure_dp_rdp(_at_least_zero(event, "epsilon"), acc.orders)
 
 
 def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int) -> np.ndarray:
@@ -518,10 +460,7 @@ _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.PoissonSampledDpEvent: _poisson_rdp,
     ev.SampledWithoutReplacementDpEvent: _without_replacement_rdp,
     ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,
-    ev.RandomizedResponseDpEvent: _randomized_response_rdp,
     ev.SingleEpochTreeAggregationDpEvent: _tree_aggregation_rdp,
-    DiscreteGaussianDpEvent: _discrete_gaussian_rdp,
-    EpsilonDeltaDpEvent: _eps_delta_rdp,
     DistributedDiscreteGaussianDpEvent: secure_aggregation_rdp_case,  # KLS21 Prop. 14 (secagg_events)
     DistributedSkellamDpEvent: secure_aggregation_rdp_case,  # Agarwal et al. 2021 (secagg_events)
 }

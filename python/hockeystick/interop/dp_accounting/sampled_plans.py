@@ -22,11 +22,9 @@ from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import CompositionPlan, group_plan, has_zcdp
 from ...pld.mechanisms import (
     Spec,
-    discrete_gaussian_top_loss,
     mechanism_of,
 )
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
-from .catalogue_events import DiscreteGaussianDpEvent
 from .event_checks import (
     ADD_REMOVE,
     NON_PRIVATE,
@@ -40,10 +38,7 @@ from .event_checks import (
     bounded_by,
     check_reach,
     check_registered_reach,
-    discrete_gaussian_shift,
-    discrete_laplace_shift,
     integer,
-    mixture_of,
     nearest_case,
     noise,
     plan_with,
@@ -151,52 +146,6 @@ def _poisson_laplace(
     if b > 0:
         check_reach(inner, "noise_multiplier", 1.0 / b)
     add_runs(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
-
-
-def _poisson_discrete_laplace(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    a, s = discrete_laplace_shift(cast(ev.DiscreteLaplaceDpEvent, event.event), 1)
-    add_runs(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
-
-
-def _poisson_discrete_gaussian(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = cast(DiscreteGaussianDpEvent, event.event)
-    sigma, shift = discrete_gaussian_shift(inner, 1)
-    if sigma > 0:
-        check_reach(inner, "sigma", discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
-    add_runs(plan, ("poisson_discrete_gaussian", sigma, shift, q), count, sigma == 0)
-
-
-def _poisson_mixture(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = cast(ev.MixtureOfGaussiansDpEvent, event.event)
-    sigma = noise(inner, "standard_deviation")
-    shifts, weights = mixture_of(inner)
-    if max(shifts) > 0:
-        if sigma > 0:
-            check_reach(inner, "standard_deviation", gaussian_reach(max(shifts) / sigma))
-        add_runs(
-            plan,
-            ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
-            count,
-            sigma == 0,
-        )
 
 
 def _poisson_replace_one(
@@ -368,7 +317,4 @@ def _with_replacement_generic(
 _POISSON_SAMPLED: dict[type, Case] = {
     ev.GaussianDpEvent: _poisson_gaussian,
     ev.LaplaceDpEvent: _poisson_laplace,
-    ev.DiscreteLaplaceDpEvent: _poisson_discrete_laplace,
-    DiscreteGaussianDpEvent: _poisson_discrete_gaussian,
-    ev.MixtureOfGaussiansDpEvent: _poisson_mixture,
 }
