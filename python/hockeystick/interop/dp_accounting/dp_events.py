@@ -94,14 +94,12 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base.event_refusal import NonPrivateRun
-from ...pld.accountants import CompositionPlan, Zcdp
+from ...pld.accountants import CompositionPlan
 from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
-from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .event_checks import (
     ADD_REMOVE,
-    REPLACE_ONE,
     Case,
     add_runs,
     additive_shift,
@@ -112,9 +110,7 @@ from .event_checks import (
     integer,
     nearest_case,
     noise,
-    nonnegative,
     plan_with,
-    probability,
     require_relation,
 )
 from .event_checks import Unsupported as Unsupported  # re-exported: the adapters' refusal
@@ -259,93 +255,15 @@ def _visit_gaussian(
         )
 
 
-def _visit_laplace(
-    event: ev.LaplaceDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    b = noise(event, "noise_multiplier")
-    if b > 0:
-        check_reach(event, "noise_multiplier", additive_shift(relation) / b)
-    # replace-one: shift 2 (module docstring), i.e. the scale halved (exact in binary)
-    add_runs(
-        plan,
-        ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b),
-        count,
-        b == 0,
-    )
-
-
-def _visit_truncated_gaussian(
-    event: ev.TruncatedSubsampledGaussianDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(event, relation, ADD_REMOVE, "`TruncatedSubsampledGaussianDpEvent`")
-    q = probability(event, "sampling_probability")
-    n = integer(event, "dataset_size", 0)
-    b = integer(event, "truncated_batch_size", 0)
-    sigma = noise(event, "noise_multiplier")
-    if q > 0 and n > 0 and b > 0:
-        if sigma > 0:
-            check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
-        add_runs(plan, ("truncated_gaussian", n, q, b, sigma), count, sigma == 0)
-
-
-def _visit_balls_in_bins(
-    event: BallsInBinsGaussianDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(event, relation, ADD_REMOVE, "`BallsInBinsGaussianDpEvent`")
-    steps = integer(event, "num_steps", 1)
-    sigma = noise(event, "noise_multiplier")
-    if sigma > 0:
-        check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
-    add_runs(plan, ("random_allocation_gaussian", steps, sigma), count, sigma == 0)
-
-
-def _visit_zcdp(
-    event: ev.ZCDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    rho, xi = nonnegative(event, "rho"), nonnegative(event, "xi")
-    if rho > 0 or xi > 0:
-        add_runs(plan, Zcdp(rho, xi).spec(), count, False)
-
-
-def _visit_shuffled(
-    event: ShuffledBatchGaussianDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(event, relation, REPLACE_ONE, "`ShuffledBatchGaussianDpEvent`")
-    sigma = noise(event, "noise_multiplier")
-    n = integer(event, "dataset_size", 1)
-    b = integer(event, "batch_size", 1)
-    if b > n:
-        raise ValueError(
-            f"ShuffledBatchGaussianDpEvent.batch_size must be <= dataset_size, got {b} > {n}"
-        )
-    if sigma > 0:
-        check_reach(event, "noise_multiplier", gaussian_reach(2.0 / sigma))
-    add_runs(plan, ("shuffled_gaussian", sigma, b, n), count, sigma == 0)
-
-
 # Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's);
 # compositions are unwrapped by ``_visit`` itself.
 _VISITS: dict[type, Case] = {
     ev.NoOpDpEvent: _visit_noop,
     ev.NonPrivateDpEvent: _visit_non_private,
     ev.GaussianDpEvent: _visit_gaussian,
-    ev.LaplaceDpEvent: _visit_laplace,
     ev.PoissonSampledDpEvent: partial(sampled_plans.poisson, visit=_visit),
     ev.SampledWithoutReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
     ev.SampledWithReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
-    ev.TruncatedSubsampledGaussianDpEvent: _visit_truncated_gaussian,
-    BallsInBinsGaussianDpEvent: _visit_balls_in_bins,
-    ev.ZCDpEvent: _visit_zcdp,
-    ShuffledBatchGaussianDpEvent: _visit_shuffled,
     DistributedDiscreteGaussianDpEvent: visit_secure_aggregation,
     DistributedSkellamDpEvent: visit_secure_aggregation,
     PoissonBinomialDpEvent: visit_pair_round,

@@ -72,24 +72,6 @@ def _gaussian_reach(
     )
 
 
-def _laplace_reach(event: ev.LaplaceDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
-    if not event.noise_multiplier > 0:
-        return _NO_REACH
-    return (
-        group * additive_shift(relation) / float(event.noise_multiplier),
-        event,
-        "noise_multiplier",
-    )
-
-
-def _truncated_gaussian_reach(
-    event: ev.TruncatedSubsampledGaussianDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.noise_multiplier > 0:
-        return _NO_REACH
-    return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
-
-
 def _sampled_reach(
     event: ev.PoissonSampledDpEvent | ev.SampledWithoutReplacementDpEvent,
     relation: NeighboringRelation,
@@ -194,8 +176,6 @@ def check_inner_reach(
 # How far one run's loss reaches (``event_reach``); an event absent here reaches nothing.
 _REACHES: dict[type, Case] = {
     ev.GaussianDpEvent: _gaussian_reach,
-    ev.LaplaceDpEvent: _laplace_reach,
-    ev.TruncatedSubsampledGaussianDpEvent: _truncated_gaussian_reach,
     ev.PoissonSampledDpEvent: _sampled_reach,
     ev.SampledWithoutReplacementDpEvent: _sampled_reach,
     ev.SampledWithReplacementDpEvent: _with_replacement_reach,

@@ -80,7 +80,6 @@ from ...rdp import (
     rdp_to_epsilon,
     subsampled_gaussian_rdp,
 )
-from ...rdp.laplace import laplace_rdp
 from ...rdp.repeat_and_select import repeat_and_select_rdp
 from ...rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ...rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
@@ -359,23 +358,6 @@ def _gaussian_rdp(
     return count * gaussian_rdp(s / acc._replace_factor(), acc.orders)
 
 
-def _zcdp_rdp(acc: HockeystickRdpAccountant, event: ev.ZCDpEvent, count: int) -> np.ndarray:
-    rho, xi = _at_least_zero(event, "rho"), _at_least_zero(event, "xi")
-    return count * (xi + rho * acc.orders)
-
-
-def _laplace_rdp(acc: HockeystickRdpAccountant, event: ev.LaplaceDpEvent, count: int) -> np.ndarray:
-    _require_add_remove(acc, event, "LaplaceDpEvent")
-    b = _at_least_zero(event, "noise_multiplier")
-    if b == 0:
-        return _infinite(acc)
-    if b > MAX_NOISE:
-        # (1/b)-DP implies (1/b)^2/2-zCDP (Bun & Steinke 2016, Prop. 1.4): RDP <= alpha / (2 b^2),
-        # where the exact Laplace formula's terms underflow (0 for b = inf)
-        return count * acc.orders * (0.5 / b) / b
-    return count * laplace_rdp(b, acc.orders)
-
-
 def _poisson_rdp(
     acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent, count: int
 ) -> np.ndarray:
@@ -455,8 +437,6 @@ _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.SelfComposedDpEvent: _self_composed_rdp,
     ev.ComposedDpEvent: _composed_rdp,
     ev.GaussianDpEvent: _gaussian_rdp,
-    ev.ZCDpEvent: _zcdp_rdp,
-    ev.LaplaceDpEvent: _laplace_rdp,
     ev.PoissonSampledDpEvent: _poisson_rdp,
     ev.SampledWithoutReplacementDpEvent: _without_replacement_rdp,
     ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,

@@ -134,20 +134,6 @@ def _poisson_gaussian(
     add_runs(plan, ("poisson_gaussian", sigma, q), count, sigma == 0)
 
 
-def _poisson_laplace(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = event.event
-    b = noise(inner, "noise_multiplier")
-    if b > 0:
-        check_reach(inner, "noise_multiplier", 1.0 / b)
-    add_runs(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
-
-
 def _poisson_replace_one(
     event: ev.PoissonSampledDpEvent,
     q: float,
@@ -316,5 +302,4 @@ def _with_replacement_generic(
 # registered mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
 _POISSON_SAMPLED: dict[type, Case] = {
     ev.GaussianDpEvent: _poisson_gaussian,
-    ev.LaplaceDpEvent: _poisson_laplace,
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from ..grid.tail import DEFAULT_TAIL
 from .atoms_from_pairs import loss_round_off, split_near_underflow
 from .mechanism import Mechanism
 from .registry import stage
+
+if TYPE_CHECKING:
+    from ...base.event_refusal import NonPrivateRun
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -1020,7 +1023,60 @@ class Laplace(Mechanism):
     (``group_of_records``)."""
 
     name: ClassVar[str] = "laplace"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.LaplaceDpEvent"
+    dp_event_field: ClassVar[str] = "noise_multiplier"
     scale: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Laplace | NonPrivateRun:
+        """One ``LaplaceDpEvent(noise_multiplier=b)``: shift 1 under add/remove and replace-special,
+        2 under replace-one (the scale halved, exact in binary; log-concave noise, so the largest
+        shift's pair dominates: ``group_of_records``); b = 0 is non-private."""
+        from ...base.event_fields import check_reach, noise
+        from ...base.event_refusal import NonPrivateRun  # off the first answer's import path
+
+        b = noise(event, "noise_multiplier")
+        if b == 0:
+            return NonPrivateRun(cls.name)
+        shift = 2.0 if relation == "replace_one" else 1.0
+        check_reach(event, "noise_multiplier", shift / b)
+        return cls(b / 2.0 if relation == "replace_one" else b)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """Add/remove and replace-special only: the exact Laplace curve (Mironov 2017, Prop. 6;
+        ``rdp.laplace``); past ``MAX_NOISE``, alpha / (2 b^2) ((1/b)-DP implies (1/b)^2/2-zCDP, Bun &
+        Steinke 2016, Prop. 1.4), where the exact formula's terms underflow."""
+        from ...base.event_fields import event_field_at_least_zero, require_relation
+        from ...base.parameter_range import MAX_NOISE
+        from ...rdp.laplace import laplace_rdp
+        from .neighbouring import relations_bounded
+
+        require_relation(
+            event, relation, relations_bounded("add_or_remove_one"), "`LaplaceDpEvent`"
+        )
+        b = event_field_at_least_zero(event, "noise_multiplier")
+        if b == 0:
+            return np.full(np.shape(orders), np.inf)
+        if b > MAX_NOISE:
+            return np.asarray(orders) * (0.5 / b) / b
+        return laplace_rdp(b, orders)
+
+    def loss_reach(self) -> float:
+        """1 / scale: the Laplace loss lies in [-1/scale, 1/scale]."""
+        return 1.0 / self.scale
+
+    def group_loss_reach(self, c: float) -> float:
+        """c / scale (c copies move the query by c)."""
+        return c / self.scale
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample: the Laplace location mixture of shifts 0 and 1 with weights 1 - q and
+        q (Zhu, Dong & Wang 2022, Thm 11; ``pld.mechanisms.laplace_mixture``)."""
+        from .registry import mechanism_of
+
+        sampled: Mechanism = mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
+        return sampled
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return laplace(self.scale, value_discretization_interval=h)
