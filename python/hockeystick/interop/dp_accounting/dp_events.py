@@ -83,6 +83,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import Any
 
 try:
     from dp_accounting import dp_event as ev
@@ -102,7 +103,6 @@ from .event_checks import (
     ADD_REMOVE,
     Case,
     add_runs,
-    additive_shift,
     case_of,
     check_count,
     check_reach,
@@ -171,12 +171,27 @@ def _visit_one(
         mechanism = reader.from_dp_event(event, relation.name.lower())
         if isinstance(mechanism, NonPrivateRun):  # released: epsilon = inf
             add_runs(plan, (mechanism.name,), count, True)
+        elif mechanism is not None and mechanism.gaussian_radius() is not None:
+            _fold_gaussian(event, mechanism, count, plan)
         elif mechanism is not None:  # None: the event releases nothing
             if not mechanism.composed_as_atoms():  # exact atoms: no loss grid to outgrow
                 check_registered_reach(event, mechanism)
             add_runs(plan, mechanism.spec(), count, False)
         return
     case_of(_VISITS, event)(event, count, relation, plan)
+
+
+def _fold_gaussian(event: ev.DpEvent, mechanism: Any, count: int, plan: CompositionPlan) -> None:
+    """``count`` runs of a Gaussian pair folded into the plan's closed form (its radius squared
+    added: no grid, so no loss reach to refuse), refusing a sum past the largest double."""
+    plan.add_gaussian(mechanism.gaussian_radius(), count)
+    if not math.isfinite(plan.gaussian_r2):  # count r^2 summed past the largest double
+        field = mechanism.dp_event_field
+        raise ParameterOutOfRange(
+            f"{type(event).__name__}.{field} = {getattr(event, field)!r} (with {count} runs) makes "
+            f"the composed Gaussian's squared radius overflow (sum of count (shift / {field})^2 "
+            "past 1.8e308): no certified bound is computed; use more noise"
+        )
 
 
 # dp_accounting's random allocation event (its releases after 0.6.0), read by its class name and
@@ -212,7 +227,7 @@ def _visit_random_allocation(
             f"steps), got {selected} > {steps}"
         )
     if selected == steps:  # every step: the record in all of them
-        _visit_gaussian(inner, count * steps, relation, plan)
+        _visit_one(inner, count * steps, relation, plan)
         return
     sigma = noise(inner, "noise_multiplier")
     if sigma > 0:
@@ -237,30 +252,11 @@ def _visit_non_private(
     plan.non_private = True
 
 
-def _visit_gaussian(
-    event: ev.GaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    sigma = noise(event, "noise_multiplier")
-    if sigma == 0:
-        plan.non_private = True
-        return
-    plan.add_gaussian(additive_shift(relation) / sigma, count)
-    if not math.isfinite(
-        plan.gaussian_r2
-    ):  # count (shift / sigma)^2 summed past the largest double
-        raise ParameterOutOfRange(
-            f"GaussianDpEvent.noise_multiplier = {event.noise_multiplier!r} (with {count} runs) makes the "
-            f"composed Gaussian's squared radius overflow (sum of count (shift / noise_multiplier)^2 past "
-            f"1.8e308): no certified bound is computed; use more noise"
-        )
-
-
 # Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's);
 # compositions are unwrapped by ``_visit`` itself.
 _VISITS: dict[type, Case] = {
     ev.NoOpDpEvent: _visit_noop,
     ev.NonPrivateDpEvent: _visit_non_private,
-    ev.GaussianDpEvent: _visit_gaussian,
     ev.PoissonSampledDpEvent: partial(sampled_plans.poisson, visit=_visit),
     ev.SampledWithoutReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
     ev.SampledWithReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),

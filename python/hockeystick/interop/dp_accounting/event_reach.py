@@ -19,13 +19,12 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 
 from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import COPY_COUNT_CUT
-from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
+from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange
 from .event_checks import (
     MAX_COPIES,
     MAX_GROUP_ATOMS,
     Case,
     SampledEvent,
-    additive_shift,
     check_reach,
     nearest_case,
     registered_mechanism,
@@ -58,18 +57,6 @@ def _registered_reach(event: ev.DpEvent, relation: NeighboringRelation, group: f
         return _NO_REACH  # nothing released, or a non-private run (its sampled pair is exact)
     reach = float(mechanism.group_loss_reach(group))
     return (reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
-
-
-def _gaussian_reach(
-    event: ev.GaussianDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.noise_multiplier > 0:
-        return _NO_REACH
-    return (
-        gaussian_reach(group * additive_shift(relation) / float(event.noise_multiplier)),
-        event,
-        "noise_multiplier",
-    )
 
 
 def _sampled_reach(
@@ -175,7 +162,6 @@ def check_inner_reach(
 
 # How far one run's loss reaches (``event_reach``); an event absent here reaches nothing.
 _REACHES: dict[type, Case] = {
-    ev.GaussianDpEvent: _gaussian_reach,
     ev.PoissonSampledDpEvent: _sampled_reach,
     ev.SampledWithoutReplacementDpEvent: _sampled_reach,
     ev.SampledWithReplacementDpEvent: _with_replacement_reach,

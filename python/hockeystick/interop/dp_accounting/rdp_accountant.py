@@ -347,17 +347,6 @@ def _composed_rdp(
     return sum((acc._rdp_of(e, count) for e in event.events), _zero(acc))
 
 
-def _gaussian_rdp(
-    acc: HockeystickRdpAccountant, event: ev.GaussianDpEvent, count: int
-) -> np.ndarray:
-    s = _sigma(event)
-    if s == 0:
-        return _infinite(acc)
-    if s == math.inf:  # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
-        return _zero(acc)
-    return count * gaussian_rdp(s / acc._replace_factor(), acc.orders)
-
-
 def _poisson_rdp(
     acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent, count: int
 ) -> np.ndarray:
@@ -436,7 +425,6 @@ _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.NonPrivateDpEvent: _non_private_rdp,
     ev.SelfComposedDpEvent: _self_composed_rdp,
     ev.ComposedDpEvent: _composed_rdp,
-    ev.GaussianDpEvent: _gaussian_rdp,
     ev.PoissonSampledDpEvent: _poisson_rdp,
     ev.SampledWithoutReplacementDpEvent: _without_replacement_rdp,
     ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,

@@ -24,23 +24,19 @@ from ...pld.mechanisms import (
     Spec,
     mechanism_of,
 )
-from ..loss_reach import ParameterOutOfRange, gaussian_reach
+from ..loss_reach import ParameterOutOfRange
 from .event_checks import (
     ADD_REMOVE,
     NON_PRIVATE,
     OVERFLOW_REACH,
     ZCDP_MIXED,
-    Case,
     SampledEvent,
     Unsupported,
     Visit,
     add_runs,
     bounded_by,
-    check_reach,
     check_registered_reach,
     integer,
-    nearest_case,
-    noise,
     plan_with,
     probability,
     registered_mechanism,
@@ -102,10 +98,6 @@ def poisson(
     ).non_private:  # released with probability q: delta = q, exactly
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
-    case = nearest_case(_POISSON_SAMPLED, inner)
-    if case is not None:
-        case(event, q, count, relation, plan)
-        return
     registered = registered_mechanism(inner, relation)
     sampled = (
         None
@@ -118,20 +110,6 @@ def poisson(
         if not sampled.composed_as_atoms():  # on the loss grid: the inner's reach bounds it
             check_registered_reach(inner, registered)
         add_runs(plan, sampled.spec(), count, False)
-
-
-def _poisson_gaussian(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = event.event
-    sigma = noise(inner, "noise_multiplier")
-    if sigma > 0:
-        check_reach(inner, "noise_multiplier", gaussian_reach(1.0 / sigma))
-    add_runs(plan, ("poisson_gaussian", sigma, q), count, sigma == 0)
 
 
 def _poisson_replace_one(
@@ -296,10 +274,3 @@ def _with_replacement_generic(
         event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision"
     )
     plan.add(("with_replacement_generic", m, n, inner.key()), count)
-
-
-# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, its
-# registered mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
-_POISSON_SAMPLED: dict[type, Case] = {
-    ev.GaussianDpEvent: _poisson_gaussian,
-}

@@ -1089,6 +1089,72 @@ class Laplace(Mechanism):
 
 
 @dataclass(frozen=True)
+class Gaussian(Mechanism):
+    """Gaussian noise ``sigma`` on a query moved by ``shift``: P = N(shift, sigma^2) vs Q = N(0,
+    sigma^2), one symmetric direction, exactly theta_eps(shift / sigma) (``gaussian``).  A plan
+    folds it into its closed form (``gaussian_radius``: the radii's squares add, Dong, Roth & Su
+    2022, Cor. 3.3) rather than composing its grid PLD."""
+
+    name: ClassVar[str] = "gaussian"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.GaussianDpEvent"
+    dp_event_field: ClassVar[str] = "noise_multiplier"
+    sigma: float
+    shift: float = 1.0
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Gaussian | NonPrivateRun:
+        """One ``GaussianDpEvent(noise_multiplier=sigma)``: shift 1 under add/remove and
+        replace-special, 2 under replace-one (the replaced record's two contributions, each of norm
+        at most the sensitivity); sigma = 0 is non-private."""
+        from ...base.event_fields import noise
+        from ...base.event_refusal import NonPrivateRun  # off the first answer's import path
+
+        sigma = noise(event, "noise_multiplier")
+        if sigma == 0:
+            return NonPrivateRun(cls.name)
+        return cls(sigma, 2.0 if relation == "replace_one" else 1.0)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """alpha shift^2 / (2 sigma^2) (Mironov 2017, Prop. 7), shift 2 under replace-one; sigma
+        >= 0 with +inf allowed (infinite noise releases nothing: the zero curve, as dp_accounting's
+        RdpAccountant)."""
+        from ...base.event_fields import event_field_at_least_zero
+        from ...rdp import gaussian_rdp
+
+        sigma = event_field_at_least_zero(event, "noise_multiplier")
+        if sigma == 0:
+            return np.full(np.shape(orders), np.inf)
+        if sigma == math.inf:
+            return np.zeros(np.shape(orders))
+        return gaussian_rdp(sigma / (2.0 if relation == "replace_one" else 1.0), orders)
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return gaussian(self.sigma, sensitivity=self.shift, value_discretization_interval=h)
+
+    def gaussian_radius(self) -> float | None:
+        """shift / sigma: the plan adds its square to the closed form's."""
+        return self.shift / self.sigma
+
+    def loss_reach(self) -> float:
+        """``gaussian_reach(shift / sigma)``: the loss N(r^2/2, r^2) has mass below 1e-300 past it."""
+        from ...base.parameter_range import gaussian_reach
+
+        return gaussian_reach(self.shift / self.sigma)
+
+    def group_loss_reach(self, c: float) -> float:
+        """``gaussian_reach`` of c times the radius (c copies move the query by c shifts)."""
+        from ...base.parameter_range import gaussian_reach
+
+        return gaussian_reach(c * self.shift / self.sigma)
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample: the subsampled Gaussian of noise sigma / shift (Zhu, Dong & Wang 2022,
+        Thm 11; ``subsampled_gaussian``)."""
+        return PoissonGaussian(self.sigma / self.shift, q)
+
+
+@dataclass(frozen=True)
 class PoissonGaussian(Mechanism):
     """The Poisson-subsampled Gaussian, noise ``sigma``, rate ``q``: remove P = (1-q) N(0,
     sigma^2) + q N(1, sigma^2) vs Q = N(0, sigma^2), add the pair swapped (Zhu, Dong, Wang 2022, Thm 11;

@@ -175,6 +175,12 @@ class Mechanism(ABC):
         curve = mechanism.rdp(orders)
         return NOT_OFFERED if curve is None else curve
 
+    def gaussian_radius(self) -> float | None:
+        """The radius r of the Gaussian pair this mechanism is, where a plan folds it into its closed
+        form (the squares of the radii add: the composition is the Gaussian of radius sqrt(sum r^2),
+        Dong, Roth & Su 2022, Cor. 3.3), or None: every other mechanism is composed as itself."""
+        return None
+
     def loss_reach(self) -> float:
         """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not stated.
 
