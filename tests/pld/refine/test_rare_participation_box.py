@@ -34,13 +34,9 @@ P = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 SIGMAS = (0.5, 1.0, 2.0)
 ISSUE_RUN = (0.6, 1e-5, 10**6, 1e-10)
 
-# (sigma, q, T, delta) whose default bracket is wider than the default tolerance: the upper side,
-# whose pessimistic grid spreads each round's loss (~q) over a cell of FINE_INTERVAL, adds a
-# variance that over 10^6 rounds of q 1e-4 moves epsilon by more than the tolerance
-WIDE = {
-    (0.5, 1e-4, 10**6, 1e-12),
-    (1.0, 1e-4, 10**6, 1e-12),
-}
+# (sigma, q, T, delta) whose default bracket is wider than the default tolerance: none of the points
+# read here (at 10^7 and 10^8 rounds, read by hand, sigma 0.5 is still wide)
+WIDE: set[tuple[float, float, int, float]] = set()
 
 
 # the points the suite reads: at each sigma, the rates' corners of at most 10^6 rounds at delta
