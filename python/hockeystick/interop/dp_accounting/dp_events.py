@@ -82,7 +82,6 @@ fails); around any other inner event it is refused (the proof is the Gaussian's)
 from __future__ import annotations
 
 import math
-from functools import partial
 from typing import Any
 
 try:
@@ -101,31 +100,23 @@ from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .event_checks import (
     ADD_REMOVE,
-    Case,
     add_runs,
-    case_of,
     check_count,
     check_reach,
     check_registered_reach,
     integer,
-    nearest_case,
     noise,
     plan_with,
     require_relation,
 )
 from .event_checks import Unsupported as Unsupported  # re-exported: the adapters' refusal
-from .secagg_events import (
-    DistributedDiscreteGaussianDpEvent,
-    DistributedSkellamDpEvent,
-    visit_sampled_secure_aggregation,
-    visit_secure_aggregation,
-)
-from .secagg_pair_events import (
-    DistributedDiscreteLaplaceDpEvent,
-    PoissonBinomialDpEvent,
-    visit_pair_round,
-    visit_sampled_pair_round,
-)
+from .event_structure import structure_case
+from .secagg_events import SECURE_AGGREGATION
+from .secagg_pair_events import PAIR_ROUNDS
+
+# the families of client rounds under secure aggregation, each reading its own events
+# (``client_rounds``): their rounds compose on their own, as the family's profile
+CLIENT_ROUNDS = (SECURE_AGGREGATION, PAIR_ROUNDS)
 
 
 def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> CompositionPlan:
@@ -154,31 +145,54 @@ def _visit(
 def _visit_one(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """``count`` runs of one event that is not a composition (``_visit``): by its case, or, for an
-    event of a class no case reads, by the registered mechanism whose ``dp_event`` it is
+    """``count`` runs of one event that is not a composition (``_visit``): a secure-aggregation
+    round (or a sample of one) by its family, a structural event by its case
+    (``event_structure``), a leaf by the registered mechanism whose ``dp_event`` it is
     (``Mechanism.from_dp_event``, ``pld.mechanisms.registry.dp_event_class``;
     docs/howto-mechanism.md)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
-    if visit_sampled_secure_aggregation(event, count, relation, plan):
-        return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
-    if visit_sampled_pair_round(event, count, relation, plan):
-        return  # a Poisson sample of a Poisson-binomial or discrete Laplace round (secagg_pair_events)
-    reader = None if nearest_case(_VISITS, event) is not None else dp_event_class(event)
-    # a leaf event: read by the registered mechanism whose event it is
-    if reader is not None:
-        mechanism = reader.from_dp_event(event, relation.name.lower())
-        if isinstance(mechanism, NonPrivateRun):  # released: epsilon = inf
-            add_runs(plan, (mechanism.name,), count, True)
-        elif mechanism is not None and mechanism.gaussian_radius() is not None:
-            _fold_gaussian(event, mechanism, count, plan)
-        elif mechanism is not None:  # None: the event releases nothing
-            if not mechanism.composed_as_atoms():  # exact atoms: no loss grid to outgrow
-                check_registered_reach(event, mechanism)
-            add_runs(plan, mechanism.spec(), count, False)
+    for family in CLIENT_ROUNDS:  # a round of the family or a Poisson sample of one
+        if family.visit_event(event, count, relation, plan):
+            return
+    case = structure_case(event, "plan", globals())
+    if case is not None:
+        case(event, count, relation, plan)
         return
-    case_of(_VISITS, event)(event, count, relation, plan)
+    reader = dp_event_class(event)  # a leaf: the registered mechanism whose event it is
+    if reader is None:
+        raise Unsupported(event, "Unsupported event.")
+    mechanism = reader.from_dp_event(event, relation.name.lower())
+    if isinstance(mechanism, NonPrivateRun):  # released: epsilon = inf
+        add_runs(plan, (mechanism.name,), count, True)
+    elif mechanism is not None and mechanism.gaussian_radius() is not None:
+        _fold_gaussian(event, mechanism, count, plan)
+    elif mechanism is not None:  # None: the event releases nothing
+        if not mechanism.composed_as_atoms():  # exact atoms: no loss grid to outgrow
+            check_registered_reach(event, mechanism)
+        add_runs(plan, mechanism.spec(), count, False)
+
+
+def _visit_poisson(
+    event: ev.PoissonSampledDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+) -> None:
+    """A Poisson sample of any event (``sampled_plans.poisson``), its inner planned by ``_visit``."""
+    sampled_plans.poisson(event, count, relation, plan, visit=_visit)
+
+
+def _visit_fixed_size(
+    event: ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+) -> None:
+    """A fixed-size sample of any event, with or without replacement (``sampled_plans.fixed_size``),
+    its inner planned by ``_visit``."""
+    sampled_plans.fixed_size(event, count, relation, plan, visit=_visit)
 
 
 def _fold_gaussian(event: ev.DpEvent, mechanism: Any, count: int, plan: CompositionPlan) -> None:
@@ -250,18 +264,3 @@ def _visit_non_private(
     event: ev.NonPrivateDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
     plan.non_private = True
-
-
-# Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's);
-# compositions are unwrapped by ``_visit`` itself.
-_VISITS: dict[type, Case] = {
-    ev.NoOpDpEvent: _visit_noop,
-    ev.NonPrivateDpEvent: _visit_non_private,
-    ev.PoissonSampledDpEvent: partial(sampled_plans.poisson, visit=_visit),
-    ev.SampledWithoutReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
-    ev.SampledWithReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
-    DistributedDiscreteGaussianDpEvent: visit_secure_aggregation,
-    DistributedSkellamDpEvent: visit_secure_aggregation,
-    PoissonBinomialDpEvent: visit_pair_round,
-    DistributedDiscreteLaplaceDpEvent: visit_pair_round,
-}

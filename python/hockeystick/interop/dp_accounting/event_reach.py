@@ -23,12 +23,11 @@ from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange
 from .event_checks import (
     MAX_COPIES,
     MAX_GROUP_ATOMS,
-    Case,
     SampledEvent,
     check_reach,
-    nearest_case,
     registered_mechanism,
 )
+from .event_structure import structure_case
 
 
 def event_reach(
@@ -39,7 +38,7 @@ def event_reach(
     ``group`` copies of the record (each shift times ``group``: quadratic in it for the Gaussians,
     gaussian_reach(group r), linear for the others).  Called on validated events; a zero noise
     (non-private) contributes nothing here (the sampled pair is exact)."""
-    case = nearest_case(_REACHES, event)
+    case = structure_case(event, "reach", globals())
     return (
         _registered_reach(event, relation, group) if case is None else case(event, relation, group)
     )
@@ -158,13 +157,3 @@ def check_inner_reach(
             limit,
             f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}",
         )
-
-
-# How far one run's loss reaches (``event_reach``); an event absent here reaches nothing.
-_REACHES: dict[type, Case] = {
-    ev.PoissonSampledDpEvent: _sampled_reach,
-    ev.SampledWithoutReplacementDpEvent: _sampled_reach,
-    ev.SampledWithReplacementDpEvent: _with_replacement_reach,
-    ev.SelfComposedDpEvent: _self_composed_reach,
-    ev.ComposedDpEvent: _composed_reach,
-}

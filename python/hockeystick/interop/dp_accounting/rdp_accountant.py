@@ -55,8 +55,8 @@ alpha) is within 2.5% of a grid order everywhere above 11.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import cast
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -88,12 +88,11 @@ from .event_checks import (
     ADD_REMOVE,
     Unsupported,
     check_count,
-    nearest_case,
     nesting_refused,
 )
+from .event_structure import structure_case
 from .secagg_events import (
-    DistributedDiscreteGaussianDpEvent,
-    DistributedSkellamDpEvent,
+    SECURE_AGGREGATION,
     secure_aggregation_rdp_case,
 )
 
@@ -203,10 +202,12 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return None
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
-        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in
-        ``_RDP_CURVES``, or for an event no case reads, its registered mechanism's Rényi curve
-        (``_registered_rdp``)."""
-        case = nearest_case(_RDP_CURVES, event)
+        """The RDP curve of ``count`` runs of ``event`` at ``orders``: a secure-aggregation round's
+        (its family's, ``secagg_events``), a structural event's case (``event_structure``), or a
+        leaf's registered mechanism's Rényi curve (``_registered_rdp``)."""
+        if isinstance(event, SECURE_AGGREGATION.classes):
+            return secure_aggregation_rdp_case(self, cast(Any, event), count)
+        case = structure_case(event, "rdp", globals())
         curve: np.ndarray = (_registered_rdp if case is None else case)(self, event, count)
         return curve
 
@@ -416,19 +417,3 @@ def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int
             f"got shape {curve.shape}: return the curve at each order asked"
         )
     return count * curve
-
-
-# Each event type's RDP curve (``event_checks.nearest_case``: a subclass takes its nearest base's;
-# an event absent here is read by its registered mechanism, ``_registered_rdp``).
-_RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
-    ev.NoOpDpEvent: _noop_rdp,
-    ev.NonPrivateDpEvent: _non_private_rdp,
-    ev.SelfComposedDpEvent: _self_composed_rdp,
-    ev.ComposedDpEvent: _composed_rdp,
-    ev.PoissonSampledDpEvent: _poisson_rdp,
-    ev.SampledWithoutReplacementDpEvent: _without_replacement_rdp,
-    ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,
-    ev.SingleEpochTreeAggregationDpEvent: _tree_aggregation_rdp,
-    DistributedDiscreteGaussianDpEvent: secure_aggregation_rdp_case,  # KLS21 Prop. 14 (secagg_events)
-    DistributedSkellamDpEvent: secure_aggregation_rdp_case,  # Agarwal et al. 2021 (secagg_events)
-}
