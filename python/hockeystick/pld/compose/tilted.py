@@ -277,16 +277,32 @@ class TiltedComposition:
             1.0 + float(exp_margin(self.scale_magnitude + abs(self.theta * (x / self.h))))
         )
 
+    @cached_property
+    def _charge_terms(self) -> tuple[float, float, float, float, float]:
+        """The window's round-off bounds (entry, total, spectral l2, inverse, inverse l2) as floats
+        (``GridPMF.charges``)."""
+        c = self.window.charges()
+        return c.entry_error, c.total_error, c.spectral_l2, c.inverse_error, c.inverse_l2
+
     def weighted_charge(self, x: float) -> float:
         """The tilted window's round-off charge of the weighted sum the untilted curve at ``x``
-        reads (module docstring): the lesser of ``charge_at``'s (every mass above x at weight 1)
-        and ``charge_of_weighted_sum`` at ``tilted_weights``' sum and norm."""
+        reads (module docstring): ``GridPMF.charge_of_weighted_sum``'s min(entry S, total, l2 N +
+        min(inverse S, inverse_l2 N)) at S and N the lesser of ``tilted_weights``' sum and norm and
+        the count m of the window's masses above x (one more, for the rounding of x / h) and its
+        square root (``charge_at``'s: every mass above x at weight 1), in floats (a read calls it
+        at every step of its search)."""
+        entry, total, l2, inverse, inverse_l2 = self._charge_terms
+        if total == 0.0:
+            return 0.0
         w = self.window
-        at = np.array([x])
-        plain = float(w.charge_at(at)[0])
-        total, norm = tilted_weights(x / self.h, self.theta, self.h)
-        weighted = float(w.charge_of_weighted_sum(np.array([total]), np.array([norm]))[0])
-        return min(plain, weighted)
+        position = x / self.h
+        above = w.k_lo + w.p.size - 1 - max(math.floor(position) - 1, w.k_lo - 1)
+        count = float(max(0, min(w.p.size, above)))
+        if count == 0.0:
+            return 0.0
+        weight_sum, weight_norm = tilted_weights(position, self.theta, self.h)
+        s, n = min(weight_sum, count), min(weight_norm, math.sqrt(count))
+        return min(entry * s, total, l2 * n + min(inverse * s, inverse_l2 * n))
 
     def side_at(self, x: float) -> float:
         """The certified delta on this side at the curve argument ``x`` (already moved by the loss
