@@ -1,13 +1,14 @@
 """One round of a run, as the ledger records it: which mechanism released what, with that round's settings.
 
 A ``Round`` is a value (frozen, hashable): the ledger keeps counts per distinct round, and its JSON
-form (``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Three mechanisms, each with
-the curves the ledger's guarantees read:
+form (``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Five mechanisms with fields
+of their own, and any registered with its Rényi curve, each with the curves the ledger's guarantees
+read:
 
 * ``Round.subsampled_gaussian(sigma, sampling_rate)``: the Poisson-subsampled Gaussian, add/remove
   neighbours (sampling_rate 1 is the Gaussian mechanism, and is stored as one);
 * ``Round.gaussian(sigma)``: the Gaussian mechanism, for the relation its sensitivity was computed
-  for; the one round type with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
+  for, with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
 * ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure
   1/scale-DP;
 * ``Round.discrete_gaussian(sigma, sensitivity)``: discrete Gaussian noise N_Z(0, sigma^2) on an
