@@ -100,3 +100,8 @@ def test_a_registered_curve_that_breaks_its_contract_is_refused():
             one.rdp_upper(ORDERS)
     finally:
         registry.unregister("broken_toy")
+
+
+def test_stage_refuses_a_keyword_that_is_no_facet():
+    with pytest.raises(ValueError, match="stage takes the facets compose_file, .*got gdp"):
+        registry.stage(gdp=lambda sigma: sigma)

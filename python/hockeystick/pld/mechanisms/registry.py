@@ -62,6 +62,16 @@ GRID_KEYWORD = "value_discretization_interval"
 # plans
 DEFINING_STAGES = ("mechanisms", "sampling", "accountants")
 
+# the facets the ledger reads of its rounds (``StageEntry``), given to ``stage`` by keyword
+LEDGER_FACETS = (
+    "compose_file",
+    "round_fields",
+    "checked",
+    "cached_compose",
+    "gaussian_of",
+    "lower",
+)
+
 _CLASSES: dict[str, type[AnyMechanism]] = {}
 _STAGES: dict[str, StageEntry] = {}
 _LOADED: list[bool] = []
@@ -204,8 +214,14 @@ def stage(
     Raises
     ------
     ValueError
-        If another constructor is registered under the same name.
+        If another constructor is registered under the same name, or a keyword is not a facet.
     """
+    unknown = sorted(set(ledger_facets) - set(LEDGER_FACETS))
+    if unknown:
+        raise ValueError(
+            f"stage takes the facets {', '.join(LEDGER_FACETS)} besides relation, relations, "
+            f"round_noise, rdp and name, got {', '.join(unknown)}"
+        )
 
     def register(build: C) -> C:
         word = build.__name__ if name is None else name
