@@ -37,9 +37,10 @@ UNIT_ROUNDOFF = 2.0**-53
 # tail of 1e-15 each side, with the cells' margin): about GAUSSIAN_SPAN r / h points.
 GAUSSIAN_SPAN = 16.0
 # (*) is read where the grid part has at most this share of the Gaussian factor's points: an
-# epsilon search reads (*) at a few dozen arguments, each one theta a grid point (~50 ns), where the
-# Gaussian on the grid costs a discretized cell (~300 ns) and its share of two compositions per point.
-BESIDE_SHARE = 0.125
+# epsilon search reads (*) at some 25 arguments, each one theta a grid point (~40 ns), where the
+# Gaussian on the grid costs a discretized cell (~300 ns) and its share of two compositions per point
+# (~170 ns): even at about 0.4 of them.
+BESIDE_SHARE = 0.25
 # Arguments read at once: the (argument, grid point) table stays within a few MiB.
 ROWS_ENTRIES = 1 << 19
 
@@ -105,7 +106,9 @@ def grid_beside_gaussian(
             e = eps[start : start + rows]
             margin = pmf.loss_shift + 4.0 * UNIT_ROUNDOFF * (np.abs(e) + reach)
             moved = e - margin if upper else e + margin
-            weights = gaussian_side(radius, (moved[:, None] - losses[None, :]).ravel(), upper)
+            # one thread: theta's parallel loop over some 10^4 arguments costs more than it saves
+            shifted = (moved[:, None] - losses[None, :]).ravel()
+            weights = gaussian_side(radius, shifted, upper, threads=1)
             weights = weights.reshape(e.size, n)
             total = weights @ p
             grow = 1.0 + relative

@@ -212,9 +212,9 @@ def _rounded_cells(
     centred = np.zeros(edges.size - 1, dtype=bool)
     centred[1:] = mean_at_least(r, edges[1:-1], edges[2:], x[1:-1])
     index = np.where(centred | (index == first), index, index - 1)
-    for k, m in zip(index.tolist(), mass.tolist(), strict=True):
-        if m > 0.0:
-            atoms[k] = atoms.get(k, 0.0) + m
+    for k, cell_mass in zip(index.tolist(), mass.tolist(), strict=True):
+        if cell_mass > 0.0:
+            atoms[k] = atoms.get(k, 0.0) + cell_mass
 
 
 def normal_masses(
