@@ -142,9 +142,9 @@ inline double log_one_minus_exp_below(double r) {
 }
 
 // The index of the first largest of v[0 .. n).
-inline int first_argmax(const double* v, int n) {
-    int best = 0;
-    for (int i = 1; i < n; ++i)
+inline std::size_t first_argmax(const double* v, std::size_t n) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < n; ++i)
         if (v[i] > v[best]) best = i;
     return best;
 }
@@ -215,12 +215,14 @@ inline double max_output_log_delta(double log_p, double log_q, double eps) {
 class MaxOutputsLadder {
   public:
     explicit MaxOutputsLadder(std::vector<OutputSegment> segments) : segments_(std::move(segments)) {
-        z_.resize(kMaxOutputsCoarseSteps);
-        log_p_.resize(kMaxOutputsCoarseSteps);
-        log_q_.resize(kMaxOutputsCoarseSteps);
+        const std::size_t n = static_cast<std::size_t>(kMaxOutputsCoarseSteps);
+        z_.resize(n);
+        log_p_.resize(n);
+        log_q_.resize(n);
         std::vector<double> p_terms, q_terms;
-        for (int i = 0; i < kMaxOutputsCoarseSteps; ++i) {
-            z_[i] = max_of_outputs_detail::ladder_point(kMaxOutputsZLeast, kMaxOutputsZMost, kMaxOutputsCoarseSteps, i);
+        for (std::size_t i = 0; i < n; ++i) {
+            z_[i] = max_of_outputs_detail::ladder_point(kMaxOutputsZLeast, kMaxOutputsZMost, kMaxOutputsCoarseSteps,
+                                                        static_cast<int>(i));
             if (segments_.empty()) continue;
             const std::pair<double, double> sides = max_output_log_sides(segments_, z_[i], p_terms, q_terms);
             log_p_[i] = sides.first;
@@ -250,24 +252,24 @@ class MaxOutputsLadder {
     double delta(double eps, bool fine) const {
         if (segments_.empty()) return 0.0;
         const auto read = [&](double log_p, double log_q) { return max_output_log_delta(log_p, log_q, eps); };
-        const double value = fine ? std::max(best(read).second, coarse(read).second) : coarse(read).second;
+        const double value = fine ? best(read).second : coarse(read).second;  // best: at least the coarse one
         return std::isfinite(value) ? std::exp(value) * (1.0 - 4.0 * max_of_outputs_detail::kU) : 0.0;
     }
 
   private:
     // The first largest read(log P, log Q) over the coarse ladder: (its index, its value).
     template <class Read>
-    std::pair<int, double> coarse(Read&& read) const {
-        std::vector<double> values(kMaxOutputsCoarseSteps);
-        for (int i = 0; i < kMaxOutputsCoarseSteps; ++i) values[i] = read(log_p_[i], log_q_[i]);
-        const int i = max_of_outputs_detail::first_argmax(values.data(), kMaxOutputsCoarseSteps);
+    std::pair<std::size_t, double> coarse(Read&& read) const {
+        std::vector<double> values(z_.size());
+        for (std::size_t i = 0; i < z_.size(); ++i) values[i] = read(log_p_[i], log_q_[i]);
+        const std::size_t i = max_of_outputs_detail::first_argmax(values.data(), values.size());
         return {i, values[i]};
     }
 
     // The coarse ladder's best threshold, then the finer ladder's around it where its best is higher: (z, value).
     template <class Read>
     std::pair<double, double> best(Read&& read) const {
-        const std::pair<int, double> c = coarse(read);
+        const std::pair<std::size_t, double> c = coarse(read);
         const double zc = z_[c.first];
         const double step = z_[1] - z_[0];
         std::vector<double> p_terms, q_terms;
