@@ -437,6 +437,69 @@ def g1_blocks(
     )
 
 
+def g1_cpu(blocks: int = 20, passes: int = 3, seed: int = 0) -> None:
+    """G1's CPU per block by the epsilon rule (``delta_accuracy="epsilon"``, one thread, round_cache
+    cleared per block): the ``blocks`` (sigma, q) pairs of ``seed`` (0: bench/README.md's sample),
+    ``passes`` passes in this process (the first pays the lazy imports, so scipy.optimize is loaded
+    before); per block the median over the passes, each pass's user and system CPU (the kernel's
+    part: page faults, unmapping), the slowest blocks, and a digest of every bracket, which a change
+    that keeps the doubles keeps."""
+    import hashlib
+
+    import scipy.optimize  # noqa: F401  (the complement read's, loaded before the timing)
+
+    sigma = np.logspace(np.log10(0.5), np.log10(5), 50)
+    q = np.logspace(-4, -1, 20)
+    rounds = np.round(np.logspace(1, 5, 50))
+    eps = np.linspace(0.5, 10, 20)
+    rng = np.random.default_rng(seed)
+    pairs = list(zip(rng.choice(sigma, blocks), rng.choice(q, blocks)))
+    spent = np.empty((passes, blocks))
+    digest = hashlib.sha256()
+    for k in range(passes):
+        before = os.times()
+        for b, (s, qi) in enumerate(pairs):
+            round_cache.clear()
+            start = time.process_time()
+            lo, up = pld.SubsampledGaussianPLD(
+                sigma=s,
+                sampling_rate=qi,
+                rounds=rounds[:, None],
+                accuracy=1e-2,
+                delta_accuracy="epsilon",
+                workers=1,
+            ).delta(eps[None, :], bound="both")
+            spent[k, b] = time.process_time() - start
+            if k == 0:
+                digest.update(lo.tobytes() + up.tobytes())
+        after = os.times()
+        print(
+            f"G1 CPU pass {k + 1}/{passes}, {blocks} blocks: user {after.user - before.user:.2f} s, "
+            f"system {after.system - before.system:.2f} s; load average {os.getloadavg()[0]:.2f}"
+        )
+    median = np.median(spent, axis=0)
+    slowest = np.argsort(median)[::-1][:5]
+    print(
+        f"G1 CPU per block (median of {passes} passes, {blocks} blocks of seed {seed}, "
+        f"workers=1): mean {median.mean():.3f} s, median {np.median(median):.3f} s; slowest "
+        + ", ".join(
+            f"sigma {pairs[b][0]:.3g} q {pairs[b][1]:.2g}: {median[b]:.3f} s" for b in slowest
+        )
+        + f"; brackets sha256 {digest.hexdigest()[:16]}; {_cpu_model()}"
+    )
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            names = [
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            ]
+        return f"{names[0]}, {len(names)} cores" if names else f"{os.cpu_count()} cores"
+    except OSError:
+        return f"{os.cpu_count()} cores"
+
+
 def g1_report(blocks: int = 20) -> None:
     """G1's 20-block estimate in both stopping rules: CPU time per block (times 1000 for the grid),
     the share of points within 1e-2 relative in delta, and the share meeting G1's criterion
@@ -671,8 +734,9 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
 
 
 def main(goals: list[str]) -> None:
-    """``python bench/bench_pld_grid.py [G1] [G1full] [G1eps] [epsilon] [pool] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2,
-    G3 by default; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon``
+    """``python bench/bench_pld_grid.py [G1] [G1cpu] [G1full] [G1eps] [epsilon] [pool] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2,
+    G3 by default; G1cpu: G1's 20 blocks' CPU per block, medians of 3 passes, with the system
+    part and a digest of the brackets; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon``
     is given, then through a 2-process pool's map when ``pool`` is given and on a 2-worker LocalCluster when
     ``dask`` is, each against it; G1eps: the whole grid asked in epsilon at 20 deltas; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20 targets with and without the
     direction-by-direction search, interleaved)."""
@@ -694,6 +758,8 @@ def main(goals: list[str]) -> None:
             f"{name}: hockeystick accuracy=1e-3 {t_ours:.3f} s [{lo:.5f}, {up:.5f}] (width {up - lo:.1e}); "
             f"dp_accounting h=1e-4 {t_dp:.3f} s eps {eps_dp:.5f}; ratio {t_dp / t_ours:.1f}x"
         )
+    if "G1cpu" in goals:
+        g1_cpu()
     if "G1" in goals:
         g1_report()
         g1_versus_dp_accounting()

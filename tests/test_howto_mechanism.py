@@ -23,6 +23,8 @@ import pytest
 from dp_accounting import dp_event as ev
 
 from hockeystick import pld
+from hockeystick.base.event_fields import noise, require_relation
+from hockeystick.base.event_refusal import NonPrivateRun
 from hockeystick.cli import main
 from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.ledger import PrivacyLedger, Round
@@ -79,9 +81,19 @@ def toy() -> Iterator[type[Mechanism]]:
         scale: float
 
         @classmethod
-        def from_dp_event(cls, event: ToyLaplaceDpEvent, relation: str) -> ToyLaplace:
-            """Shift 1 under add/remove, 2 under replace-one: the scale halved (as the adapter's Laplace)."""
-            return cls(event.scale / 2.0 if relation == "replace_one" else event.scale)
+        def from_dp_event(
+            cls, event: ToyLaplaceDpEvent, relation: str
+        ) -> ToyLaplace | NonPrivateRun:
+            """Shift 1 under add/remove, 2 under replace-one: the scale halved (as the package's
+            Laplace); its analysis is stated for these two relations only; a zero scale releases the
+            input."""
+            require_relation(
+                event, relation, ("add_or_remove_one", "replace_one"), "`ToyLaplaceDpEvent`"
+            )
+            scale = noise(event, "scale")
+            if scale == 0:
+                return NonPrivateRun(NAME)
+            return cls(scale / 2.0 if relation == "replace_one" else scale)
 
         def grid_pld(self, h: float) -> PrivacyLossDistribution:
             return laplace(self.scale, value_discretization_interval=h)
@@ -267,6 +279,31 @@ def test_the_rdp_accountant_reaches_it(toy):
     assert ours.get_epsilon(DELTA) >= theirs.get_epsilon(DELTA)
 
 
+@pytest.mark.parametrize("door", ["pld", "rdp"])
+def test_its_refusals_and_field_rules_are_every_doors(toy, door):
+    """What the toy's ``from_dp_event`` refuses, each accountant refuses in its own error: a relation its
+    analysis does not state (dp_accounting's UnsupportedEventError, the facet's message), a field out of its
+    rule (the ValueError of base.event_fields naming ToyLaplaceDpEvent.scale); a zero scale is epsilon = inf."""
+    from dp_accounting import NeighboringRelation, UnsupportedEventError
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    kind = HockeystickPLDAccountant if door == "pld" else HockeystickRdpAccountant
+    special = kind(neighboring_relation=NeighboringRelation.REPLACE_SPECIAL)
+    assert not special.supports(ToyLaplaceDpEvent(1.0))
+    with pytest.raises(
+        UnsupportedEventError,
+        match=r"neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_ONE` for "
+        r"`ToyLaplaceDpEvent`\. Found NeighboringRelation\.REPLACE_SPECIAL\.",
+    ):
+        special.compose(ToyLaplaceDpEvent(1.0))
+    for bad in (-1.0, math.nan):
+        with pytest.raises(ValueError, match=r"ToyLaplaceDpEvent\.scale must be finite and >= 0"):
+            kind().compose(ToyLaplaceDpEvent(bad))
+    assert kind().compose(ToyLaplaceDpEvent(0.0)).get_epsilon(DELTA) == math.inf
+    assert math.isfinite(kind().compose(ToyLaplaceDpEvent(1.0)).get_epsilon(DELTA))
+
+
 def test_the_rdp_accountant_refuses_an_event_no_registered_class_reads(toy):
     from dp_accounting import UnsupportedEventError
 
@@ -297,9 +334,8 @@ def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_s
     assert registry.mechanism_class(NAME) is toy
     with pytest.raises(ValueError, match="did you mean 'toy_laplace'"):
         registry.stage_entry("toy_laplase")
-    assert (
-        registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is None
-    )  # the adapter's own case reads it
+    # dp_accounting's Laplace event is the package's Laplace mechanism's, not the toy's
+    assert registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is registry.mechanism_class("laplace")
     assert registry.dp_event_class(ToyLaplaceDpEvent(1.0)) is toy
 
 

@@ -1,30 +1,14 @@
 """The parameter range where the adapters compute certified bounds, and the error beyond it.
 
-A noise scale above ``MAX_NOISE`` (1e150) leaves a per-run privacy loss whose square underflows the
-doubles (a Gaussian of radius 1/sigma folds into sum r^2), and a run whose privacy loss can reach
-beyond ``MAX_LOSS_REACH`` (1e4) needs a loss grid of tens of millions of points at the adapters'
-first grid (3e-3, ``pld.refine.tuning.PLAN_COARSEST_INTERVAL``): a Laplace of scale 1e-5 (reach 1e5)
-spans some 7e7 points there, gigabytes of buffers for one run.  A Gaussian pair of radius r has its
-privacy loss L ~ N(r^2/2, r^2), so beyond ``gaussian_reach(r)`` = r^2/2 + 40 r lies a mass below
-1e-300.
-
-Settings beyond these limits are refused with ``ParameterOutOfRange``: a ValueError (the library's
-rule for input it cannot certify) that is also an OverflowError, the type dp_accounting raises for
-most of them (its grids overflow there).  This module imports nothing beyond the standard library,
-so the Opacus adapter uses it without dp_accounting.
+The range and its error are ``base.parameter_range``'s (every door reads them there, the mechanisms'
+readings of events included); the adapters import them here.  This module imports nothing beyond
+the standard library and ``base``, so the Opacus adapter uses it without dp_accounting.
 """
 
 from __future__ import annotations
 
-MAX_NOISE = 1e150
-MAX_LOSS_REACH = 1e4
-TAIL_RADII = 40.0
-
-
-class ParameterOutOfRange(ValueError, OverflowError):
-    """A valid parameter outside the range where a certified bound is computed (module docstring)."""
-
-
-def gaussian_reach(radius: float) -> float:
-    """A loss beyond which a Gaussian pair of this radius has (all but) no mass: r^2/2 + 40 r."""
-    return radius * radius / 2.0 + TAIL_RADII * radius
+from ..base.parameter_range import MAX_LOSS_REACH as MAX_LOSS_REACH
+from ..base.parameter_range import MAX_NOISE as MAX_NOISE
+from ..base.parameter_range import TAIL_RADII as TAIL_RADII
+from ..base.parameter_range import ParameterOutOfRange as ParameterOutOfRange
+from ..base.parameter_range import gaussian_reach as gaussian_reach

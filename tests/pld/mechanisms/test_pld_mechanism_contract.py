@@ -24,6 +24,7 @@ INNER = CompositionPlan(
     {("laplace", 3.0): 1}, gaussian_r2=1.0 / 16.0, gaussian_r2_operations=5
 ).key()
 PARAMETERS: dict[str, tuple[object, ...]] = {
+    "gaussian": (2.0, 1.0),
     "poisson_gaussian": (2.0, 0.1),
     "laplace": (2.0,),
     "laplace_mixture": (2.0, (0.0, 1.0), (0.9, 0.1)),

@@ -13,7 +13,7 @@ listed in ``WIDE``, marked as expected failures (strict: a point that becomes ti
 leaves the list).
 
 The suite reads the box's corners where dp_accounting composes in seconds (``SWEPT``: up to 10^6
-rounds, delta 1e-12, the harder end) under ``--run-slow``, and one tight point by default; at 10^7
+rounds, delta 1e-12, the harder end) under ``--run-slow``, and two tight points by default; at 10^7
 and 10^8 rounds dp_accounting's composition takes minutes a point."""
 
 from __future__ import annotations
@@ -34,17 +34,9 @@ P = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 SIGMAS = (0.5, 1.0, 2.0)
 ISSUE_RUN = (0.6, 1e-5, 10**6, 1e-10)
 
-# (sigma, q, T, delta) whose default bracket is wider than the default tolerance.  At sigma 0.5 with
-# q 1e-6 the lower side is still far below the upper one (the aligned cells' read,
-# ``refine.aligned_lower``, narrows but does not close it); elsewhere the width is 1e-3 to 3e-3,
-# the tilted optimistic charge (~0.7 % of delta at the issue's run) and the upper side's grid
-WIDE = {
-    (0.5, 1e-6, 10**6, 1e-12),
-    (0.5, 1e-4, 10**6, 1e-12),
-    (1.0, 1e-4, 10**4, 1e-12),
-    (1.0, 1e-4, 10**6, 1e-12),
-    ISSUE_RUN,
-}
+# (sigma, q, T, delta) whose default bracket is wider than the default tolerance: none of the points
+# read here (at 10^7 and 10^8 rounds, read by hand, sigma 0.5 is still wide)
+WIDE: set[tuple[float, float, int, float]] = set()
 
 
 # the points the suite reads: at each sigma, the rates' corners of at most 10^6 rounds at delta
@@ -54,8 +46,11 @@ SWEPT = [
     for s in SIGMAS
     for q, t in ((1e-6, 10**6), (1e-5, 10**6), (1e-4, 10**4), (1e-4, 10**6))
 ] + [ISSUE_RUN]
-# the point read by default: tight, and about a second for both sides
-DEFAULT_POINTS = [(0.5, 1e-4, 10**4, 1e-8)]
+# the points read by default, each tight and about a second for both sides: one at delta 1e-8, and
+# one at 1e-12 whose bracket the tilted reads' weighted round-off charge brings within the tolerance
+DEFAULT_POINTS = [(0.5, 1e-4, 10**4, 1e-8), (1.0, 1e-4, 10**4, 1e-12)]
+# every point read, once
+POINTS = SWEPT + [p for p in DEFAULT_POINTS if p not in SWEPT]
 
 
 def marked(points: list[tuple[float, float, int, float]]) -> list:
@@ -83,7 +78,7 @@ def dp_accounting_epsilon(sigma: float, q: float, rounds: int, delta: float) -> 
     return float(pld.self_compose(rounds).get_epsilon_for_delta(delta))
 
 
-@pytest.mark.parametrize("sigma, q, rounds, delta", marked(SWEPT + DEFAULT_POINTS))
+@pytest.mark.parametrize("sigma, q, rounds, delta", marked(POINTS))
 def test_the_bracket_is_on_the_safe_side_of_the_references_and_below_dp_accounting(
     sigma: float, q: float, rounds: int, delta: float
 ) -> None:
@@ -110,7 +105,7 @@ def test_the_bracket_is_on_the_safe_side_of_the_references_and_below_dp_accounti
                 else []
             ),
         )
-        for p in SWEPT + DEFAULT_POINTS
+        for p in POINTS
     ],
 )
 def test_the_bracket_is_within_the_default_tolerance(

@@ -135,6 +135,42 @@ class ClientRounds:
         self.require_replace(event, relation)
         add_runs(plan, self.spec(event, relation, 1.0), count, False)
 
+    def visit_event(
+        self, event: Any, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    ) -> bool:
+        """Add ``count`` runs of ``event`` and return True where it is a round of the family or a
+        sample around rounds of it (``visit``, ``visit_sampled``: refused but for a Poisson sample
+        directly around one round); return False for every other event (not the family's).
+
+        Parameters
+        ----------
+        event : dp_accounting.DpEvent
+            Any event that is not a composition.
+        count : int
+            Its runs.
+        relation : NeighboringRelation
+            The accountant's relation.
+        plan : CompositionPlan
+            The plan added to.
+
+        Returns
+        -------
+        bool
+            Whether the family read the event.
+
+        Raises
+        ------
+        Unsupported
+            Under ADD_OR_REMOVE_ONE, or for a sample of its rounds other than a Poisson sample
+            directly around one.
+        ValueError
+            For a field out of its rule.
+        """
+        if isinstance(event, self.classes):
+            self.visit(event, count, relation, plan)
+            return True
+        return self.visit_sampled(event, count, relation, plan)
+
     def visit_sampled(
         self, event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
     ) -> bool:

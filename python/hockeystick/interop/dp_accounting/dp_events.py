@@ -82,7 +82,7 @@ fails); around any other inner event it is refused (the proof is the Gaussian's)
 from __future__ import annotations
 
 import math
-from functools import partial
+from typing import Any
 
 try:
     from dp_accounting import dp_event as ev
@@ -93,48 +93,30 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
-from ...pld.accountants import CompositionPlan, Zcdp
+from ...base.event_refusal import NonPrivateRun
+from ...pld.accountants import CompositionPlan
 from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
-from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
-from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     ADD_REMOVE,
-    MAX_FINITE_REACH,
-    REPLACE_ONE,
-    Case,
     add_runs,
-    additive_shift,
-    bounded_by,
-    case_of,
     check_count,
     check_reach,
     check_registered_reach,
-    discrete_gaussian_shift,
-    discrete_laplace_shift,
     integer,
-    mixture_of,
-    nearest_case,
     noise,
-    nonnegative,
     plan_with,
-    probability,
     require_relation,
 )
 from .event_checks import Unsupported as Unsupported  # re-exported: the adapters' refusal
-from .secagg_events import (
-    DistributedDiscreteGaussianDpEvent,
-    DistributedSkellamDpEvent,
-    visit_sampled_secure_aggregation,
-    visit_secure_aggregation,
-)
-from .secagg_pair_events import (
-    DistributedDiscreteLaplaceDpEvent,
-    PoissonBinomialDpEvent,
-    visit_pair_round,
-    visit_sampled_pair_round,
-)
+from .event_structure import structure_case
+from .secagg_events import SECURE_AGGREGATION
+from .secagg_pair_events import PAIR_ROUNDS
+
+# the families of client rounds under secure aggregation, each reading its own events
+# (``client_rounds``): their rounds compose on their own, as the family's profile
+CLIENT_ROUNDS = (SECURE_AGGREGATION, PAIR_ROUNDS)
 
 
 def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> CompositionPlan:
@@ -163,26 +145,67 @@ def _visit(
 def _visit_one(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """``count`` runs of one event that is not a composition (``_visit``): by its case, or, for an
-    event of a class no case reads, by the registered mechanism whose ``dp_event`` it is
+    """``count`` runs of one event that is not a composition (``_visit``): a secure-aggregation
+    round (or a sample of one) by its family, a structural event by its case
+    (``event_structure``), a leaf by the registered mechanism whose ``dp_event`` it is
     (``Mechanism.from_dp_event``, ``pld.mechanisms.registry.dp_event_class``;
     docs/howto-mechanism.md)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
-    if visit_sampled_secure_aggregation(event, count, relation, plan):
-        return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
-    if visit_sampled_pair_round(event, count, relation, plan):
-        return  # a Poisson sample of a Poisson-binomial or discrete Laplace round (secagg_pair_events)
-    reader = None if nearest_case(_VISITS, event) is not None else dp_event_class(event)
-    # an event no case here reads: read by the registered mechanism whose event it is
-    if reader is not None:
-        mechanism = reader.from_dp_event(event, relation.name.lower())
-        if mechanism is not None:  # None: the event releases nothing
-            check_registered_reach(event, mechanism)
-            add_runs(plan, mechanism.spec(), count, False)
+    for family in CLIENT_ROUNDS:  # a round of the family or a Poisson sample of one
+        if family.visit_event(event, count, relation, plan):
+            return
+    case = structure_case(event, "plan", globals())
+    if case is not None:
+        case(event, count, relation, plan)
         return
-    case_of(_VISITS, event)(event, count, relation, plan)
+    reader = dp_event_class(event)  # a leaf: the registered mechanism whose event it is
+    if reader is None:
+        raise Unsupported(event, "Unsupported event.")
+    mechanism = reader.from_dp_event(event, relation.name.lower())
+    if isinstance(mechanism, NonPrivateRun):  # released: epsilon = inf
+        add_runs(plan, (mechanism.name,), count, True)
+    elif mechanism is not None and mechanism.gaussian_radius() is not None:
+        _fold_gaussian(event, mechanism, count, plan)
+    elif mechanism is not None:  # None: the event releases nothing
+        if not mechanism.composed_as_atoms():  # exact atoms: no loss grid to outgrow
+            check_registered_reach(event, mechanism)
+        add_runs(plan, mechanism.spec(), count, False)
+
+
+def _visit_poisson(
+    event: ev.PoissonSampledDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+) -> None:
+    """A Poisson sample of any event (``sampled_plans.poisson``), its inner planned by ``_visit``."""
+    sampled_plans.poisson(event, count, relation, plan, visit=_visit)
+
+
+def _visit_fixed_size(
+    event: ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+) -> None:
+    """A fixed-size sample of any event, with or without replacement (``sampled_plans.fixed_size``),
+    its inner planned by ``_visit``."""
+    sampled_plans.fixed_size(event, count, relation, plan, visit=_visit)
+
+
+def _fold_gaussian(event: ev.DpEvent, mechanism: Any, count: int, plan: CompositionPlan) -> None:
+    """``count`` runs of a Gaussian pair folded into the plan's closed form (its radius squared
+    added: no grid, so no loss reach to refuse), refusing a sum past the largest double."""
+    plan.add_gaussian(mechanism.gaussian_radius(), count)
+    if not math.isfinite(plan.gaussian_r2):  # count r^2 summed past the largest double
+        field = mechanism.dp_event_field
+        raise ParameterOutOfRange(
+            f"{type(event).__name__}.{field} = {getattr(event, field)!r} (with {count} runs) makes "
+            f"the composed Gaussian's squared radius overflow (sum of count (shift / {field})^2 "
+            "past 1.8e308): no certified bound is computed; use more noise"
+        )
 
 
 # dp_accounting's random allocation event (its releases after 0.6.0), read by its class name and
@@ -218,7 +241,7 @@ def _visit_random_allocation(
             f"steps), got {selected} > {steps}"
         )
     if selected == steps:  # every step: the record in all of them
-        _visit_gaussian(inner, count * steps, relation, plan)
+        _visit_one(inner, count * steps, relation, plan)
         return
     sigma = noise(inner, "noise_multiplier")
     if sigma > 0:
@@ -241,200 +264,3 @@ def _visit_non_private(
     event: ev.NonPrivateDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
     plan.non_private = True
-
-
-def _visit_gaussian(
-    event: ev.GaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    sigma = noise(event, "noise_multiplier")
-    if sigma == 0:
-        plan.non_private = True
-        return
-    plan.add_gaussian(additive_shift(relation) / sigma, count)
-    if not math.isfinite(
-        plan.gaussian_r2
-    ):  # count (shift / sigma)^2 summed past the largest double
-        raise ParameterOutOfRange(
-            f"GaussianDpEvent.noise_multiplier = {event.noise_multiplier!r} (with {count} runs) makes the "
-            f"composed Gaussian's squared radius overflow (sum of count (shift / noise_multiplier)^2 past "
-            f"1.8e308): no certified bound is computed; use more noise"
-        )
-
-
-def _visit_laplace(
-    event: ev.LaplaceDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    b = noise(event, "noise_multiplier")
-    if b > 0:
-        check_reach(event, "noise_multiplier", additive_shift(relation) / b)
-    # replace-one: shift 2 (module docstring), i.e. the scale halved (exact in binary)
-    add_runs(
-        plan,
-        ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b),
-        count,
-        b == 0,
-    )
-
-
-def _visit_discrete_laplace(
-    event: ev.DiscreteLaplaceDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    a, shift = discrete_laplace_shift(
-        event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    )
-    add_runs(plan, ("discrete_laplace", a, shift), count, a == 0)
-
-
-def _visit_mixture(
-    event: ev.MixtureOfGaussiansDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(
-        event,
-        relation,
-        ADD_REMOVE,
-        "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
-        "its absence only; under `REPLACE_ONE` the coupling of the two records' "
-        "sensitivities is not given)",
-    )
-    sigma = noise(event, "standard_deviation")
-    shifts, weights = mixture_of(event)
-    if max(shifts) > 0:
-        if sigma > 0:
-            check_reach(event, "standard_deviation", gaussian_reach(max(shifts) / sigma))
-        add_runs(plan, ("gaussian_mixture", sigma, shifts, weights), count, sigma == 0)
-
-
-def _visit_randomized_response(
-    event: ev.RandomizedResponseDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(
-        event,
-        relation,
-        bounded_by("replace_one") + bounded_by("replace_special"),
-        "`RandomizedResponseDpEvent`",
-    )
-    p = probability(event, "noise_parameter")
-    if p == 1.0:  # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
-        raise ValueError(
-            f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}"
-        )
-    k = integer(event, "num_buckets", 1)
-    if k > 1 and p < 1:
-        name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
-        add_runs(plan, ("randomized_response", p, k, name), count, p == 0)
-
-
-def _visit_truncated_gaussian(
-    event: ev.TruncatedSubsampledGaussianDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(event, relation, ADD_REMOVE, "`TruncatedSubsampledGaussianDpEvent`")
-    q = probability(event, "sampling_probability")
-    n = integer(event, "dataset_size", 0)
-    b = integer(event, "truncated_batch_size", 0)
-    sigma = noise(event, "noise_multiplier")
-    if q > 0 and n > 0 and b > 0:
-        if sigma > 0:
-            check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
-        add_runs(plan, ("truncated_gaussian", n, q, b, sigma), count, sigma == 0)
-
-
-def _visit_balls_in_bins(
-    event: BallsInBinsGaussianDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(event, relation, ADD_REMOVE, "`BallsInBinsGaussianDpEvent`")
-    steps = integer(event, "num_steps", 1)
-    sigma = noise(event, "noise_multiplier")
-    if sigma > 0:
-        check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
-    add_runs(plan, ("random_allocation_gaussian", steps, sigma), count, sigma == 0)
-
-
-def _visit_zcdp(
-    event: ev.ZCDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    rho, xi = nonnegative(event, "rho"), nonnegative(event, "xi")
-    if rho > 0 or xi > 0:
-        add_runs(plan, Zcdp(rho, xi).spec(), count, False)
-
-
-def _visit_discrete_gaussian(
-    event: DiscreteGaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    sigma, shift = discrete_gaussian_shift(
-        event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    )
-    add_runs(plan, ("discrete_gaussian", sigma, shift), count, sigma == 0)
-
-
-def _visit_eps_delta(
-    event: EpsilonDeltaDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    eps, delta = nonnegative(event, "epsilon"), probability(event, "delta")
-    check_reach(
-        event,
-        "epsilon",
-        eps,
-        MAX_FINITE_REACH,
-        "its exact atoms would leave the common loss lattice",
-    )
-    add_runs(plan, ("eps_delta", eps, delta), count, delta == 1.0)  # (eps, 1)-DP: no guarantee
-
-
-def _visit_shuffled(
-    event: ShuffledBatchGaussianDpEvent,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    require_relation(event, relation, REPLACE_ONE, "`ShuffledBatchGaussianDpEvent`")
-    sigma = noise(event, "noise_multiplier")
-    n = integer(event, "dataset_size", 1)
-    b = integer(event, "batch_size", 1)
-    if b > n:
-        raise ValueError(
-            f"ShuffledBatchGaussianDpEvent.batch_size must be <= dataset_size, got {b} > {n}"
-        )
-    if sigma > 0:
-        check_reach(event, "noise_multiplier", gaussian_reach(2.0 / sigma))
-    add_runs(plan, ("shuffled_gaussian", sigma, b, n), count, sigma == 0)
-
-
-# Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's);
-# compositions are unwrapped by ``_visit`` itself.
-_VISITS: dict[type, Case] = {
-    ev.NoOpDpEvent: _visit_noop,
-    ev.NonPrivateDpEvent: _visit_non_private,
-    ev.GaussianDpEvent: _visit_gaussian,
-    ev.LaplaceDpEvent: _visit_laplace,
-    ev.DiscreteLaplaceDpEvent: _visit_discrete_laplace,
-    ev.MixtureOfGaussiansDpEvent: _visit_mixture,
-    ev.RandomizedResponseDpEvent: _visit_randomized_response,
-    ev.PoissonSampledDpEvent: partial(sampled_plans.poisson, visit=_visit),
-    ev.SampledWithoutReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
-    ev.SampledWithReplacementDpEvent: partial(sampled_plans.fixed_size, visit=_visit),
-    ev.TruncatedSubsampledGaussianDpEvent: _visit_truncated_gaussian,
-    BallsInBinsGaussianDpEvent: _visit_balls_in_bins,
-    ev.ZCDpEvent: _visit_zcdp,
-    DiscreteGaussianDpEvent: _visit_discrete_gaussian,
-    EpsilonDeltaDpEvent: _visit_eps_delta,
-    ShuffledBatchGaussianDpEvent: _visit_shuffled,
-    DistributedDiscreteGaussianDpEvent: visit_secure_aggregation,
-    DistributedSkellamDpEvent: visit_secure_aggregation,
-    PoissonBinomialDpEvent: visit_pair_round,
-    DistributedDiscreteLaplaceDpEvent: visit_pair_round,
-}

@@ -27,18 +27,22 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
+from ...base.event_fields import check_reach as check_reach
 from ...base.event_fields import event_field
+from ...base.event_fields import integer as integer
+from ...base.event_fields import noise as noise
+from ...base.event_fields import nonnegative as nonnegative
+from ...base.event_fields import probability as probability
+from ...base.event_fields import require_relation as _require_relation
+from ...base.event_refusal import EventRefused
+from ...base.parameter_range import MAX_FINITE_REACH as MAX_FINITE_REACH
+from ...base.parameter_range import MAX_SENSITIVITY as MAX_SENSITIVITY
 from ...pld.accountants import CompositionPlan, zcdp_alone
 from ...pld.mechanisms import (
-    DISCRETE_GAUSSIAN_MAX_OUTCOMES,
-    DISCRETE_GAUSSIAN_MAX_SIGMA,
     Spec,
-    discrete_gaussian_outcomes,
-    discrete_gaussian_top_loss,
     relations_bounded,
 )
-from ..loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange
-from .catalogue_events import DiscreteGaussianDpEvent
+from ..loss_reach import ParameterOutOfRange
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
 SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent
@@ -57,11 +61,7 @@ REPLACE_ONE = bounded_by("replace_one")
 # dominates every pair and NonPrivate attains it), so a sample of it keeps its exact delta.
 NON_PRIVATE = ("eps_delta", 0.0, 1.0)
 MAX_RUNS = 1 << 53  # the most runs of one grid or finite mechanism composed (PLD self-composition)
-MAX_SENSITIVITY = 1_000_000  # discrete Laplace: the largest (integer) sensitivity taken
 MAX_COPIES = 100_000  # with replacement: the most copies of a record (group analyses) computed
-MAX_FINITE_REACH = (
-    1e6  # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
-)
 MAX_GROUP_ATOMS = (
     10_000  # with replacement: copies x discrete Laplace sensitivity of one group pair
 )
@@ -73,13 +73,8 @@ OVERFLOW_REACH = (
 Visit = Callable[[ev.DpEvent, int, NeighboringRelation, CompositionPlan], None]
 
 
-class Unsupported(Exception):
-    """An event (or relation) with no certified analysis here: carries the offending sub-event."""
-
-    def __init__(self, event: ev.DpEvent, message: str):
-        super().__init__(message)
-        self.event = event
-        self.message = message
+# an event (or relation) with no certified analysis here: carries the offending sub-event
+Unsupported = EventRefused
 
 
 def real_field(event: ev.DpEvent, name: str) -> float:
@@ -88,127 +83,6 @@ def real_field(event: ev.DpEvent, name: str) -> float:
     the field, and an integer past the largest double a ValueError, as at every hockeystick entry
     point (``_validation.single``)."""
     return event_field(event, name)
-
-
-def nonnegative(event: ev.DpEvent, name: str) -> float:
-    v = getattr(event, name)
-    x = real_field(event, name)
-    if x == math.inf:  # dp_accounting overflows here (OverflowError): so does this refusal
-        raise ParameterOutOfRange(f"{type(event).__name__}.{name} must be finite, got {v!r}")
-    if not (x >= 0 and math.isfinite(x)):
-        raise ValueError(f"{type(event).__name__}.{name} must be finite and >= 0, got {v!r}")
-    return x
-
-
-def noise(event: ev.DpEvent, name: str) -> float:
-    """A noise scale: finite, >= 0 and at most ``MAX_NOISE``."""
-    x = nonnegative(event, name)
-    if x > MAX_NOISE:
-        raise ParameterOutOfRange(
-            f"{type(event).__name__}.{name} must be at most {MAX_NOISE:g} (a larger noise "
-            f"scale leaves a privacy loss below double precision, where no certified bound "
-            f"is computed), got {getattr(event, name)!r}"
-        )
-    return x
-
-
-def check_reach(
-    event: ev.DpEvent,
-    name: str,
-    reach: float,
-    limit: float = MAX_LOSS_REACH,
-    why: str = "the loss grid would need tens of millions of points",
-) -> None:
-    """Refuse a run whose privacy loss reaches beyond ``limit`` (``dp_events``: the parameter ranges), naming the field."""
-    if not reach <= limit:
-        raise ParameterOutOfRange(
-            f"{type(event).__name__}.{name} = {getattr(event, name)!r} lets one run's privacy loss reach "
-            f"{reach:.4g}, beyond {limit:g} ({why}): no certified bound is computed; use more noise"
-        )
-
-
-def probability(event: ev.DpEvent, name: str) -> float:
-    x = nonnegative(event, name)
-    if x > 1:
-        raise ValueError(
-            f"{type(event).__name__}.{name} must lie in [0, 1], got {getattr(event, name)!r}"
-        )
-    return x
-
-
-def integer(event: ev.DpEvent, name: str, minimum: int) -> int:
-    """An event's integer field, minimum <= v <= 2^53 (the mechanisms' counts are exact doubles)."""
-    v = getattr(event, name)
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
-        raise ValueError(
-            f"{type(event).__name__}.{name} must be an integer >= {minimum}, got {v!r}"
-        )
-    if v > _validation.MAX_EXACT_INTEGER:
-        raise ValueError(
-            f"{type(event).__name__}.{name} must be at most 2^53 = 9007199254740992, got {v!r}"
-        )
-    return int(v)
-
-
-def _sensitivity(event: ev.DiscreteLaplaceDpEvent) -> int:
-    """A discrete Laplace sensitivity: an integer >= 1 (dp_accounting's rule) and at most
-    ``MAX_SENSITIVITY`` (its exact pair has about one atom per integer of the shift)."""
-    s = integer(event, "sensitivity", 1)
-    if s > MAX_SENSITIVITY:
-        raise ParameterOutOfRange(
-            f"DiscreteLaplaceDpEvent.sensitivity must be at most {MAX_SENSITIVITY} (its exact "
-            f"pair holds about one atom per integer of the shift), got {s}"
-        )
-    return s
-
-
-def discrete_laplace_shift(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tuple[float, int]:
-    """(a, shift) of a discrete Laplace whose sensitivity counts ``copies`` times (2 under
-    replace-one), refusing a one-run loss a shift past ``MAX_FINITE_REACH``, naming
-    ``noise_parameter``."""
-    a = nonnegative(event, "noise_parameter")
-    shift = copies * _sensitivity(event)
-    check_reach(
-        event,
-        "noise_parameter",
-        a * shift,
-        MAX_FINITE_REACH,
-        "its exact atoms would leave the common loss lattice",
-    )
-    return a, shift
-
-
-def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tuple[float, int]:
-    """(sigma, shift) of a discrete Gaussian whose sensitivity counts ``copies`` times (2 under
-    replace-one), refusing a window of more than ``pld.mechanisms.discrete_gaussian.MAX_OUTCOMES``
-    outcomes or a one-run loss past ``MAX_FINITE_REACH`` (as the discrete Laplace), naming
-    ``sigma``; sigma = 0 is non-private."""
-    sigma = noise(event, "sigma")
-    shift = copies * integer(event, "sensitivity", 1)
-    if shift > MAX_SENSITIVITY:
-        raise ParameterOutOfRange(
-            f"DiscreteGaussianDpEvent.sensitivity must be at most {MAX_SENSITIVITY // copies} here (its exact pair "
-            f"holds about one atom per integer of the shift), got {event.sensitivity!r}"
-        )
-    if sigma == 0:
-        return sigma, shift
-    why = "its exact atoms would leave the common loss lattice"
-    ratio = shift / sigma
-    if not ratio <= math.sqrt(
-        2.0 * MAX_FINITE_REACH
-    ):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
-        check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
-    if (
-        sigma > DISCRETE_GAUSSIAN_MAX_SIGMA
-        or discrete_gaussian_outcomes(sigma, shift) > DISCRETE_GAUSSIAN_MAX_OUTCOMES
-    ):
-        raise ParameterOutOfRange(
-            f"DiscreteGaussianDpEvent.sigma = {event.sigma!r} with a shift of {shift} needs more than "
-            f"{DISCRETE_GAUSSIAN_MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
-            f"(a smaller sigma and sensitivity)"
-        )
-    check_reach(event, "sigma", discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
-    return sigma, shift
 
 
 def check_count(count: int) -> int:
@@ -231,11 +105,8 @@ def require_relation(
     allowed: tuple[NeighboringRelation, ...],
     what: str,
 ) -> None:
-    if relation not in allowed:
-        names = " or ".join(f"`{r.name}`" for r in allowed)
-        raise Unsupported(
-            event, f"neighboring_relation must be {names} for {what}. Found {relation}."
-        )
+    """Refuse ``event`` under a relation outside ``allowed`` (``base.event_fields.require_relation``)."""
+    _require_relation(event, relation.name.lower(), tuple(r.name.lower() for r in allowed), what)
 
 
 ZCDP_MIXED = (
@@ -332,33 +203,6 @@ def add_runs(plan: CompositionPlan, mechanism: Spec, count: int, non_private: bo
         plan.non_private = True
     else:
         plan.add(mechanism, count)
-
-
-def mixture_of(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    s = _validation.as_real_array(
-        event.sensitivities, "MixtureOfGaussiansDpEvent.sensitivities"
-    ).ravel()
-    w = _validation.as_real_array(
-        event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs"
-    ).ravel()
-    if s.size == 0 or s.shape != w.shape:
-        raise ValueError(
-            "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length"
-        )
-    if not np.all(np.isfinite(s) & (s >= 0)):
-        raise ValueError(
-            f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}"
-        )
-    if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
-        raise ValueError(
-            f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}"
-        )
-    if not np.any((s > 0) & (w > 0)):  # dp_accounting's rule, with its error type
-        raise ValueError(
-            "MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "
-            f"positive sampling probability, got {s.tolist()} with {w.tolist()}"
-        )
-    return tuple(s.tolist()), tuple(w.tolist())
 
 
 def nesting_depth(event: Any) -> int:

@@ -8,8 +8,6 @@ batch can hold, reaches past the grid's range (``MAX_LOSS_REACH``) or past doubl
 
 from __future__ import annotations
 
-import math
-
 try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
@@ -19,23 +17,17 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.event_reach", "dp_accounting")
     raise
 
+from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import COPY_COUNT_CUT
-from ...pld.mechanisms import (
-    discrete_gaussian_top_loss,
-)
-from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
-from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
+from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange
 from .event_checks import (
     MAX_COPIES,
     MAX_GROUP_ATOMS,
-    Case,
     SampledEvent,
-    additive_shift,
     check_reach,
-    mixture_of,
-    nearest_case,
     registered_mechanism,
 )
+from .event_structure import structure_case
 
 
 def event_reach(
@@ -46,7 +38,7 @@ def event_reach(
     ``group`` copies of the record (each shift times ``group``: quadratic in it for the Gaussians,
     gaussian_reach(group r), linear for the others).  Called on validated events; a zero noise
     (non-private) contributes nothing here (the sampled pair is exact)."""
-    case = nearest_case(_REACHES, event)
+    case = structure_case(event, "reach", globals())
     return (
         _registered_reach(event, relation, group) if case is None else case(event, relation, group)
     )
@@ -57,91 +49,13 @@ _NO_REACH: _Reach = (0.0, None, "")
 
 
 def _registered_reach(event: ev.DpEvent, relation: NeighboringRelation, group: float) -> _Reach:
-    """An event no case here reads: its registered mechanism's ``loss_reach``, linear in the group
-    (a group's loss is a sum of its copies'), named by the mechanism's ``dp_event_field``; nothing
-    when none reads it."""
+    """A leaf event: its registered mechanism's ``group_loss_reach`` (a group's loss is a sum of its
+    copies'), named by the mechanism's ``dp_event_field``; nothing when none reads it."""
     mechanism = registered_mechanism(event, relation)
-    reach = 0.0 if mechanism is None else float(mechanism.loss_reach())
-    return (group * reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
-
-
-def _gaussian_reach(
-    event: ev.GaussianDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.noise_multiplier > 0:
-        return _NO_REACH
-    return (
-        gaussian_reach(group * additive_shift(relation) / float(event.noise_multiplier)),
-        event,
-        "noise_multiplier",
-    )
-
-
-def _laplace_reach(event: ev.LaplaceDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
-    if not event.noise_multiplier > 0:
-        return _NO_REACH
-    return (
-        group * additive_shift(relation) / float(event.noise_multiplier),
-        event,
-        "noise_multiplier",
-    )
-
-
-def _discrete_laplace_reach(
-    event: ev.DiscreteLaplaceDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    copies = 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    return (
-        group * float(event.noise_parameter) * event.sensitivity * copies,
-        event,
-        "noise_parameter",
-    )
-
-
-def _mixture_reach(
-    event: ev.MixtureOfGaussiansDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.standard_deviation > 0:
-        return _NO_REACH
-    return (
-        gaussian_reach(group * max(mixture_of(event)[0]) / float(event.standard_deviation)),
-        event,
-        "standard_deviation",
-    )
-
-
-def _truncated_gaussian_reach(
-    event: ev.TruncatedSubsampledGaussianDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.noise_multiplier > 0:
-        return _NO_REACH
-    return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
-
-
-def _discrete_gaussian_reach(
-    event: DiscreteGaussianDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not event.sigma > 0:
-        return _NO_REACH
-    shift = event.sensitivity * (2 if relation == NeighboringRelation.REPLACE_ONE else 1)
-    return group * discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
-
-
-def _epsilon_reach(
-    event: EpsilonDeltaDpEvent,
-    relation: NeighboringRelation,
-    group: float,
-) -> _Reach:
-    return group * float(event.epsilon), event, "epsilon"
-
-
-def _randomized_response_reach(
-    event: ev.RandomizedResponseDpEvent, relation: NeighboringRelation, group: float
-) -> _Reach:
-    if not 0 < event.noise_parameter < 1:
-        return _NO_REACH
-    p, k = float(event.noise_parameter), int(event.num_buckets)
-    return group * math.log1p((1.0 - p) * k / p), event, "noise_parameter"
+    if mechanism is None or isinstance(mechanism, NonPrivateRun):
+        return _NO_REACH  # nothing released, or a non-private run (its sampled pair is exact)
+    reach = float(mechanism.group_loss_reach(group))
+    return (reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
 
 
 def _sampled_reach(
@@ -243,21 +157,3 @@ def check_inner_reach(
             limit,
             f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}",
         )
-
-
-# How far one run's loss reaches (``event_reach``); an event absent here reaches nothing.
-_REACHES: dict[type, Case] = {
-    ev.GaussianDpEvent: _gaussian_reach,
-    ev.LaplaceDpEvent: _laplace_reach,
-    ev.DiscreteLaplaceDpEvent: _discrete_laplace_reach,
-    ev.MixtureOfGaussiansDpEvent: _mixture_reach,
-    ev.TruncatedSubsampledGaussianDpEvent: _truncated_gaussian_reach,
-    DiscreteGaussianDpEvent: _discrete_gaussian_reach,
-    EpsilonDeltaDpEvent: _epsilon_reach,
-    ev.RandomizedResponseDpEvent: _randomized_response_reach,
-    ev.PoissonSampledDpEvent: _sampled_reach,
-    ev.SampledWithoutReplacementDpEvent: _sampled_reach,
-    ev.SampledWithReplacementDpEvent: _with_replacement_reach,
-    ev.SelfComposedDpEvent: _self_composed_reach,
-    ev.ComposedDpEvent: _composed_reach,
-}

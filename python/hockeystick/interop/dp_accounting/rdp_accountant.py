@@ -55,8 +55,8 @@ alpha) is within 2.5% of a grid order everywhere above 11.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import cast
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -71,6 +71,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 
 from ...base import validation as _validation
 from ...base.event_fields import event_field_at_least_zero
+from ...base.event_refusal import NotOffered
 from ...pld.mechanisms import dp_event_class
 from ...rdp import (
     DEFAULT_ORDERS,
@@ -79,25 +80,19 @@ from ...rdp import (
     rdp_to_epsilon,
     subsampled_gaussian_rdp,
 )
-from ...rdp.laplace import laplace_rdp
-from ...rdp.pure_dp import pure_dp_rdp
-from ...rdp.randomized_response import randomized_response_rdp
 from ...rdp.repeat_and_select import repeat_and_select_rdp
 from ...rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ...rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from ..loss_reach import MAX_NOISE
-from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     ADD_REMOVE,
     Unsupported,
     check_count,
-    integer,
-    nearest_case,
     nesting_refused,
 )
+from .event_structure import structure_case
 from .secagg_events import (
-    DistributedDiscreteGaussianDpEvent,
-    DistributedSkellamDpEvent,
+    SECURE_AGGREGATION,
     secure_aggregation_rdp_case,
 )
 
@@ -207,10 +202,12 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return None
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
-        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in
-        ``_RDP_CURVES``, or for an event no case reads, its registered mechanism's Rényi curve
-        (``_registered_rdp``)."""
-        case = nearest_case(_RDP_CURVES, event)
+        """The RDP curve of ``count`` runs of ``event`` at ``orders``: a secure-aggregation round's
+        (its family's, ``secagg_events``), a structural event's case (``event_structure``), or a
+        leaf's registered mechanism's Rényi curve (``_registered_rdp``)."""
+        if isinstance(event, SECURE_AGGREGATION.classes):
+            return secure_aggregation_rdp_case(self, cast(Any, event), count)
+        case = structure_case(event, "rdp", globals())
         curve: np.ndarray = (_registered_rdp if case is None else case)(self, event, count)
         return curve
 
@@ -351,34 +348,6 @@ def _composed_rdp(
     return sum((acc._rdp_of(e, count) for e in event.events), _zero(acc))
 
 
-def _gaussian_rdp(
-    acc: HockeystickRdpAccountant, event: ev.GaussianDpEvent, count: int
-) -> np.ndarray:
-    s = _sigma(event)
-    if s == 0:
-        return _infinite(acc)
-    if s == math.inf:  # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
-        return _zero(acc)
-    return count * gaussian_rdp(s / acc._replace_factor(), acc.orders)
-
-
-def _zcdp_rdp(acc: HockeystickRdpAccountant, event: ev.ZCDpEvent, count: int) -> np.ndarray:
-    rho, xi = _at_least_zero(event, "rho"), _at_least_zero(event, "xi")
-    return count * (xi + rho * acc.orders)
-
-
-def _laplace_rdp(acc: HockeystickRdpAccountant, event: ev.LaplaceDpEvent, count: int) -> np.ndarray:
-    _require_add_remove(acc, event, "LaplaceDpEvent")
-    b = _at_least_zero(event, "noise_multiplier")
-    if b == 0:
-        return _infinite(acc)
-    if b > MAX_NOISE:
-        # (1/b)-DP implies (1/b)^2/2-zCDP (Bun & Steinke 2016, Prop. 1.4): RDP <= alpha / (2 b^2),
-        # where the exact Laplace formula's terms underflow (0 for b = inf)
-        return count * acc.orders * (0.5 / b) / b
-    return count * laplace_rdp(b, acc.orders)
-
-
 def _poisson_rdp(
     acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent, count: int
 ) -> np.ndarray:
@@ -417,33 +386,6 @@ def _repeat_and_select_rdp(
     )
 
 
-# randomized response's relations, as ``rdp.randomized_response`` names them
-_RANDOMIZED_RESPONSE_RELATIONS = {
-    NeighboringRelation.REPLACE_ONE: "replace_one",
-    NeighboringRelation.REPLACE_SPECIAL: "replace_special",
-}
-
-
-def _randomized_response_rdp(
-    acc: HockeystickRdpAccountant, event: ev.RandomizedResponseDpEvent, count: int
-) -> np.ndarray:
-    relation = _RANDOMIZED_RESPONSE_RELATIONS.get(acc.neighboring_relation)
-    if relation is None:
-        raise Unsupported(
-            event,
-            "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
-            f"`RandomizedResponseDpEvent`. Found {acc.neighboring_relation}.",
-        )
-    p, k = _at_least_zero(event, "noise_parameter"), event.num_buckets
-    if not p <= 1:
-        raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(
-            f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}"
-        )
-    return count * randomized_response_rdp(p, k, acc.orders, relation=relation)
-
-
 def _tree_aggregation_rdp(
     acc: HockeystickRdpAccountant, event: ev.SingleEpochTreeAggregationDpEvent, count: int
 ) -> np.ndarray:
@@ -458,72 +400,20 @@ def _tree_aggregation_rdp(
     )
 
 
-def _discrete_gaussian_rdp(
-    acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int
-) -> np.ndarray:
-    """At most the Gaussian's curve (module docstring)."""
-    sigma = _at_least_zero(event, "sigma")
-    shift = acc._replace_factor() * integer(event, "sensitivity", 1)
-    if sigma == 0:
-        return _infinite(acc)
-    return count * gaussian_rdp(sigma / shift, acc.orders)
-
-
-def _eps_delta_rdp(
-    acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, count: int
-) -> np.ndarray:
-    """Pure DP: that of epsilon-DP; no RDP bound holds for delta > 0."""
-    delta = _at_least_zero(event, "delta")
-    if delta > 1:
-        raise ValueError(f"EpsilonDeltaDpEvent.delta must lie in [0, 1], got {event.delta!r}")
-    if delta != 0:
-        raise Unsupported(
-            event,
-            f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
-            f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickPLDAccountant",
-        )
-    return count * pure_dp_rdp(_at_least_zero(event, "epsilon"), acc.orders)
-
-
 def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int) -> np.ndarray:
-    """``count`` times the Rényi curve of the registered mechanism whose ``dp_event`` the event is
-    (``Mechanism.rdp``: never below the divergence of either direction); an event no registered
-    class reads, or whose mechanism has no curve, is refused."""
+    """``count`` times the Rényi curve of one run of a leaf event, read by the registered mechanism
+    whose ``dp_event`` it is (``Mechanism.rdp_of_dp_event``: never below the divergence of either
+    direction); an event no registered class reads, or whose mechanism has no curve, is refused."""
     reader = dp_event_class(event)
     if reader is None:
         raise Unsupported(event, "Unsupported event.")
-    mechanism = reader.from_dp_event(event, acc.neighboring_relation.name.lower())
-    if mechanism is None:  # the event releases nothing
-        return np.zeros(acc.orders.shape)
-    curve = mechanism.rdp(acc.orders)
-    if curve is None:
+    read = reader.rdp_of_dp_event(event, acc.neighboring_relation.name.lower(), acc.orders)
+    if isinstance(read, NotOffered):  # a mechanism without a Rényi curve
         raise Unsupported(event, "Unsupported event.")
-    curve = np.asarray(curve, dtype=np.float64)
+    curve = np.asarray(read, dtype=np.float64)
     if curve.shape != acc.orders.shape:
         raise ValueError(
-            f"{type(mechanism).__name__}.rdp(orders) must give one value per order ({acc.orders.size}), "
+            f"{reader.__name__}.rdp(orders) must give one value per order ({acc.orders.size}), "
             f"got shape {curve.shape}: return the curve at each order asked"
         )
     return count * curve
-
-
-# Each event type's RDP curve (``event_checks.nearest_case``: a subclass takes its nearest base's;
-# an event absent here is read by its registered mechanism, ``_registered_rdp``).
-_RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
-    ev.NoOpDpEvent: _noop_rdp,
-    ev.NonPrivateDpEvent: _non_private_rdp,
-    ev.SelfComposedDpEvent: _self_composed_rdp,
-    ev.ComposedDpEvent: _composed_rdp,
-    ev.GaussianDpEvent: _gaussian_rdp,
-    ev.ZCDpEvent: _zcdp_rdp,
-    ev.LaplaceDpEvent: _laplace_rdp,
-    ev.PoissonSampledDpEvent: _poisson_rdp,
-    ev.SampledWithoutReplacementDpEvent: _without_replacement_rdp,
-    ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,
-    ev.RandomizedResponseDpEvent: _randomized_response_rdp,
-    ev.SingleEpochTreeAggregationDpEvent: _tree_aggregation_rdp,
-    DiscreteGaussianDpEvent: _discrete_gaussian_rdp,
-    EpsilonDeltaDpEvent: _eps_delta_rdp,
-    DistributedDiscreteGaussianDpEvent: secure_aggregation_rdp_case,  # KLS21 Prop. 14 (secagg_events)
-    DistributedSkellamDpEvent: secure_aggregation_rdp_case,  # Agarwal et al. 2021 (secagg_events)
-}

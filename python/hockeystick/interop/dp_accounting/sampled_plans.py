@@ -18,33 +18,25 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.sampled_plans", "dp_accounting")
     raise
 
+from ...base.event_refusal import NonPrivateRun
 from ...pld.accountants import CompositionPlan, group_plan, has_zcdp
 from ...pld.mechanisms import (
     Spec,
-    discrete_gaussian_top_loss,
     mechanism_of,
 )
-from ..loss_reach import ParameterOutOfRange, gaussian_reach
-from .catalogue_events import DiscreteGaussianDpEvent
+from ..loss_reach import ParameterOutOfRange
 from .event_checks import (
     ADD_REMOVE,
     NON_PRIVATE,
     OVERFLOW_REACH,
     ZCDP_MIXED,
-    Case,
     SampledEvent,
     Unsupported,
     Visit,
     add_runs,
     bounded_by,
-    check_reach,
     check_registered_reach,
-    discrete_gaussian_shift,
-    discrete_laplace_shift,
     integer,
-    mixture_of,
-    nearest_case,
-    noise,
     plan_with,
     probability,
     registered_mechanism,
@@ -106,91 +98,18 @@ def poisson(
     ).non_private:  # released with probability q: delta = q, exactly
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
-    case = nearest_case(_POISSON_SAMPLED, inner)
-    if case is not None:
-        case(event, q, count, relation, plan)
-        return
     registered = registered_mechanism(inner, relation)
-    sampled = None if registered is None else registered.poisson_sampled(q)
+    sampled = (
+        None
+        if registered is None or isinstance(registered, NonPrivateRun)
+        else registered.poisson_sampled(q)
+    )
     if sampled is None:
         _poisson_generic(event, q, count, relation, plan, visit)
     else:  # the registered mechanism's own sampled pair (``Mechanism.poisson_sampled``)
-        check_registered_reach(inner, registered)
+        if not sampled.composed_as_atoms():  # on the loss grid: the inner's reach bounds it
+            check_registered_reach(inner, registered)
         add_runs(plan, sampled.spec(), count, False)
-
-
-def _poisson_gaussian(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = event.event
-    sigma = noise(inner, "noise_multiplier")
-    if sigma > 0:
-        check_reach(inner, "noise_multiplier", gaussian_reach(1.0 / sigma))
-    add_runs(plan, ("poisson_gaussian", sigma, q), count, sigma == 0)
-
-
-def _poisson_laplace(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = event.event
-    b = noise(inner, "noise_multiplier")
-    if b > 0:
-        check_reach(inner, "noise_multiplier", 1.0 / b)
-    add_runs(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
-
-
-def _poisson_discrete_laplace(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    a, s = discrete_laplace_shift(cast(ev.DiscreteLaplaceDpEvent, event.event), 1)
-    add_runs(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
-
-
-def _poisson_discrete_gaussian(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = cast(DiscreteGaussianDpEvent, event.event)
-    sigma, shift = discrete_gaussian_shift(inner, 1)
-    if sigma > 0:
-        check_reach(inner, "sigma", discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
-    add_runs(plan, ("poisson_discrete_gaussian", sigma, shift, q), count, sigma == 0)
-
-
-def _poisson_mixture(
-    event: ev.PoissonSampledDpEvent,
-    q: float,
-    count: int,
-    relation: NeighboringRelation,
-    plan: CompositionPlan,
-) -> None:
-    inner = cast(ev.MixtureOfGaussiansDpEvent, event.event)
-    sigma = noise(inner, "standard_deviation")
-    shifts, weights = mixture_of(inner)
-    if max(shifts) > 0:
-        if sigma > 0:
-            check_reach(inner, "standard_deviation", gaussian_reach(max(shifts) / sigma))
-        add_runs(
-            plan,
-            ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
-            count,
-            sigma == 0,
-        )
 
 
 def _poisson_replace_one(
@@ -355,14 +274,3 @@ def _with_replacement_generic(
         event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision"
     )
     plan.add(("with_replacement_generic", m, n, inner.key()), count)
-
-
-# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, its
-# registered mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
-_POISSON_SAMPLED: dict[type, Case] = {
-    ev.GaussianDpEvent: _poisson_gaussian,
-    ev.LaplaceDpEvent: _poisson_laplace,
-    ev.DiscreteLaplaceDpEvent: _poisson_discrete_laplace,
-    DiscreteGaussianDpEvent: _poisson_discrete_gaussian,
-    ev.MixtureOfGaussiansDpEvent: _poisson_mixture,
-}

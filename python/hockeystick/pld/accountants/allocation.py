@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -63,6 +63,9 @@ from ...base import progress
 from ...base import validation as _validation
 from ...base.accountant import Quantity
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
+from ...base.event_fields import check_reach, integer, noise, require_relation
+from ...base.event_refusal import NonPrivateRun
+from ...base.parameter_range import gaussian_reach
 from ...numerics.certified_theta import (
     radius_down,
     radius_up,
@@ -75,6 +78,7 @@ from ..compose.fft import DEFAULT_TAIL
 from ..grid.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor
 from ..mechanisms.mechanism import Mechanism
+from ..mechanisms.neighbouring import relations_bounded
 from ..sampling.random_allocation import (
     DEFAULT_RESOLUTION,
     LARGEST_GAUSSIAN,
@@ -586,9 +590,31 @@ class ShuffledGaussian(Mechanism):
     (``shuffled_epoch``)."""
 
     name: ClassVar[str] = "shuffled_gaussian"
+    dp_event: ClassVar[str] = (
+        "hockeystick.interop.dp_accounting.allocation_events.ShuffledBatchGaussianDpEvent"
+    )
+    dp_event_field: ClassVar[str] = "noise_multiplier"
     sigma: float
     b: int
     n: int
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> ShuffledGaussian | NonPrivateRun:
+        """One ``ShuffledBatchGaussianDpEvent(noise_multiplier, dataset_size, batch_size)``:
+        replace-one only, batch_size <= dataset_size; non-private at noise 0."""
+        require_relation(
+            event, relation, relations_bounded("replace_one"), "`ShuffledBatchGaussianDpEvent`"
+        )
+        sigma = noise(event, "noise_multiplier")
+        n = integer(event, "dataset_size", 1)
+        b = integer(event, "batch_size", 1)
+        if b > n:
+            raise ValueError(
+                f"ShuffledBatchGaussianDpEvent.batch_size must be <= dataset_size, got {b} > {n}"
+            )
+        if sigma > 0:
+            check_reach(event, "noise_multiplier", gaussian_reach(2.0 / sigma))
+        return NonPrivateRun(cls.name) if sigma == 0 else cls(sigma, b, n)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return shuffled_epoch(self.sigma, self.b, self.n, value_discretization_interval=h)

@@ -8,17 +8,25 @@ the same bracket.  Any other plan is answered on the default grid (``plan.defaul
 where that grid's tails leave the upper side infinite at the delta asked, the upper side is the RDP
 conversion's of the same composition (the caller's, else the plan's own, ``plan_rdp``), with a
 warning naming ``accuracy=``.
+
+The plan's run is read as a composed PLD's is: described by its mechanisms (``described``:
+``Mechanism.sources`` through the registry, ``question.described_run``), and asked of the question
+stage's one read of a described run (``question.reader.segments_bracket``: one kind of round the
+front door's default, several the tilted composition of the factors).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import cast
 
 import numpy as np
 
-from ..refine import question, tilted_factors, tilted_factors_delta
+from ...base.accountant import Quantity
+from ..mechanisms.registry import mechanism_of
+from ..question.described_run import Described, Segment, described_segments, of_sources
+from ..question.reader import segments_bracket
+from ..refine import question
 from .composition_plan import CompositionPlan
 from .plan import PlanProfile
 from .plan_rdp import plan_rdp_epsilon, rdp_lowered_upper
@@ -28,32 +36,30 @@ from .subsampled_gaussian import SubsampledGaussianPLD
 Run = tuple[float, float, int]
 
 
+def described(plan: CompositionPlan) -> Described | None:
+    """The run ``plan`` describes (``question.described_run``): each mechanism's ``sources`` through
+    the registry, with its count; None for a plan with a non-private event or a folded Gaussian
+    radius (the plan's Gaussians are read in closed form, ``plan.PlanProfile``)."""
+    if plan.non_private or plan.gaussian_r2 != 0.0:
+        return None
+    return of_sources((mechanism_of(spec).sources(), count) for spec, count in plan.counts.items())
+
+
 def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
-    """(sigma, q, rounds) where ``plan`` is rounds of one Poisson-subsampled Gaussian (sigma > 0, 0
-    < q < 1; its pair is add-or-remove's), else None."""
-    if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) != 1:
+    """(sigma, q, rounds) where ``plan`` describes rounds of one Poisson-subsampled Gaussian (sigma
+    > 0, 0 < q < 1; its pair is add-or-remove's: ``described_run.described_segments``), else None."""
+    segments = described_segments(described(plan))
+    if segments is None or len(segments) != 1:
         return None
-    ((spec, count),) = plan.counts.items()
-    if spec[0] != "poisson_gaussian" or not cast(float, spec[1]) > 0.0:
-        return None
-    return cast(float, spec[1]), cast(float, spec[2]), int(count)
+    ((sigma, q, _), count) = segments[0]
+    return sigma, q, count
 
 
-def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.Segment] | None:
-    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` is rounds
-    of several of them only (sigma > 0, 0 < q < 1), else None."""
-    if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) < 2:
-        return None
-    segments = []
-    for spec, count in plan.counts.items():
-        if (
-            spec[0] != "poisson_gaussian"
-            or not cast(float, spec[1]) > 0.0
-            or not 0.0 < cast(float, spec[2]) < 1.0
-        ):
-            return None
-        segments.append(((cast(float, spec[1]), cast(float, spec[2]), 1.0), int(count)))
-    return segments
+def subsampled_gaussian_segments(plan: CompositionPlan) -> list[Segment] | None:
+    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` describes
+    rounds of several of them only (``described_run.described_segments``), else None."""
+    segments = described_segments(described(plan))
+    return segments if segments is not None and len(segments) >= 2 else None
 
 
 class QuestionEpsilon:
@@ -72,6 +78,26 @@ class QuestionEpsilon:
             )
         return self._run[1]
 
+    def _front_door(self, sigma: float, sampling_rate: float, rounds: int) -> SubsampledGaussianPLD:
+        """The reader's front door: ``SubsampledGaussianPLD``'s default, kept while the run is the same."""
+        return self._accountant((sigma, sampling_rate, int(rounds)))
+
+    def _read(
+        self, segments: list[Segment], method: Quantity, x: float, lower: float, upper: float
+    ) -> tuple[float, float]:
+        """The question's read of the plan's run (``question.reader.segments_bracket``): one kind
+        of round the front door's default alone, several ``(lower, upper)`` narrowed by the tilted
+        composition of the factors."""
+        low, up = segments_bracket(
+            self._front_door,
+            segments,
+            method,
+            np.asarray(x, dtype=np.float64),
+            np.asarray(lower, dtype=np.float64),
+            np.asarray(upper, dtype=np.float64),
+        )
+        return float(low), float(up)
+
     def delta(
         self,
         plan: CompositionPlan,
@@ -87,16 +113,11 @@ class QuestionEpsilon:
         tilted composition's reads (``refine.tilted_factors_delta``): on the peers' own grid a
         certified upper delta is their uncharged estimate plus the round-off charges."""
         if run is not None:
-            lower, upper = cast(
-                "tuple[float, float]", self._accountant(run).delta(epsilon, bound="both")
-            )
-            return lower, upper
+            return self._read([((run[0], run[1], 1.0), run[2])], "delta", epsilon, 0.0, 1.0)
         lower, upper = profile().delta(epsilon)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:
-            lower, upper = tilted_factors_delta.tilted_factors_delta(
-                segments, epsilon, lower, upper
-            )
+            lower, upper = self._read(segments, "delta", epsilon, lower, upper)
         return lower, upper
 
     def epsilon(
@@ -121,14 +142,11 @@ class QuestionEpsilon:
         (``refine.tilted_factors``: on coarser grids where wide, on half the peers' default grid
         where not exact)."""
         if run is not None:
-            lower, upper = cast(
-                "tuple[float, float]", self._accountant(run).epsilon(delta, bound="both")
-            )
-            return lower, upper
+            return self._read([((run[0], run[1], 1.0), run[2])], "epsilon", delta, 0.0, math.inf)
         lower, upper = profile().epsilon(delta)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:
-            lower, upper = tilted_factors.tilted_factors_bracket(segments, delta, lower, upper)
+            lower, upper = self._read(segments, "epsilon", delta, lower, upper)
         if math.isfinite(
             upper
         ):  # a wide bracket's upper side at most the plan's own RDP side (add-or-remove)

@@ -46,6 +46,7 @@ from ..grid.distribution import (
 )
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..question import default_reads
+from ..question.described_run import subsampled_segments
 from ..question.reader import RunReader
 from ..reads import along_run
 from ..refine import constants, question, round_cache
@@ -186,14 +187,18 @@ class PLDAccountant:
             )[0]
         return self.compose(self._cache[key], rounds)
 
-    def _one_subsampled_gaussian(self) -> tuple[tuple[float, float, float], int] | None:
-        """((sigma, q, sensitivity), rounds) where every round composed so far is that one
-        subsampled Gaussian (each segment one of ``compose_subsampled_gaussian``'s cached PLDs),
-        else None."""
-        keys = {id(pld): key for key, pld in self._cache.items()}
-        found = {keys.get(id(pld)) for pld, _ in self._segments}
-        key = found.pop() if len(found) == 1 else None
-        return None if key is None else (key, sum(rounds for _, rounds in self._segments))
+    def _one_subsampled_gaussian(self) -> tuple[float, float, int] | None:
+        """(sigma / sensitivity, q, rounds) where the rounds composed so far describe rounds of one
+        Poisson-subsampled Gaussian (``question.described_run``, read from the composed PLD's
+        factors) cut at this accountant's tail, else None (a PLD cut at another tail is read with
+        its own bracket, ``PrivacyLossDistribution.epsilon``)."""
+        if self._pld is None or self._pld.tail != self.tail:
+            return None
+        segments = subsampled_segments(self._pld)
+        if segments is None or len(segments) != 1:
+            return None
+        ((noise, q, _), rounds) = segments[0]
+        return noise, q, rounds
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -231,13 +236,10 @@ class PLDAccountant:
             infinite loss. Before any round: 0.
         """
         run = self._one_subsampled_gaussian() if self._from_question else None
-        if run is not None:
-            (sigma, q, sensitivity), rounds = run
-            if q < 1.0:  # (a Gaussian's rounds stay on the grid they were composed on)
-                tail = self.tail if self._tail_given else None
-                return SubsampledGaussianPLD(
-                    sigma, q, rounds, sensitivity=sensitivity, tail=tail
-                ).epsilon(delta, bound=bound)
+        if run is not None:  # (a Gaussian's rounds stay on the grid they were composed on)
+            noise, q, rounds = run
+            tail = self.tail if self._tail_given else None
+            return SubsampledGaussianPLD(noise, q, rounds, tail=tail).epsilon(delta, bound=bound)
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))

@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
+import numpy as np
+
+from ...base.event_fields import event_field_at_least_zero, nonnegative
 from ...numerics.certified_theta import theta_epsilon_lower, theta_lower
 from ...rdp.zcdp import zcdp_to_delta, zcdp_to_epsilon
 from ..grid.distribution import PrivacyLossDistribution
@@ -41,8 +44,25 @@ class Zcdp(Mechanism):
     it."""
 
     name: ClassVar[str] = "zcdp"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.ZCDpEvent"
+    dp_event_field: ClassVar[str] = "rho"
     rho: float
     xi: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Zcdp | None:
+        """One ``ZCDpEvent(rho, xi)``: the guarantee as stated, under any relation (finite rho, xi
+        >= 0); None where both are 0."""
+        rho, xi = nonnegative(event, "rho"), nonnegative(event, "xi")
+        return cls(rho, xi) if rho > 0 or xi > 0 else None
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """xi + rho alpha (Bun & Steinke 2016, Def. 1.1), rho and xi >= 0 (+inf allowed: an
+        infinite curve)."""
+        rho = event_field_at_least_zero(event, "rho")
+        xi = event_field_at_least_zero(event, "xi")
+        return xi + rho * np.asarray(orders)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         raise ValueError(

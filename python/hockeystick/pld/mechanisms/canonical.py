@@ -17,12 +17,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
+from ...base.event_fields import (
+    check_reach,
+    event_field_at_least_zero,
+    nonnegative,
+    probability,
+)
+from ...base.event_refusal import EventRefused, NonPrivateRun
+from ...base.parameter_range import MAX_FINITE_REACH
 from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
@@ -149,6 +157,10 @@ class EpsDelta(Mechanism):
     mechanism itself."""
 
     name: ClassVar[str] = "eps_delta"
+    dp_event: ClassVar[str] = (
+        "hockeystick.interop.dp_accounting.catalogue_events.EpsilonDeltaDpEvent"
+    )
+    dp_event_field: ClassVar[str] = "epsilon"
     eps: float
     delta: float
     # delta as given by the mechanism's definition (exact: no round-off charged on the mass at
@@ -164,6 +176,42 @@ class EpsDelta(Mechanism):
             if self.delta_exact
             else ("eps_delta", self.eps, self.delta, False)
         )
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> EpsDelta | NonPrivateRun:
+        """One ``EpsilonDeltaDpEvent(epsilon, delta)``: the guarantee as stated, under any relation;
+        delta = 1 is no guarantee (non-private)."""
+        eps, delta = nonnegative(event, "epsilon"), probability(event, "delta")
+        check_reach(
+            event,
+            "epsilon",
+            eps,
+            MAX_FINITE_REACH,
+            "its exact atoms would leave the common loss lattice",
+        )
+        return NonPrivateRun(cls.name) if delta == 1.0 else cls(eps, delta)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """delta = 0: the curve of any epsilon-DP mechanism (``rdp.pure_dp``); with delta > 0 no
+        Rényi bound follows, and the event is refused."""
+        from ...rdp.pure_dp import pure_dp_rdp
+
+        delta = event_field_at_least_zero(event, "delta")
+        if delta > 1:
+            raise ValueError(f"EpsilonDeltaDpEvent.delta must lie in [0, 1], got {event.delta!r}")
+        if delta != 0:
+            raise EventRefused(
+                event,
+                "EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows "
+                f"from (epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with "
+                "HockeystickPLDAccountant",
+            )
+        return pure_dp_rdp(event_field_at_least_zero(event, "epsilon"), orders)
+
+    def loss_reach(self) -> float:
+        """epsilon: the canonical pair's finite losses are +-epsilon."""
+        return self.eps
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return eps_delta_dp(self.eps, self.delta, value_discretization_interval=h)

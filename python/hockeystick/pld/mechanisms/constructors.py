@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from ..grid.tail import DEFAULT_TAIL
 from .atoms_from_pairs import loss_round_off, split_near_underflow
 from .mechanism import Mechanism
 from .registry import stage
+
+if TYPE_CHECKING:
+    from ...base.event_refusal import NonPrivateRun
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -1020,7 +1023,60 @@ class Laplace(Mechanism):
     (``group_of_records``)."""
 
     name: ClassVar[str] = "laplace"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.LaplaceDpEvent"
+    dp_event_field: ClassVar[str] = "noise_multiplier"
     scale: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Laplace | NonPrivateRun:
+        """One ``LaplaceDpEvent(noise_multiplier=b)``: shift 1 under add/remove and replace-special,
+        2 under replace-one (the scale halved, exact in binary; log-concave noise, so the largest
+        shift's pair dominates: ``group_of_records``); b = 0 is non-private."""
+        from ...base.event_fields import check_reach, noise
+        from ...base.event_refusal import NonPrivateRun  # off the first answer's import path
+
+        b = noise(event, "noise_multiplier")
+        if b == 0:
+            return NonPrivateRun(cls.name)
+        shift = 2.0 if relation == "replace_one" else 1.0
+        check_reach(event, "noise_multiplier", shift / b)
+        return cls(b / 2.0 if relation == "replace_one" else b)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """Add/remove and replace-special only: the exact Laplace curve (Mironov 2017, Prop. 6;
+        ``rdp.laplace``); past ``MAX_NOISE``, alpha / (2 b^2) ((1/b)-DP implies (1/b)^2/2-zCDP, Bun &
+        Steinke 2016, Prop. 1.4), where the exact formula's terms underflow."""
+        from ...base.event_fields import event_field_at_least_zero, require_relation
+        from ...base.parameter_range import MAX_NOISE
+        from ...rdp.laplace import laplace_rdp
+        from .neighbouring import relations_bounded
+
+        require_relation(
+            event, relation, relations_bounded("add_or_remove_one"), "`LaplaceDpEvent`"
+        )
+        b = event_field_at_least_zero(event, "noise_multiplier")
+        if b == 0:
+            return np.full(np.shape(orders), np.inf)
+        if b > MAX_NOISE:
+            return np.asarray(orders) * (0.5 / b) / b
+        return laplace_rdp(b, orders)
+
+    def loss_reach(self) -> float:
+        """1 / scale: the Laplace loss lies in [-1/scale, 1/scale]."""
+        return 1.0 / self.scale
+
+    def group_loss_reach(self, c: float) -> float:
+        """c / scale (c copies move the query by c)."""
+        return c / self.scale
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample: the Laplace location mixture of shifts 0 and 1 with weights 1 - q and
+        q (Zhu, Dong & Wang 2022, Thm 11; ``pld.mechanisms.laplace_mixture``)."""
+        from .registry import mechanism_of
+
+        sampled: Mechanism = mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
+        return sampled
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return laplace(self.scale, value_discretization_interval=h)
@@ -1030,6 +1086,72 @@ class Laplace(Mechanism):
 
     def group(self, c: int) -> Mechanism | None:
         return Laplace(float(np.nextafter(self.scale / c, 0.0)))
+
+
+@dataclass(frozen=True)
+class Gaussian(Mechanism):
+    """Gaussian noise ``sigma`` on a query moved by ``shift``: P = N(shift, sigma^2) vs Q = N(0,
+    sigma^2), one symmetric direction, exactly theta_eps(shift / sigma) (``gaussian``).  A plan
+    folds it into its closed form (``gaussian_radius``: the radii's squares add, Dong, Roth & Su
+    2022, Cor. 3.3) rather than composing its grid PLD."""
+
+    name: ClassVar[str] = "gaussian"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.GaussianDpEvent"
+    dp_event_field: ClassVar[str] = "noise_multiplier"
+    sigma: float
+    shift: float = 1.0
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Gaussian | NonPrivateRun:
+        """One ``GaussianDpEvent(noise_multiplier=sigma)``: shift 1 under add/remove and
+        replace-special, 2 under replace-one (the replaced record's two contributions, each of norm
+        at most the sensitivity); sigma = 0 is non-private."""
+        from ...base.event_fields import noise
+        from ...base.event_refusal import NonPrivateRun  # off the first answer's import path
+
+        sigma = noise(event, "noise_multiplier")
+        if sigma == 0:
+            return NonPrivateRun(cls.name)
+        return cls(sigma, 2.0 if relation == "replace_one" else 1.0)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """alpha shift^2 / (2 sigma^2) (Mironov 2017, Prop. 7), shift 2 under replace-one; sigma
+        >= 0 with +inf allowed (infinite noise releases nothing: the zero curve, as dp_accounting's
+        RdpAccountant)."""
+        from ...base.event_fields import event_field_at_least_zero
+        from ...rdp import gaussian_rdp
+
+        sigma = event_field_at_least_zero(event, "noise_multiplier")
+        if sigma == 0:
+            return np.full(np.shape(orders), np.inf)
+        if sigma == math.inf:
+            return np.zeros(np.shape(orders))
+        return gaussian_rdp(sigma / (2.0 if relation == "replace_one" else 1.0), orders)
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return gaussian(self.sigma, sensitivity=self.shift, value_discretization_interval=h)
+
+    def gaussian_radius(self) -> float | None:
+        """shift / sigma: the plan adds its square to the closed form's."""
+        return self.shift / self.sigma
+
+    def loss_reach(self) -> float:
+        """``gaussian_reach(shift / sigma)``: the loss N(r^2/2, r^2) has mass below 1e-300 past it."""
+        from ...base.parameter_range import gaussian_reach
+
+        return gaussian_reach(self.shift / self.sigma)
+
+    def group_loss_reach(self, c: float) -> float:
+        """``gaussian_reach`` of c times the radius (c copies move the query by c shifts)."""
+        from ...base.parameter_range import gaussian_reach
+
+        return gaussian_reach(c * self.shift / self.sigma)
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample: the subsampled Gaussian of noise sigma / shift (Zhu, Dong & Wang 2022,
+        Thm 11; ``subsampled_gaussian``)."""
+        return PoissonGaussian(self.sigma / self.shift, q)
 
 
 @dataclass(frozen=True)
@@ -1044,6 +1166,13 @@ class PoissonGaussian(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return subsampled_gaussian(self.sigma, self.q, value_discretization_interval=h)
+
+    def sources(self) -> tuple[Source, ...] | None:
+        """Remove and add, as ``subsampled_gaussian``'s factors describe them (0 < q < 1; else None)."""
+        if not (self.sigma > 0.0 and 0.0 < self.q < 1.0):
+            return None
+        sigma, q = float(self.sigma), float(self.q)
+        return Source(sigma, q, "remove"), Source(sigma, q, "add")
 
 
 @dataclass(frozen=True)

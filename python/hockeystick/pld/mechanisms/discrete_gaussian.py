@@ -50,11 +50,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.event_fields import check_reach, event_field_at_least_zero, integer, noise
+from ...base.event_refusal import NonPrivateRun
+from ...base.parameter_range import MAX_FINITE_REACH, MAX_SENSITIVITY, ParameterOutOfRange
 from ..grid.atoms import INFINITY_FLOOR, SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
 from ..grid.distribution import PrivacyLossDistribution
 from .constructors import _positive, from_distributions
@@ -222,6 +225,54 @@ def discrete_gaussian_atoms(sigma: float, sensitivity: int = 1) -> Atoms:
     return Atoms(index, mass, p_inf, eta, loss_error, rel, lower_of=lambda: lower)
 
 
+def discrete_gaussian_shift(event: Any, copies: int) -> tuple[float, int]:
+    """(sigma, shift) of a ``DiscreteGaussianDpEvent`` whose sensitivity counts ``copies`` times (2
+    under replace-one).
+
+    Parameters
+    ----------
+    event : DiscreteGaussianDpEvent
+        Its ``sigma`` >= 0 (finite, at most ``MAX_NOISE``) and integer ``sensitivity`` >= 1.
+    copies : int
+        1 or 2.
+
+    Returns
+    -------
+    tuple of (float, int)
+        sigma and copies times the sensitivity; sigma = 0 is non-private.
+
+    Raises
+    ------
+    ValueError
+        For a field out of its rule; ``ParameterOutOfRange`` for a shift past ``MAX_SENSITIVITY``,
+        a window of more than ``MAX_OUTCOMES`` outcomes or a one-run loss past ``MAX_FINITE_REACH``
+        (as the discrete Laplace), naming the field.
+    """
+    sigma = noise(event, "sigma")
+    shift = copies * integer(event, "sensitivity", 1)
+    if shift > MAX_SENSITIVITY:
+        raise ParameterOutOfRange(
+            f"DiscreteGaussianDpEvent.sensitivity must be at most {MAX_SENSITIVITY // copies} here "
+            f"(its exact pair holds about one atom per integer of the shift), got "
+            f"{event.sensitivity!r}"
+        )
+    if sigma == 0:
+        return sigma, shift
+    why = "its exact atoms would leave the common loss lattice"
+    ratio = shift / sigma
+    if not ratio <= math.sqrt(2.0 * MAX_FINITE_REACH):
+        # the mode's loss s^2 / (2 sigma^2) alone passes the limit
+        check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
+    if sigma > MAX_SIGMA or outcomes(sigma, shift) > MAX_OUTCOMES:
+        raise ParameterOutOfRange(
+            f"DiscreteGaussianDpEvent.sigma = {event.sigma!r} with a shift of {shift} needs more "
+            f"than {MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; "
+            "rescale the query (a smaller sigma and sensitivity)"
+        )
+    check_reach(event, "sigma", discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
+    return sigma, shift
+
+
 @dataclass(frozen=True)
 class DiscreteGaussian(Mechanism):
     """The discrete Gaussian N_Z(0, sigma^2) on a query of integer sensitivity s: P = N_Z(s,
@@ -231,8 +282,45 @@ class DiscreteGaussian(Mechanism):
     ``from_distributions``."""
 
     name: ClassVar[str] = "discrete_gaussian"
+    dp_event: ClassVar[str] = (
+        "hockeystick.interop.dp_accounting.catalogue_events.DiscreteGaussianDpEvent"
+    )
+    dp_event_field: ClassVar[str] = "sigma"
     sigma: float
     s: int
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> DiscreteGaussian | NonPrivateRun:
+        """One ``DiscreteGaussianDpEvent(sigma, sensitivity)``: shift s under add/remove and
+        replace-special, 2s under replace-one (a monotone likelihood ratio: the largest shift's pair
+        dominates); sigma = 0 is non-private."""
+        sigma, shift = discrete_gaussian_shift(event, 2 if relation == "replace_one" else 1)
+        return NonPrivateRun(cls.name) if sigma == 0 else cls(sigma, shift)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """At most the Gaussian's curve alpha s^2 / (2 sigma^2) (s twice the sensitivity under
+        replace-one): the Rényi sum is exp(alpha (alpha - 1) s^2 / (2 sigma^2)) times theta(alpha
+        s) / theta(0) <= 1, theta having non-negative Fourier coefficients (Canonne, Kamath &
+        Steinke 2020, Sec. 2)."""
+        from ...rdp import gaussian_rdp
+
+        sigma = event_field_at_least_zero(event, "sigma")
+        shift = (2.0 if relation == "replace_one" else 1.0) * integer(event, "sensitivity", 1)
+        if sigma == 0:
+            return np.full(np.shape(orders), np.inf)
+        return gaussian_rdp(sigma / shift, orders)
+
+    def loss_reach(self) -> float:
+        """The pair's largest finite loss (``discrete_gaussian_top_loss``)."""
+        return discrete_gaussian_top_loss(self.sigma, self.s)
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample's pair on the loss grid (``pld.sampling.subsampling``)."""
+        from .registry import mechanism_of
+
+        sampled: Mechanism = mechanism_of(("poisson_discrete_gaussian", self.sigma, self.s, q))
+        return sampled
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         p, q = discrete_gaussian_pair(self.sigma, self.s)

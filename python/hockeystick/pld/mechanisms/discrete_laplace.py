@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.event_fields import check_reach, integer, nonnegative
+from ...base.event_refusal import NonPrivateRun
+from ...base.parameter_range import MAX_FINITE_REACH, MAX_SENSITIVITY, ParameterOutOfRange
 from ..grid.atoms import UNIT_ROUNDOFF, Atoms
 from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
@@ -167,6 +170,47 @@ def discrete_laplace(
     )  # computed masses: a 0 may be an underflow
 
 
+def discrete_laplace_shift(event: Any, copies: int) -> tuple[float, int]:
+    """(a, shift) of a ``DiscreteLaplaceDpEvent`` whose sensitivity counts ``copies`` times (2 under
+    replace-one).
+
+    Parameters
+    ----------
+    event : DiscreteLaplaceDpEvent
+        Its ``noise_parameter`` a >= 0 (finite) and integer ``sensitivity`` s >= 1.
+    copies : int
+        1 or 2.
+
+    Returns
+    -------
+    tuple of (float, int)
+        a and copies s.
+
+    Raises
+    ------
+    ValueError
+        For a field out of its rule; ``ParameterOutOfRange`` for s above ``MAX_SENSITIVITY`` (its
+        exact pair holds about one atom per integer of the shift) or a one-run loss a shift past
+        ``MAX_FINITE_REACH`` (its exact atoms would leave the common loss lattice), naming the field.
+    """
+    a = nonnegative(event, "noise_parameter")
+    s = integer(event, "sensitivity", 1)
+    if s > MAX_SENSITIVITY:
+        raise ParameterOutOfRange(
+            f"DiscreteLaplaceDpEvent.sensitivity must be at most {MAX_SENSITIVITY} (its exact "
+            f"pair holds about one atom per integer of the shift), got {s}"
+        )
+    shift = copies * s
+    check_reach(
+        event,
+        "noise_parameter",
+        a * shift,
+        MAX_FINITE_REACH,
+        "its exact atoms would leave the common loss lattice",
+    )
+    return a, shift
+
+
 @dataclass(frozen=True)
 class DiscreteLaplace(Mechanism):
     """Discrete Laplace DLap(a) on a query of integer sensitivity s: the exact merged pair of s + 1
@@ -175,8 +219,35 @@ class DiscreteLaplace(Mechanism):
     (``group_of_records``)."""
 
     name: ClassVar[str] = "discrete_laplace"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.DiscreteLaplaceDpEvent"
+    dp_event_field: ClassVar[str] = "noise_parameter"
     a: float
     s: int
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> DiscreteLaplace | NonPrivateRun:
+        """One ``DiscreteLaplaceDpEvent(noise_parameter=a, sensitivity=s)``: shift s under
+        add/remove and replace-special, 2s under replace-one (the replaced record's two
+        contributions; the noise law is log-concave, so the largest shift's pair dominates:
+        ``group_of_records``); a = 0 is non-private."""
+        a, shift = discrete_laplace_shift(event, 2 if relation == "replace_one" else 1)
+        return NonPrivateRun(cls.name) if a == 0 else cls(a, shift)
+
+    def loss_reach(self) -> float:
+        """a s: the pair's loss lies in [-a s, a s]."""
+        return self.a * self.s
+
+    def group_loss_reach(self, c: float) -> float:
+        """c a s (c copies move the query by c s)."""
+        return c * self.a * self.s
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample's exact finite pair (``pld.sampling.subsampling``: the mixture with
+        the record's absence, Zhu, Dong & Wang 2022, Thm 11)."""
+        from .registry import mechanism_of
+
+        sampled: Mechanism = mechanism_of(("poisson_discrete_laplace", self.a, self.s, q))
+        return sampled
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return discrete_laplace(self.a, self.s, value_discretization_interval=h)

@@ -18,12 +18,16 @@ core's (cpp/include/hockeystick/pld/mechanisms/gaussian_mixture.hpp over monoton
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
 from ... import _core
+from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
+from ...base.event_fields import check_reach, noise, require_relation
+from ...base.event_refusal import NonPrivateRun
+from ...base.parameter_range import gaussian_reach
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.tail import DEFAULT_TAIL
 from .constructors import (
@@ -36,6 +40,7 @@ from .constructors import (
 )
 from .mechanism import Mechanism
 from .monotone import check_mixture, core_side_factor
+from .neighbouring import relations_bounded
 
 
 def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -132,6 +137,51 @@ def mixture_of_gaussians(
     )
 
 
+def mixture_of(event: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The sensitivities and their weights of a ``MixtureOfGaussiansDpEvent``, checked.
+
+    Parameters
+    ----------
+    event : MixtureOfGaussiansDpEvent
+        Its ``sensitivities`` (finite, >= 0) and ``sampling_probs`` (>= 0, summing to 1 within
+        1e-9), of one non-empty length, one positive sensitivity with a positive weight.
+
+    Returns
+    -------
+    tuple of (tuple of float, tuple of float)
+        The shifts and the weights.
+
+    Raises
+    ------
+    ValueError
+        Naming the field and the rule.
+    """
+    s = _validation.as_real_array(
+        event.sensitivities, "MixtureOfGaussiansDpEvent.sensitivities"
+    ).ravel()
+    w = _validation.as_real_array(
+        event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs"
+    ).ravel()
+    if s.size == 0 or s.shape != w.shape:
+        raise ValueError(
+            "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length"
+        )
+    if not np.all(np.isfinite(s) & (s >= 0)):
+        raise ValueError(
+            f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}"
+        )
+    if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
+        raise ValueError(
+            f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}"
+        )
+    if not np.any((s > 0) & (w > 0)):  # dp_accounting's rule, with its error type
+        raise ValueError(
+            "MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "
+            f"positive sampling probability, got {s.tolist()} with {w.tolist()}"
+        )
+    return tuple(s.tolist()), tuple(w.tolist())
+
+
 @dataclass(frozen=True)
 class GaussianMixture(Mechanism):
     """Noise ``sigma`` on a sensitivity drawn from ``shifts`` with ``weights``: remove Q = N(0,
@@ -139,9 +189,49 @@ class GaussianMixture(Mechanism):
     Steinke, Thakurta, ICLR 2024, Sec. 4; ``mixture_of_gaussians``, certified both sides)."""
 
     name: ClassVar[str] = "gaussian_mixture"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.MixtureOfGaussiansDpEvent"
+    dp_event_field: ClassVar[str] = "standard_deviation"
     sigma: float
     shifts: tuple[float, ...]
     weights: tuple[float, ...]
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> GaussianMixture | NonPrivateRun | None:
+        """One ``MixtureOfGaussiansDpEvent``: add/remove and replace-special only (it defines the law
+        of one record against its absence; under replace-one the coupling of the two records'
+        sensitivities is not given); None where every sensitivity is 0, non-private at
+        standard_deviation 0."""
+        require_relation(
+            event,
+            relation,
+            relations_bounded("add_or_remove_one"),
+            "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
+            "its absence only; under `REPLACE_ONE` the coupling of the two records' "
+            "sensitivities is not given)",
+        )
+        sigma = noise(event, "standard_deviation")
+        shifts, weights = mixture_of(event)
+        if not max(shifts) > 0:
+            return None
+        if sigma > 0:
+            check_reach(event, "standard_deviation", gaussian_reach(max(shifts) / sigma))
+        return NonPrivateRun(cls.name) if sigma == 0 else cls(sigma, shifts, weights)
+
+    def loss_reach(self) -> float:
+        """``gaussian_reach`` of the largest shift over sigma (the Gaussian pair of that radius
+        dominates each component's loss)."""
+        return gaussian_reach(max(self.shifts) / self.sigma)
+
+    def group_loss_reach(self, c: float) -> float:
+        """``gaussian_reach`` of c times the largest radius."""
+        return gaussian_reach(c * max(self.shifts) / self.sigma)
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """Its Poisson sample: the mixture with a shift 0 of weight 1 - q (Zhu, Dong & Wang 2022,
+        Thm 11)."""
+        return GaussianMixture(
+            self.sigma, (0.0, *self.shifts), (1.0 - q, *(q * w for w in self.weights))
+        )
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return mixture_of_gaussians(

@@ -26,17 +26,20 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 - ``loss_atoms()``: the |loss| values where the pair's loss has an atom of positive mass off a
   lattice (a Laplace-like mechanism): a grid through them keeps them exact on both sides
   (``refine.grid_alignment``).  Empty by default; every bound is certified on any grid.
-- ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes
-  the mechanism, if any (the class, or its dotted name ``module.ClassName`` where the class lives
-  above this stage: the adapter's events, dp_accounting's), and the mechanism of one such event
-  under a relation (``neighbouring.RELATIONS`` name), or None where the event releases nothing; the
-  dp_accounting adapter reads an event of a class it has no case for through them
-  (``registry.dp_event_class``).  Beside them, what the adapter's other doors
-  read of such an event's mechanism: ``loss_reach()`` (how far one run's privacy loss can reach, for
-  the adapter's refusals of a grid too wide; ``dp_event_field`` names the event's field a refusal
-  names), ``rdp(orders)`` (its Rényi curve, for ``HockeystickRdpAccountant``) and
-  ``poisson_sampled(q)`` (a pair of its Poisson sample at rate q, composed in place of the generic
-  sampled pair of its curves).
+- ``dp_event`` and the door facets: the dp_accounting event class that describes the mechanism, if
+  any (the class, or its dotted name ``module.ClassName`` where the class lives above this stage:
+  the adapter's events, dp_accounting's), and one facet per door of the dp_accounting adapter,
+  which reads every leaf event through them (``registry.dp_event_class``):
+  ``from_dp_event(event, relation)`` (the plan door: the mechanism of one event under a
+  ``neighbouring.RELATIONS`` name, ``NonPrivateRun`` where it releases its input, None where it
+  releases nothing), ``rdp_of_dp_event(event, relation, orders)`` (the RDP door: by default the
+  curve ``rdp(orders)`` of that mechanism, ``NOT_OFFERED`` without one), ``loss_reach()`` and
+  ``group_loss_reach(c)`` (the reach door: how far one run's, or a group of c copies', privacy
+  loss can reach, for the refusals of a grid too wide; ``dp_event_field`` names the event's field a
+  refusal names) and ``poisson_sampled(q)`` (the Poisson door: a pair of its Poisson sample at rate
+  q, composed in place of the generic sampled pair of its curves).  A facet refuses an event it has
+  no analysis for by raising ``base.event_refusal.EventRefused``; a door turns ``NOT_OFFERED``
+  into its own refusal.
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the
@@ -51,13 +54,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
 from ..grid.atoms import Atoms
-from ..grid.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution, Source
 from .registry import register_class
+
+if TYPE_CHECKING:
+    from ...base.event_refusal import NonPrivateRun, NotOffered
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set
@@ -97,20 +103,104 @@ class Mechanism(ABC):
         return cls(*spec[1:])
 
     @classmethod
-    def from_dp_event(cls, event: Any, relation: str) -> Mechanism | None:
-        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS``
-        name), or None where the event releases nothing (every door then adds nothing)."""
+    def from_dp_event(cls, event: Any, relation: str) -> Mechanism | NonPrivateRun | None:
+        """The plan door's reading of one ``dp_event`` event under ``relation``.
+
+        Parameters
+        ----------
+        event : object
+            An event of the class ``dp_event`` names.
+        relation : str
+            A ``neighbouring.RELATIONS`` name (dp_accounting's ``NeighboringRelation``, lower case).
+
+        Returns
+        -------
+        Mechanism, NonPrivateRun or None
+            The mechanism of one run; ``NonPrivateRun`` where the event releases its input
+            (epsilon = inf); None where it releases nothing (every door then adds nothing).
+
+        Raises
+        ------
+        EventRefused
+            Where the event's analysis does not bound ``relation`` (``base.event_refusal``).
+        ValueError
+            For a field out of its rule (``base.event_fields``), naming ``EventClass.field``;
+            ``ParameterOutOfRange`` past the range where a bound is computed.
+        """
         raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
+
+    @classmethod
+    def rdp_of_dp_event(
+        cls, event: Any, relation: str, orders: np.ndarray
+    ) -> np.ndarray | NotOffered:
+        """The RDP door's reading of one ``dp_event`` event: its Rényi curve at ``orders``.
+
+        By default the curve of ``from_dp_event``'s mechanism (``rdp``; zero where the event
+        releases nothing, +inf where it releases its input), and ``NOT_OFFERED``, before any field
+        is read, for a class without a Rényi curve.  A class whose RDP analysis reads the event
+        otherwise (other relations, other field ranges) overrides this.
+
+        Parameters
+        ----------
+        event : object
+            An event of the class ``dp_event`` names.
+        relation : str
+            A ``neighbouring.RELATIONS`` name.
+        orders : numpy.ndarray
+            Real orders > 1.
+
+        Returns
+        -------
+        numpy.ndarray or NotOffered
+            One run's curve, one value per order, never below the divergence of either direction
+            (rounded up); ``NOT_OFFERED`` when the mechanism has no Rényi curve (the door refuses
+            the event).
+
+        Raises
+        ------
+        EventRefused
+            Where the RDP analysis does not bound ``relation`` or the event's parameters.
+        ValueError
+            For a field out of its rule.
+        """
+        from ...base.event_refusal import NOT_OFFERED, NonPrivateRun  # off the import path
+
+        if cls.rdp is Mechanism.rdp:
+            return NOT_OFFERED
+        mechanism = cls.from_dp_event(event, relation)
+        if mechanism is None:
+            return np.zeros(np.shape(orders))
+        if isinstance(mechanism, NonPrivateRun):
+            return np.full(np.shape(orders), np.inf)
+        curve = mechanism.rdp(orders)
+        return NOT_OFFERED if curve is None else curve
+
+    def gaussian_radius(self) -> float | None:
+        """The radius r of the Gaussian pair this mechanism is, where a plan folds it into its closed
+        form (the squares of the radii add: the composition is the Gaussian of radius sqrt(sum r^2),
+        Dong, Roth & Su 2022, Cor. 3.3), or None: every other mechanism is composed as itself."""
+        return None
 
     def loss_reach(self) -> float:
         """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not stated.
 
-        A group of c copies of the record reaches at most c times as far (its loss is a sum of c
-        steps'). The dp_accounting adapter refuses a sampled event whose inner reach, times the
-        copies a batch holds, is past the grid's range or the doubles (``interop.loss_reach``),
-        naming ``dp_event_field``.
+        A group of c copies of the record reaches at most ``group_loss_reach(c)`` (its loss is a
+        sum of c steps'). The dp_accounting adapter refuses an event whose reach is past the grid's
+        range (``MAX_LOSS_REACH``) unless the mechanism is composed as exact atoms
+        (``composed_as_atoms``), and a sampled event whose inner reach, times the copies a batch
+        holds, is past the grid's range or the doubles, naming ``dp_event_field``.
         """
         return 0.0
+
+    def group_loss_reach(self, c: float) -> float:
+        """How far the loss of a group of c copies of the record can reach: c ``loss_reach()``
+        (the sum of c steps'); a Gaussian pair's, ``gaussian_reach`` of c times its radius."""
+        return c * self.loss_reach()
+
+    def composed_as_atoms(self) -> bool:
+        """Whether the class has a finite pair (``finite_pairs``): it is composed as exact atoms on
+        a lattice, not on a loss grid, so no grid range bounds its reach."""
+        return type(self).finite_pairs is not Mechanism.finite_pairs
 
     def rdp(self, orders: np.ndarray) -> np.ndarray | None:
         """Its Rényi curve at each of ``orders`` (reals > 1), never below the divergence of either
@@ -121,6 +211,12 @@ class Mechanism(ABC):
         """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled
         pair of each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples
         its curves (``pld.sampling.subsampled_pair``)."""
+        return None
+
+    def sources(self) -> tuple[Source, ...] | None:
+        """The run one round of it is, per neighbouring direction, as its ``grid_pld``'s factors
+        describe it (``Factor.source``, read by ``pld.question.described_run``), or None where its
+        factors carry no description."""
         return None
 
     @abstractmethod

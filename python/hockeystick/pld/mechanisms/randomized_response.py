@@ -16,15 +16,19 @@ releases nothing (loss 0).  Both sides are exact up to the grid (``from_distribu
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.event_fields import event_field_at_least_zero, integer, probability, require_relation
+from ...base.event_refusal import EventRefused, NonPrivateRun
 from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, from_distributions
 from .mechanism import Mechanism, Pair, two_directions
+from .neighbouring import relations_bounded
 from .registry import stage
 
 RELATIONS = ("replace_one", "replace_special")
@@ -130,9 +134,60 @@ class RandomizedResponse(Mechanism):
     c is the mechanism itself."""
 
     name: ClassVar[str] = "randomized_response"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.RandomizedResponseDpEvent"
+    dp_event_field: ClassVar[str] = "noise_parameter"
     p: float
     k: int
     relation: str
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> RandomizedResponse | NonPrivateRun | None:
+        """One ``RandomizedResponseDpEvent(noise_parameter=p, num_buckets=k)``: replace-one and
+        replace-special (its pair per relation, module docstring); p below 1 (dp_accounting's rule:
+        p = 1 releases nothing), None for one bucket, non-private at p = 0."""
+        require_relation(
+            event,
+            relation,
+            relations_bounded("replace_one") + relations_bounded("replace_special"),
+            "`RandomizedResponseDpEvent`",
+        )
+        p = probability(event, "noise_parameter")
+        if p == 1.0:
+            raise ValueError(
+                "RandomizedResponseDpEvent.noise_parameter must be below 1, got "
+                f"{event.noise_parameter!r}"
+            )
+        k = integer(event, "num_buckets", 1)
+        if not (k > 1 and p < 1):
+            return None
+        return NonPrivateRun(cls.name) if p == 0 else cls(p, k, relation)
+
+    @classmethod
+    def rdp_of_dp_event(cls, event: Any, relation: str, orders: np.ndarray) -> np.ndarray:
+        """dp_accounting's closed forms per relation, evaluated without cancellation as p -> 1
+        (``rdp.randomized_response``); p = 1 and one bucket give the zero curve."""
+        from ...rdp.randomized_response import randomized_response_rdp
+
+        if relation not in ("replace_one", "replace_special"):
+            raise EventRefused(
+                event,
+                "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
+                f"`RandomizedResponseDpEvent`. Found NeighboringRelation.{relation.upper()}.",
+            )
+        p, k = event_field_at_least_zero(event, "noise_parameter"), event.num_buckets
+        if not p <= 1:
+            raise ValueError(
+                f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}"
+            )
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(
+                f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}"
+            )
+        return randomized_response_rdp(p, k, orders, relation=relation)
+
+    def loss_reach(self) -> float:
+        """log(1 + (1 - p) k / p): the loss of the bucket the input's value lands in."""
+        return math.log1p((1.0 - self.p) * self.k / self.p)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return randomized_response(

@@ -177,7 +177,7 @@ def _read_one(
     segments = subsampled_segments(pld)
     gaussians = gaussian_rounds(pld) if segments is None else None
     if segments is not None:
-        lows[live], ups[live] = _subsampled(
+        lows[live], ups[live] = segments_bracket(
             front_door, segments, method, x[live], lower[live], upper[live]
         )
     elif gaussians is not None:
@@ -206,7 +206,7 @@ def _front_door(
     return np.asarray(low, dtype=np.float64), np.asarray(up, dtype=np.float64)
 
 
-def _subsampled(
+def segments_bracket(
     front_door: FrontDoor,
     segments: list[Segment],
     method: Quantity,
@@ -214,7 +214,28 @@ def _subsampled(
     lower: np.ndarray,
     upper: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The bracket of rounds of Poisson-subsampled Gaussians at ``x`` (module docstring)."""
+    """The bracket of rounds of Poisson-subsampled Gaussians at ``x`` (module docstring): every
+    door's read of the run ``described_run.described_segments`` finds, a PLD's or a plan's.
+
+    Parameters
+    ----------
+    front_door : FrontDoor
+        The accountant whose default answers one kind of round.
+    segments : list of ((noise, q, 1.0), rounds)
+        The run, one segment per distinct mechanism (``described_run.described_segments``).
+    method : {"delta", "epsilon"}
+        What is asked.
+    x : numpy.ndarray
+        The arguments (epsilon >= 0 and finite, or delta in (0, 1)).
+    lower, upper : numpy.ndarray
+        A certified bracket at ``x`` (the composition's own), which several kinds of round narrow
+        (the tilted composition of the factors); one kind of round is the front door's alone.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The certified (lower, upper) at ``x``.
+    """
     if len(segments) == 1:
         ((noise, q, _), rounds) = segments[0]
         return _front_door(front_door, noise, q, rounds, method, x)

@@ -17,9 +17,10 @@ the far tail.  The cells here: the bulk (-inf, t_0] (l(t_0) = log(1 - q) + 2 h),
 fixes the grid's offset b (atoms at b + k h); then cells (a, a'] with a' found by bisection so that
 the mean bound is the first grid point above l(a) (a second-order loss: each cell spans about two
 cells of loss, its conditional variance ~h^2 per round, against the first-order h / 2 per round of
-rounding down); past u >= ``ALIGNED_UP_TO``, cells between grid losses with each atom at the grid
-point at or below its lower edge's loss (few rounds fall there), up to x where the P-tail is below
-``TAIL``.
+rounding down); past u >= ``ALIGNED_UP_TO``, where the loss is steep enough in x that a cell of one
+grid step is narrow, cells centred on the grid losses' edges x_k, each atom at g_k where the cell's
+mean x is certified at least x_k (the loss is convex in x: Jensen in x), else a cell lower
+(``_rounded_cells``), up to x where the P-tail is below ``TAIL``.
 
 Mean bounds: log(1 + u) >= u - u^2/2 + u^3/3 - u^4/4 - r, r = 0 for u >= 0 (Lagrange remainder
 u^5 / (5 (1 + xi)^5) >= 0) and r = q^5 / (5 (1 - q)^5) for u in [-q, 0).  With e^{jz} dN(0, s^2) =
@@ -56,6 +57,9 @@ TAIL_ERROR = 1e-11
 # a few dozen double roundings)
 SUM_ERROR = 4.0 * TAIL_ERROR
 BISECTIONS = 45
+# past ALIGNED_UP_TO, cell k starts this share of the way from x_k down to x_{k-1} (``_rounded_cells``):
+# below 1/2 so that the cell's mean x, pulled down by the falling density, stays above x_k
+CENTRED = 0.45
 # the sampling rates at most this take the read (``aligned_lower_side``): its cost, ~2 to 5 CPU s,
 # pays where the optimistic reads fall far below the truth (rare participation)
 RARE_RATE = 1e-4
@@ -63,6 +67,15 @@ RARE_RATE = 1e-4
 # at deltas from LEAST_DELTA up (its far tail, past TAIL, is dropped)
 LEAST_ROUNDS = 1000
 LEAST_DELTA = 1e-20
+# the tilted window's tail where the one of 1e-3 delta passes the cap: the mass folded in from
+# outside is charged at the untilt factor of the read (``compose.tilted``), small where the read
+# lies far below the tilted bulk (sigma 0.5, q 1e-4, 10^6 rounds, delta 1e-12 on h 2.5e-5: 5.4 M
+# points at 1e-15, 2.9 M at 1e-6, the lower side 9.51313 and 9.51299)
+CUT_TAIL = 1e-6
+# a lower side still wider than the tolerance is read again on a grid twice finer where the window
+# read held at most this share of the cap (the finer window holds about twice its points): sigma 1,
+# q 1e-4, 10^6 rounds, delta 1e-12 reads 0.85682 on h 2.5e-5 and 0.86028 on 1.25e-5
+FINER_ROOM = 0.45
 # the most aligned cells (each ~45 bisection steps of 20 Gaussian tails): past it the read stops
 MAX_ALIGNED_CELLS = 2000
 UNIT_ROUNDOFF = 2.0**-53
@@ -169,30 +182,102 @@ def aligned_pmf(sigma: float, q: float, h: float) -> tuple[GridPMF, float]:
 def _rounded_cells(
     r: RareRound, a: float, top: float, offset: float, h: float, atoms: dict[int, float]
 ) -> None:
-    """Cells from ``a`` to ``top`` between grid losses, each atom at the grid index at or below its
-    lower edge's loss (the loss rounded down by its rounding, then a cell more), added to
-    ``atoms``."""
+    """Cells from ``a`` up to about ``top``, one a grid loss g_k = offset + k h, added to
+    ``atoms``.  x_k, the edge of g_k, is certified to have a loss at least g_k
+    (``verified_edges``); cell k spans (y_k, y_{k+1}], y_k = x_k - ``CENTRED`` (x_k - x_{k-1}) (at
+    least x_{k-1} and a), so that x_k sits near its middle.  The loss is convex in x (the log of a
+    sum of exponentials of x), so by Jensen the cell's mean loss is at least the loss at its mean
+    x; where that mean is certified at least x_k (``mean_at_least``, from the density's spread over
+    the cell), the atom is g_k
+    (a loss of ~(1/2 - ``CENTRED``) h below the cell's mean), elsewhere g_{k - 1} (every loss of
+    the cell is at least l(x_{k-1}) >= g_{k-1}).  Cell 0, (a, y_{first + 1}], goes to g_first, a
+    cell below a's loss.  The mass above the last cell (below ``TAIL``) is dropped."""
     s, q = r.s, r.q
     first = math.floor((r.loss(a) - offset) / h) - 1
     last = math.floor((r.loss(top) - offset) / h) + 1
-    ks = np.arange(first + 1, last + 1)
-    edges = np.maximum.accumulate(
-        np.concatenate([[a], s * s * np.log1p(np.expm1(offset + ks * h) / q) + 0.5])
-    )
-    mass = np.zeros(ks.size)
+    ks = np.arange(first, last + 1)
+    x = verified_edges(r, ks, offset, h)
+    x = np.maximum.accumulate(np.maximum(x, a))
+    y = np.maximum(x[1:] - CENTRED * (x[1:] - x[:-1]), x[:-1])  # y_k, k = first + 1 .. last
+    edges = np.maximum.accumulate(np.concatenate([[a], y]))
+    mass = np.zeros(edges.size - 1)
     for j, weight in ((0, 1.0 - q), (1, q)):
-        t = np.asarray(gaussian_tail((edges - j) / s), dtype=np.float64)  # tails: x above the mean
-        below_mean = edges < j
-        u = np.asarray(gaussian_tail((j - edges) / s), dtype=np.float64)  # lower tails
-        diff = np.where(below_mean[1:], u[1:] - u[:-1], t[:-1] - t[1:])
-        scale = np.where(below_mean[1:], u[1:] + u[:-1], t[:-1] + t[1:])
-        mass += weight * (diff - (TAIL_ERROR + 4.0 * UNIT_ROUNDOFF) * scale)
-    # cell i spans (edges[i], edges[i + 1]]: its lower edge's loss is at least offset + (first + i)
-    # h but for the inverse's rounding (cell 0: at least a cell above), so its atom goes a cell
-    # lower, at first + i - 1
-    for i, m in enumerate(mass.tolist()):
+        m, err = normal_masses(float(j), s, edges[:-1], edges[1:])
+        mass += weight * (m - err)
+    # cell i (i >= 1) spans (y_{first + i}, y_{first + i + 1}]: its atom at first + i where its mean
+    # x is certified at least x_{first + i}, else at first + i - 1; cell 0 at first
+    index = np.arange(edges.size - 1) + first
+    centred = np.zeros(edges.size - 1, dtype=bool)
+    centred[1:] = mean_at_least(r, edges[1:-1], edges[2:], x[1:-1])
+    index = np.where(centred | (index == first), index, index - 1)
+    for k, m in zip(index.tolist(), mass.tolist(), strict=True):
         if m > 0.0:
-            atoms[first + i - 1] = atoms.get(first + i - 1, 0.0) + m
+            atoms[k] = atoms.get(k, 0.0) + m
+
+
+def normal_masses(
+    mean: float, s: float, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``normal_mass`` over arrays of cells (lo, hi]: the N(mean, s^2) masses and their error
+    bounds (the tails on the side away from the mean, each within ``TAIL_ERROR`` relative, and the
+    difference's rounding)."""
+    above = np.asarray(gaussian_tail((lo - mean) / s), dtype=np.float64)
+    above_hi = np.asarray(gaussian_tail((hi - mean) / s), dtype=np.float64)
+    below = np.asarray(gaussian_tail((mean - hi) / s), dtype=np.float64)
+    below_lo = np.asarray(gaussian_tail((mean - lo) / s), dtype=np.float64)
+    upper_side = lo >= mean
+    mass = np.where(upper_side, above - above_hi, below - below_lo)
+    scale = np.where(upper_side, above + above_hi, below + below_lo)
+    return mass, (TAIL_ERROR + 4.0 * UNIT_ROUNDOFF) * scale
+
+
+def mean_at_least(r: RareRound, lo: np.ndarray, hi: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """True where the P-mean of the cells (lo, hi] is certified at least ``x``.  On a cell of width w
+    where the density p = (1 - q) phi_0 + q phi_1 stays within [m, M], M / m <= rho, the mean is at
+    least lo + w / (1 + sqrt(rho)): the least mean over such densities puts M below a threshold c
+    and m above it, and its minimum over c is there (at c = w / (1 + sqrt(rho)), where the mean
+    equals c).  Each phi_j is unimodal, so m is at least the sum of its weighted values at the ends
+    and M at most that of its maxima on the cell (the peak where the cell holds mu_j); the
+    densities are rounded outward by 16 u (1 + z^2) (exp of z^2 / 2) and the bound lowered by 8 u
+    of lo and w (w = hi - lo is exact where hi <= 2 lo, Sterbenz)."""
+    s, q = r.s, r.q
+    norm = 1.0 / (s * math.sqrt(2.0 * math.pi))
+    least = np.zeros(lo.size)
+    most = np.zeros(lo.size)
+    for mu, weight in ((0.0, 1.0 - q), (1.0, q)):
+        z_lo, z_hi = (lo - mu) / s, (hi - mu) / s
+        d_lo = norm * np.exp(-0.5 * z_lo * z_lo)
+        d_hi = norm * np.exp(-0.5 * z_hi * z_hi)
+        peak = np.where((lo < mu) & (mu <= hi), norm, np.maximum(d_lo, d_hi))
+        e_lo = 16.0 * UNIT_ROUNDOFF * (1.0 + z_lo * z_lo)
+        e_hi = 16.0 * UNIT_ROUNDOFF * (1.0 + z_hi * z_hi)
+        least += weight * np.minimum(d_lo * (1.0 - e_lo), d_hi * (1.0 - e_hi))
+        most += weight * peak * (1.0 + np.maximum(e_lo, e_hi))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = (most / least) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    rho = np.where(least > 0.0, rho, np.inf)
+    width = hi - lo
+    bound = lo + width / (1.0 + np.sqrt(rho)) * (1.0 - 8.0 * UNIT_ROUNDOFF)
+    bound -= 8.0 * UNIT_ROUNDOFF * (np.abs(lo) + np.abs(width))
+    return np.asarray((bound >= x) & (hi > lo) & (hi <= 2.0 * lo))
+
+
+def verified_edges(r: RareRound, ks: np.ndarray, offset: float, h: float) -> np.ndarray:
+    """For each grid index k of ``ks``, an x whose loss is at least offset + k h: the inverse of
+    that loss (``RareRound.at_loss``, vectorized), raised by a relative 1e-12 (about 1e-11 of loss,
+    far above the roundings) until the loss computed there, lowered by 16 u of itself, is at least
+    the grid loss raised by 8 u of its terms (log1p, expm1, the products: a few u each)."""
+    s, q, c = r.s, r.q, r.c
+    grid = offset + ks * h
+    grid_up = grid + 8.0 * UNIT_ROUNDOFF * (np.abs(grid) + abs(offset) + np.abs(ks * h))
+    edges = s * s * np.log1p(np.expm1(grid) / q) + 0.5
+    for _ in range(8):
+        loss = np.log1p(q * np.expm1((2.0 * edges - 1.0) * c))
+        short = loss - 16.0 * UNIT_ROUNDOFF * np.abs(loss) < grid_up
+        if not short.any():
+            return edges
+        edges = np.where(short, edges + 1e-12 * np.abs(edges) + 1e-300, edges)
+    raise ValueError("a rounded cell's edge could not be certified above its grid loss")
 
 
 def aligned_lower_epsilon(
@@ -236,21 +321,43 @@ def aligned_lower_epsilon(
     Raises
     ------
     ValueError
-        Where the tilted window would pass its cap (``tilted.compose_tilted``) or more than
-        ``MAX_ALIGNED_CELLS`` cells are aligned.
+        Where the tilted window would pass its cap (``tilted.compose_tilted``) at both its tails
+        (1e-3 delta, then ``CUT_TAIL``), more than ``MAX_ALIGNED_CELLS`` cells are aligned, or a
+        rounded cell's edge cannot be certified (``verified_edges``).
     """
+    return aligned_read(sigma, q, rounds, delta, near, h, tilt, max_points)[0]
+
+
+def aligned_read(
+    sigma: float,
+    q: float,
+    rounds: int,
+    delta: float,
+    near: float,
+    h: float,
+    tilt: Callable[[GridPMF, float, float], float],
+    max_points: int,
+) -> tuple[float, int]:
+    """``aligned_lower_epsilon``'s bound (its arguments) and the points of the tilted window it
+    read (whether a grid twice finer may fit the cap: ``aligned_lower_side``)."""
     pmf, offset = aligned_pmf(sigma, q, h)
     moved = rounds * offset
     moved_up = moved + 4.0 * UNIT_ROUNDOFF * abs(moved)
     lam = tilt(pmf, rounds, near - moved)
-    composed = tilted.compose_tilted(
-        [(pmf, rounds)], lam * h, pessimistic=False, tail=1e-3 * delta, max_points=max_points
-    )
+    try:
+        composed = tilted.compose_tilted(
+            [(pmf, rounds)], lam * h, pessimistic=False, tail=1e-3 * delta, max_points=max_points
+        )
+    except ValueError:  # past the cap: the window cut at CUT_TAIL, its folded mass charged
+        composed = tilted.compose_tilted(
+            [(pmf, rounds)], lam * h, pessimistic=False, tail=CUT_TAIL, max_points=max_points
+        )
+    points = int(composed.window.p.size)
     found = tilted.lower_epsilon(composed, delta, near - moved_up)
     if not found > 0.0:
-        return 0.0
+        return 0.0, points
     low = found + moved - 4.0 * UNIT_ROUNDOFF * (abs(found) + abs(moved))
-    return max(0.0, low)
+    return max(0.0, low), points
 
 
 def aligned_lower_side(
@@ -265,7 +372,9 @@ def aligned_lower_side(
     sensitivity) with q at most ``RARE_RATE``, at least ``LEAST_ROUNDS`` rounds, delta at least
     ``LEAST_DELTA`` and a finite ``upper`` side (the search's start), on
     the grid ``question.FINE_INTERVAL`` halved, else on ``question.FINE_INTERVAL`` where that
-    window passes its cap; ``lower`` as given where neither fits.
+    window passes its cap; ``lower`` as given where neither fits.  A side still wider than the
+    tolerance on the halved grid is read again on a grid twice finer where its window held at most
+    ``FINER_ROOM`` of the cap.
 
     Parameters
     ----------
@@ -295,12 +404,24 @@ def aligned_lower_side(
         and upper > lower
     ):
         return lower
+    s = sigma / sensitivity
     for h in (question.FINE_INTERVAL / 2.0, question.FINE_INTERVAL):
         try:
-            found = aligned_lower_epsilon(
-                sigma / sensitivity, q, int(rounds), delta, upper, h, tilt, max_points
-            )
+            found, points = aligned_read(s, q, int(rounds), delta, upper, h, tilt, max_points)
         except ValueError:  # the window past its cap: a coarser grid
             continue
-        return max(lower, found)
+        lower = max(lower, found)
+        if (
+            h < question.FINE_INTERVAL
+            and points <= FINER_ROOM * max_points
+            and not question.within_tolerance(np.array(lower), np.array(upper))
+        ):  # the aligned cells' loss, second order in h, a quarter on a grid twice finer
+            try:
+                lower = max(
+                    lower,
+                    aligned_read(s, q, int(rounds), delta, upper, h / 2.0, tilt, max_points)[0],
+                )
+            except ValueError:  # past the cap after all
+                pass
+        return lower
     return lower

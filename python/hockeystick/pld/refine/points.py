@@ -103,7 +103,13 @@ class Refinement:
         bracket so far; a bracket it returns is the point's (it asks no finer grid).  The caller
         decides when it reads and when its read settles (the default's fine read,
         ``SubsampledGaussianPLD``: the refinement then stops a grid early).
+
+        The first refinement of a process raises glibc's malloc thresholds to their ceilings
+        (``malloc_thresholds``): its windows then reuse the memory their predecessors freed.
         """
+        from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
+
+        raise_malloc_thresholds()
         if settle is None and self.one_epsilon(points, xs, method):
             return [self.core_refined(points[0], float(xs[0][0]), threads)]
         if settle is None and self.one_delta(points, xs, method):

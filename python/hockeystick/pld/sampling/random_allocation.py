@@ -57,13 +57,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
 from ...base.accountant import Bound
+from ...base.event_fields import check_reach, integer, noise, require_relation
+from ...base.event_refusal import NonPrivateRun
+from ...base.parameter_range import gaussian_reach
 from ...numerics.gaussian import gaussian_tail_inverse
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from ..grid.tail import DEFAULT_TAIL
@@ -76,6 +79,7 @@ from ..mechanisms.constructors import (
 )
 from ..mechanisms.gaussian_mixture import normal_interval
 from ..mechanisms.mechanism import Mechanism
+from ..mechanisms.neighbouring import relations_bounded
 
 UNIT_ROUNDOFF = 2.0**-53
 NDTR_ULPS = (
@@ -567,8 +571,25 @@ class RandomAllocationGaussian(Mechanism):
     (module docstring)."""
 
     name: ClassVar[str] = "random_allocation_gaussian"
+    dp_event: ClassVar[str] = (
+        "hockeystick.interop.dp_accounting.allocation_events.BallsInBinsGaussianDpEvent"
+    )
+    dp_event_field: ClassVar[str] = "noise_multiplier"
     steps: int
     sigma: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> RandomAllocationGaussian | NonPrivateRun:
+        """One ``BallsInBinsGaussianDpEvent(noise_multiplier, num_steps)``: add/remove and
+        replace-special only; non-private at noise 0."""
+        require_relation(
+            event, relation, relations_bounded("add_or_remove_one"), "`BallsInBinsGaussianDpEvent`"
+        )
+        steps = integer(event, "num_steps", 1)
+        sigma = noise(event, "noise_multiplier")
+        if sigma > 0:
+            check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
+        return NonPrivateRun(cls.name) if sigma == 0 else cls(steps, sigma)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return random_allocation_gaussian(self.steps, self.sigma, value_discretization_interval=h)

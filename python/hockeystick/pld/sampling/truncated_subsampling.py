@@ -59,12 +59,15 @@ gives the larger delta after many rounds, where the composition is close to Gaus
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
+from ...base.event_fields import check_reach, integer, noise, probability, require_relation
+from ...base.event_refusal import NonPrivateRun
+from ...base.parameter_range import gaussian_reach
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
@@ -77,6 +80,7 @@ from ..mechanisms.constructors import (
 from ..mechanisms.gaussian_mixture import normal_interval
 from ..mechanisms.mechanism import Mechanism
 from ..mechanisms.monotone import core_side_factor
+from ..mechanisms.neighbouring import relations_bounded
 from ..mechanisms.pld_mixture import mixture
 
 Analysis = Literal["conditioned", "dp_accounting"]
@@ -452,10 +456,41 @@ class TruncatedGaussian(Mechanism):
     realizable pair of datasets (module docstring; ``truncated_subsampled_gaussian``)."""
 
     name: ClassVar[str] = "truncated_gaussian"
+    dp_event: ClassVar[str] = "dp_accounting.dp_event.TruncatedSubsampledGaussianDpEvent"
+    dp_event_field: ClassVar[str] = "noise_multiplier"
     n: int
     q: float
     b: int
     sigma: float
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> TruncatedGaussian | NonPrivateRun | None:
+        """One ``TruncatedSubsampledGaussianDpEvent``: add/remove and replace-special only; None
+        where nothing is sampled (q, n or the cut 0), non-private at noise 0."""
+        require_relation(
+            event,
+            relation,
+            relations_bounded("add_or_remove_one"),
+            "`TruncatedSubsampledGaussianDpEvent`",
+        )
+        q = probability(event, "sampling_probability")
+        n = integer(event, "dataset_size", 0)
+        b = integer(event, "truncated_batch_size", 0)
+        sigma = noise(event, "noise_multiplier")
+        if not (q > 0 and n > 0 and b > 0):
+            return None
+        if sigma > 0:
+            check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
+        return NonPrivateRun(cls.name) if sigma == 0 else cls(n, q, b, sigma)
+
+    def loss_reach(self) -> float:
+        """``gaussian_reach(1 / sigma)``: each part of the dominating pair is a Poisson-subsampled
+        Gaussian of radius 1 / sigma, whose loss the Gaussian's bounds."""
+        return gaussian_reach(1.0 / self.sigma)
+
+    def group_loss_reach(self, c: float) -> float:
+        """``gaussian_reach(c / sigma)``."""
+        return gaussian_reach(c / self.sigma)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return truncated_subsampled_gaussian(

@@ -1,0 +1,227 @@
+"""One description of a run (docs/architecture.md, "What a door composes"): every door composes
+(mechanism, count) factors through the registry, and the question is asked of the run they describe
+(``pld.question.described_run``), never of a list of rounds a door keeps beside the factors.
+
+Held three ways: which modules may read a factor's description; what the doors may import from the
+PLD stages (the composition and its one read, no read of their own); and, per door, that the run the
+question reads off its composition is the run the door was given (the plan's, before any grid,
+equal to the one its PLD's factors carry)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import dp_accounting
+import pytest
+
+import hockeystick
+import hockeystick.pld as pld
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.ledger import Round
+from hockeystick.ledger.fixed_schedule import pld_accountant
+from hockeystick.pld.accountants import CompositionPlan, PLDAccountant, compose_stages
+from hockeystick.pld.accountants.question_plan import described
+from hockeystick.pld.mechanisms.registry import mechanism_of
+from hockeystick.pld.question.described_run import (
+    described_segments,
+    of_pld,
+    subsampled_segments,
+)
+
+PACKAGE = Path(hockeystick.__file__).parent
+
+# the doors (module paths under hockeystick/): what each composes is a run of (mechanism, count)
+DOORS = (
+    "ledger",
+    "training/schedule.py",
+    "cli/compose.py",
+    "cli/compose_along.py",
+    "cli/training_stages.py",
+    "pld/accountants/stages.py",
+    "pld/accountants/question_plan.py",
+)
+# the pld stages whose modules do the reading a door must not do itself: the composition engine,
+# the refinement and tilted reads, the question's chain of reads
+READING_STAGES = ("compose", "refine", "question")
+# the question stage's names a door may use: the one description and its one read
+DESCRIPTION = {("question", "described_run"), ("question", "reader")}
+# (door module, pld module, why): a door's own narrowing kept beside the one read
+KNOWN_READS = {
+    (
+        "training/schedule.py",
+        "refine",
+        "a staged run intersects the reader's bracket with its stages at the question's tail and "
+        "lowers a wide upper side to their RDP conversion (question_tail, within_tolerance, RDP_MARGIN)",
+    ),
+    (
+        "pld/accountants/question_plan.py",
+        "refine/question",
+        "a plan whose grid tails leave the upper side infinite takes the RDP side, rounded up by "
+        "RDP_MARGIN, and warns (warn_unreadable)",
+    ),
+}
+
+
+def _door_files() -> list[Path]:
+    out: list[Path] = []
+    for door in DOORS:
+        path = PACKAGE / door
+        out += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return out
+
+
+def _pld_imports(path: Path) -> list[tuple[int, list[str]]]:
+    """(line, the pld path with the name) of every import of ``path`` into ``hockeystick.pld``."""
+    package = ["hockeystick", *path.relative_to(PACKAGE).parts[:-1]]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = base + [t for t in (node.module or "").split(".") if t]
+            if target[:2] == ["hockeystick", "pld"]:
+                found += [(node.lineno, [*target[2:], alias.name]) for alias in node.names]
+    return found
+
+
+def _module_of(inside: list[str]) -> list[str]:
+    """The pld module a name comes from: its stage's front door resolves a name imported from it."""
+    if len(inside) == 2:
+        door = importlib.import_module(f"hockeystick.pld.{inside[0]}")
+        module = getattr(door, "FRONT_DOOR", {}).get(inside[1])
+        if module is not None:
+            return [inside[0], module]
+    return inside[:2]
+
+
+def test_the_doors_reach_the_question_only_through_the_one_description():
+    """A door imports nothing of the composition engine, the refinement or the question stage but the
+    one description (``described_run``) and its read (``reader``): it composes through the PLD
+    accountant or the plan, and the question is asked of what it composed."""
+    known = {(door, module) for door, module, _ in KNOWN_READS}
+    wrong = []
+    for path in _door_files():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for line, inside in _pld_imports(path):
+            module = _module_of(inside)
+            if module[0] not in READING_STAGES or tuple(module) in DESCRIPTION:
+                continue
+            if (rel, module[0]) in known or (rel, "/".join(module)) in known:
+                continue
+            wrong.append(f"{rel}:{line} reads through pld.{'.'.join(module)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_description_reads_a_factors_source():
+    """``Factor.source`` is read in one module, ``pld/question/described_run.py``: a door or a read
+    that needs the run asks it."""
+    readers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith(("pld/", "ledger/", "training/", "cli/", "interop/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "source":
+                readers.append(rel)
+    assert set(readers) == {"pld/question/described_run.py"}
+
+
+def test_the_known_reads_are_still_there():
+    """Each known exception still imports what it is excused for (an entry no longer needed is
+    removed)."""
+    for door, module, _ in KNOWN_READS:
+        imported = {"/".join(_module_of(inside)) for _, inside in _pld_imports(PACKAGE / door)}
+        assert any(m == module or m.startswith(module + "/") for m in imported), (door, module)
+
+
+SG = ((1.0, 0.01, 1.0), 300)
+SG2 = ((0.8, 0.02, 1.0), 200)
+
+
+def test_the_pld_accountant_describes_the_rounds_it_was_given():
+    acc = PLDAccountant()
+    acc.compose_subsampled_gaussian(1.0, 0.01, 100)
+    acc.compose_subsampled_gaussian(0.8, 0.02, 200)
+    acc.compose_subsampled_gaussian(1.0, 0.01, 200)
+    assert subsampled_segments(acc.composed_pld) == [SG, SG2]
+    acc.compose(pld.laplace(2.0, value_discretization_interval=1e-4))
+    assert subsampled_segments(acc.composed_pld) is None  # a Laplace round: not such a run
+
+
+def test_compose_stages_describe_their_stages():
+    stages = [
+        {"mechanism": "subsampled_gaussian", "sigma": 1.0, "sampling_rate": 0.01, "rounds": 300},
+        {
+            "mechanism": "subsampled_gaussian",
+            "sigma": 0.8,
+            "sampling_probability": 0.02,
+            "rounds": 200,
+        },
+    ]
+    assert subsampled_segments(compose_stages(stages).composed_pld) == [SG, SG2]
+
+
+def test_the_ledger_describes_its_rounds():
+    runs = [
+        (Round.subsampled_gaussian(1.0, 0.01), 100),
+        (Round.subsampled_gaussian(0.8, 0.02), 200),
+        (Round.subsampled_gaussian(1.0, 0.01), 200),
+    ]
+    assert subsampled_segments(pld_accountant(runs, 1e-4).composed_pld) == [SG, SG2]
+    stage = {
+        "mechanism": "subsampled_gaussian",
+        "sigma": 2.0,
+        "sensitivity": 2.0,
+        "sampling_rate": 0.01,
+    }
+    assert subsampled_segments(pld_accountant([Round.from_stage(stage)], 1e-4).composed_pld) == [
+        ((1.0, 0.01, 1.0), 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        {("poisson_gaussian", 1.0, 0.01): 300},
+        {("poisson_gaussian", 1.0, 0.01): 300, ("poisson_gaussian", 0.8, 0.02): 200},
+        {("poisson_gaussian", 1.0, 0.01): 3, ("laplace", 2.0): 1},
+    ],
+)
+def test_a_plan_describes_the_run_its_pld_factors_carry(counts):
+    """Before any grid, a plan's description (its mechanisms' ``sources`` through the registry) is
+    the one its mechanisms' PLDs carry on a grid: the plan and the PLD doors read one run."""
+    plan = CompositionPlan()
+    for spec, count in counts.items():
+        plan.add(spec, count)
+    built = None
+    for spec, count in counts.items():
+        step = mechanism_of(spec).grid_pld(1e-2).self_compose(count)
+        built = step if built is None else built.compose(step)
+    assert built is not None
+    assert described_segments(described(plan)) == described_segments(of_pld(built))
+    assert (described(plan) is None) == (of_pld(built) is None)
+
+
+def test_the_adapter_and_the_pld_accountant_ask_one_question_of_one_run():
+    """The dp_accounting adapter's plan and the PLD accountant's factors describe one run, and the
+    question read of it gives them one bracket."""
+    event = dp_accounting.ComposedDpEvent(
+        [
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 300
+            ),
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(0.02, dp_accounting.GaussianDpEvent(0.8)), 200
+            ),
+        ]
+    )
+    adapter = HockeystickPLDAccountant()
+    adapter.compose(event)
+    acc = PLDAccountant()
+    acc.compose_subsampled_gaussian(1.0, 0.01, 300)
+    acc.compose_subsampled_gaussian(0.8, 0.02, 200)
+    lower, upper = adapter.get_epsilon_bracket(1e-5)
+    a_lower, a_upper = acc.epsilon(1e-5, bound="both")
+    assert lower <= a_upper and a_lower <= upper  # both certified brackets of one run
+    assert upper - lower < 1e-3 and a_upper - a_lower < 1e-3
