@@ -190,3 +190,13 @@ def test_many_questions_at_once_are_the_one_by_one_reads():
 def test_bad_arguments_are_refused_naming_the_rule(call, args, message):
     with pytest.raises(ValueError, match=message):
         call(*args)
+
+
+@pytest.mark.parametrize("sigma, sensitivity", [(1.0, np.inf), (1e-300, 1e300)])
+def test_a_sensitivity_past_the_doubles_reads_the_sampled_rounds_as_always_seen(sigma, sensitivity):
+    """c / sigma overflows: a sampled round's release is above every threshold (Qbar(-inf) = 1), so delta at any
+    epsilon is at least 1 - (1 - q)^T less the margins, and never above it (the exact total variation); no NaN."""
+    segments = [((sigma, 0.5, sensitivity), 3)]
+    reached = max_of_outputs_delta(segments, np.array([0.0, 5.0, 50.0]))
+    assert np.all(reached <= 0.875) and np.all(reached >= 0.875 * (1.0 - 1e-9))
+    assert max_of_outputs_epsilon(segments, 0.5) > 1000.0  # the threshold ladder's end, z = 45

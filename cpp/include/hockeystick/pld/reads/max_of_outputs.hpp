@@ -165,7 +165,9 @@ inline std::pair<double, double> max_output_log_sides(const std::vector<OutputSe
     for (std::size_t s = 0; s < segments.size(); ++s) {
         const OutputSegment& g = segments[s];
         const double r_low = (g.sensitivity / g.sigma) * (1.0 - 2.0 * u);
-        const double shifted = (z - r_low) + 4.0 * u * (std::fabs(z) + r_low);  // at least z - c / sigma
+        // at least z - c / sigma (-inf where c / sigma overflows: Qbar(-inf) = 1, the sampled round's release always
+        // above z)
+        const double shifted = std::isinf(r_low) ? -d::kInf : (z - r_low) + 4.0 * u * (std::fabs(z) + r_low);
         const double log_rounds = std::log(static_cast<double>(g.rounds));
         double sampled =
             d::moved_log_tail(log_gaussian_tail(shifted), true) + std::log(g.q) * (1.0 + 4.0 * u) - 4.0 * u;
