@@ -15,7 +15,10 @@ accuracy 1e-4, then asking for dp_accounting's own certified width ("equal accur
 dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as its users call it); wall
 and CPU time of compose + the epsilon (``--repeats``: medians of that many interleaved runs; compose
 and epsilon are also timed apart).  The summary's first line is the default adapter's CPU speed-up
-over dp_accounting, median over the trees.
+over dp_accounting, median over the trees.  dp_accounting runs on one thread; hockeystick's core
+loops on every core past 2^15 element evaluations, and OpenMP's idle thread spins between those
+loops, counted as CPU time (docs/sweeps.md): ``OMP_WAIT_POLICY=passive`` in the environment (printed
+at the start) measures the work alone.
 Accuracy: our certified bracket width (upper - lower) beside dp_accounting's (pessimistic -
 optimistic, the optimistic PLD built untimed).
 
@@ -383,7 +386,11 @@ def main() -> None:
     logging.getLogger().setLevel(
         logging.ERROR
     )  # dp_accounting warns on every (untimed) optimistic PLD
-    print("load average at start:", os.getloadavg())
+    print(
+        "load average at start:",
+        os.getloadavg(),
+        {k: os.environ.get(k) for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")},
+    )
     if not args.skip_tracking:
         tracking()
     if not args.skip_along_run:

@@ -25,8 +25,7 @@ from typing import Any, Literal
 
 from ..pld.accountants import PLDAccountant
 from ..pld.reads import CurveAlongRun
-from .own_rounds import OWN_ROUNDS
-from .registered_round import registered_pld
+from .round_facets import bracketed, compose_round
 from .rounds import Round
 
 __all__ = ["pld_accountant", "pld_bracket", "pld_curve"]
@@ -58,21 +57,14 @@ def pld_accountant(
         ``side``.
     """
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
-    for one, rounds in runs:
-        if one.parameters:
-            accountant.compose(
-                registered_pld(one.mechanism, one.parameters, value_discretization_interval), rounds
-            )
-        else:  # one of the ledger's own rounds (``own_rounds``)
-            OWN_ROUNDS[one.mechanism].compose(
-                accountant, one, rounds, value_discretization_interval, side
-            )
+    for one, rounds in runs:  # each round through its registry entry's facets (``round_facets``)
+        compose_round(accountant, one, rounds, value_discretization_interval, side)
     return accountant
 
 
 def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
     """Whether a round's mechanism is known only within a bracket (a matrix mechanism's sensitivity)."""
-    return any(not one.parameters and OWN_ROUNDS[one.mechanism].bracketed(one) for one, _ in runs)
+    return any(bracketed(one) for one, _ in runs)
 
 
 def pld_bracket(

@@ -33,39 +33,9 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import describe, positive_number
+from ..pld.mechanisms import matrix_parameters
 
-__all__ = ["accountant_parameters", "matrix_parameters"]
-
-
-def matrix_parameters(sensitivity: Any, sensitivity_lower: Any) -> tuple[float, float]:
-    """The bracket [lower, upper] of a matrix mechanism's L2 sensitivity, checked.
-
-    Parameters
-    ----------
-    sensitivity : float
-        The certified upper L2 sensitivity, in clip norms, finite and > 0.
-    sensitivity_lower : float
-        A realizable lower L2 sensitivity, finite, > 0 and <= ``sensitivity``.
-
-    Returns
-    -------
-    tuple of float
-        (upper, lower).
-
-    Raises
-    ------
-    ValueError
-        If either is not a finite number > 0 (a lower side of 0: the strategy's entries underflow,
-        so no lower side is realizable; scale C up and the noise multiplier with it), or lower
-        exceeds upper.
-    """
-    upper = positive_number(sensitivity, "sensitivity")
-    lower = positive_number(sensitivity_lower, "sensitivity_lower")
-    if lower > upper:
-        raise ValueError(
-            f"sensitivity_lower must be <= sensitivity (a bracket), got {lower!r} above {upper!r}"
-        )
-    return upper, lower
+__all__ = ["accountant_parameters"]
 
 
 def accountant_parameters(accountant: Any) -> tuple[float, float, float]:

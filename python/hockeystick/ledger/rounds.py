@@ -1,17 +1,18 @@
 """One round of a run, as the ledger records it: which mechanism released what, with that round's settings.
 
 A ``Round`` is a value (frozen, hashable): the ledger keeps counts per distinct round, and its JSON
-form (``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Three mechanisms, each with
-the curves the ledger's guarantees read:
+form (``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Five mechanisms with fields
+of their own, and any registered with its Rényi curve, each with the curves the ledger's guarantees
+read:
 
 * ``Round.subsampled_gaussian(sigma, sampling_rate)``: the Poisson-subsampled Gaussian, add/remove
   neighbours (sampling_rate 1 is the Gaussian mechanism, and is stored as one);
 * ``Round.gaussian(sigma)``: the Gaussian mechanism, for the relation its sensitivity was computed
-  for; the one round type with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
+  for, with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
 * ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure
   1/scale-DP;
 * ``Round.discrete_gaussian(sigma, sensitivity)``: discrete Gaussian noise N_Z(0, sigma^2) on an
-  integer query of integer sensitivity (``discrete_noise``);
+  integer query of integer sensitivity (``pld.mechanisms.zcdp_rounds``);
 * ``Round.matrix_mechanism(accountant)``: the whole release of a matrix-factorization mechanism
   (DP-FTRL), one Gaussian mechanism of the strategy's L2 sensitivity under its participation schema
   (``matrix_round``);
@@ -19,6 +20,9 @@ the curves the ledger's guarantees read:
   stage of a mechanism registered with its Rényi curve (``pld.mechanisms.registry``:
   ``StageEntry.rdp``) is a round of that name holding the stage's parameters, its curve and its PLD
   the registry's (``registered_round``).
+
+Every round is a registry entry, read through its facets (``round_facets``): the five above are
+entries whose required parameters are the ``Round``'s fields (``StageEntry.round_fields``).
 
 ``sigma`` is the noise multiplier (noise standard deviation over the L2 sensitivity), the
 vocabulary's ``sigma`` with sensitivity 1: a clip norm that adapts with noise proportional to it
@@ -34,24 +38,26 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import describe, positive_number
-from ..pld.mechanisms import stage_entry
-from ..rdp.integer_orders import mu_squared_upper, zcdp_rdp_upper
+from ..pld.mechanisms import round_entry
+from ..rdp.integer_orders import mu_squared_upper
 from .matrix_round import accountant_parameters
-from .own_rounds import OWN_ROUNDS, given
-from .registered_round import registered_parameters, registered_rdp_upper
+from .registered_round import checked_curve, registered_parameters
+from .round_facets import entry_of, gaussian_pair, keywords
 from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
 
 PARAMETERS = ("sigma", "sampling_rate", "scale", "sensitivity", "sensitivity_lower")
-# the ledger's own rounds (``own_rounds``: the fields each needs and takes, and what each door reads
-# of it); any other mechanism reaches the ledger through its registry entry (``registered_round``)
-MECHANISMS = tuple(OWN_ROUNDS)
+# the ledger's own rounds, in the order this module's documentation lists them: each a registry
+# entry whose required parameters are its ``Round`` fields (``StageEntry.round_fields``), read
+# through its facets (``round_facets``); any other mechanism reaches the ledger through its compose
+# stage's entry, as a round holding the stage's parameters (``registered_round``)
+MECHANISMS = ("gaussian", "subsampled_gaussian", "laplace", "discrete_gaussian", "matrix_mechanism")
 
 
 def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
-    """Each field the mechanism needs is set, and no other (``OwnRound.needs``)."""
-    needs = OWN_ROUNDS[mechanism].needs
+    """Each field the mechanism needs is set, and no other (its entry's required parameters)."""
+    needs = round_entry(mechanism).required()
     for name, value in fields.items():
         if name in needs and value is None:
             raise ValueError(f"a {mechanism} round needs {name}")
@@ -152,8 +158,11 @@ class Round:
                     "a subsampled_gaussian round at sampling_rate 1 is Round.gaussian(sigma)"
                 )
             object.__setattr__(self, "sampling_rate", rate)
-        for name, value in OWN_ROUNDS[self.mechanism].checked(self).items():
-            object.__setattr__(self, name, value)
+        entry = round_entry(self.mechanism)
+        if entry.checked is not None:  # its own checks (``StageEntry.checked``)
+            fields = {name: getattr(self, name) for name in entry.required()}
+            for name, value in entry.checked(**fields).items():
+                object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         """The mechanism and the parameters it takes (the ones left None are not shown)."""
@@ -218,7 +227,7 @@ class Round:
 
     @classmethod
     def discrete_gaussian(cls, sigma: float, sensitivity: int = 1) -> Round:
-        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query (``discrete_noise``).
+        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query (``zcdp_rounds``).
 
         The query is scalar, and its values on neighbouring datasets differ by at most
         ``sensitivity``. The round is (sensitivity^2 / (2 sigma^2))-zCDP (Canonne, Kamath & Steinke
@@ -315,10 +324,8 @@ class Round:
         float or None
             mu, or None for a round without a proved GDP parameter.
         """
-        kind = OWN_ROUNDS.get(self.mechanism)
-        if kind is None or kind.gdp_sensitivity is None:
-            return None
-        return kind.gdp_sensitivity(self) / given(self.sigma)
+        pair = gaussian_pair(self)  # ``StageEntry.gaussian_of``
+        return None if pair is None else pair.gaussian_radius()
 
     def mu_squared_upper(self) -> float:
         """mu^2 of a round with a GDP parameter, rounded up (``rdp.integer_orders.mu_squared_upper``).
@@ -333,9 +340,9 @@ class Round:
         ValueError
             If the round has no GDP parameter (``gdp_mu`` is None).
         """
-        kind = OWN_ROUNDS.get(self.mechanism)
-        if kind is not None and kind.gdp_sensitivity is not None:
-            return mu_squared_upper(kind.gdp_sensitivity(self), given(self.sigma))
+        pair = gaussian_pair(self)
+        if pair is not None:
+            return mu_squared_upper(pair.shift, pair.sigma)
         raise ValueError(
             f"a {self.mechanism} round has no proved GDP parameter: only unsampled Gaussian and matrix-mechanism "
             "rounds do"
@@ -362,22 +369,9 @@ class Round:
         numpy.ndarray
             One value per order.
         """
-        if self.parameters:
-            return registered_rdp_upper(self.mechanism, self.parameters, orders)
-        kind = OWN_ROUNDS[self.mechanism]
-        if kind.zcdp:
-            return zcdp_rdp_upper(
-                mu_squared_upper(given(self.sensitivity), given(self.sigma)),
-                orders,
-            )
-        # a round named by its compose stage (gaussian, subsampled_gaussian, laplace): the stage's
-        # Rényi curve (``StageEntry.rdp``) at the round's fields, its sensitivity already folded
-        # into its noise
-        curve = stage_entry(self.mechanism).rdp
-        assert (
-            curve is not None
-        )  # the three stages register theirs (``pld.mechanisms.constructors``)
-        return curve(orders, **{name: given(getattr(self, name)) for name in kind.needs})
+        curve = entry_of(self).rdp  # ``StageEntry.rdp``: every round the ledger records has one
+        assert curve is not None
+        return checked_curve(self.mechanism, curve(orders, **keywords(self)), orders)
 
     def to_dict(self) -> dict[str, Any]:
         """The round as JSON-ready data: ``{"mechanism": ..., <its parameters>}``.

@@ -64,6 +64,10 @@ def test_on_a_long_window_the_weighted_charge_is_far_below_the_plain_one() -> No
     weighted = composed.weighted_charge(x)
     assert 0.0 < weighted <= plain
     assert weighted < 0.1 * plain
+    # above the window (or at an infinite argument) no mass weighs: no charge, and no overflow
+    for far in (composed.cut + h, 1e308, math.inf):
+        assert composed.weighted_charge(far) == 0.0
+        assert composed.side_at(far) >= composed.p_inf
 
 
 @pytest.mark.slow

@@ -3,7 +3,10 @@
 Each supported event maps to a mechanism with a proved dominating pair for the neighbouring
 relation asked for; anything else raises ``Unsupported`` (the accountant turns it into
 dp_accounting's ``UnsupportedEventError``), never a number.  Bad parameter values raise ValueError
-naming the field and the rule.
+naming the field and the rule.  A leaf event is read by the registered mechanism whose ``dp_event``
+it is (``Mechanism.from_dp_event`` and its other door facets, in the mechanism's own file under
+``pld``), a structural event by its row of ``event_structure``, a secure-aggregation round by its
+family (``client_rounds``); the table below says which mechanism each becomes.
 
 | event | relations | mechanism |
 |---|---|---|

@@ -1,18 +1,19 @@
-"""Reading dp_accounting events' fields, and the rules every event adapter shares.
+"""The rules every dp_accounting event adapter shares, beside the field rules of ``base.event_fields``.
 
 A field is read as one real number or integer and checked against its rule (``ValueError`` naming
 the field and the rule; ``ParameterOutOfRange`` past the ranges where a certified bound is computed,
-see ``dp_events``); the neighbouring relations a mechanism's analysis bounds; the limits on runs,
-copies and exact atoms; the dispatch of an event to its type's case (the nearest class in its MRO).
-Both dp_accounting adapters (``dp_events`` for the PLD accountant, ``rdp_accountant``) read events
-here.
+see ``dp_events``): the rules are ``base.event_fields``', which the registered mechanisms read their
+events with too, imported here.  Beside them: the neighbouring relations a mechanism's analysis
+bounds, as dp_accounting's ``NeighboringRelation``; the limits on runs and copies; a leaf event's
+registered mechanism and the refusal of its reach.  Both dp_accounting adapters (``dp_events`` for
+the PLD accountant, ``rdp_accountant``) read events here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,6 @@ from ...base.event_fields import nonnegative as nonnegative
 from ...base.event_fields import probability as probability
 from ...base.event_fields import require_relation as _require_relation
 from ...base.event_refusal import EventRefused
-from ...base.parameter_range import MAX_FINITE_REACH as MAX_FINITE_REACH
-from ...base.parameter_range import MAX_SENSITIVITY as MAX_SENSITIVITY
 from ...pld.accountants import CompositionPlan, zcdp_alone
 from ...pld.mechanisms import (
     Spec,
@@ -46,8 +45,6 @@ from ..loss_reach import ParameterOutOfRange
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
 SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent
-# one event type's case in a dispatch table (its arguments differ per table: event first)
-Case = Callable[..., Any]
 
 
 def bounded_by(analysed_under: str) -> tuple[NeighboringRelation, ...]:
@@ -132,15 +129,6 @@ def plan_with(
     return plan
 
 
-def case_of(cases: Mapping[type, Case], event: ev.DpEvent) -> Case:
-    """The case of ``cases`` for ``event``: the entry of the nearest class in its MRO (as isinstance
-    would pick); no entry raises ``Unsupported``."""
-    case = nearest_case(cases, event)
-    if case is None:
-        raise Unsupported(event, "Unsupported event.")
-    return case
-
-
 def registered_mechanism(event: ev.DpEvent, relation: NeighboringRelation) -> Any:
     """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or None.
 
@@ -178,19 +166,6 @@ def check_registered_reach(event: ev.DpEvent, mechanism: Any) -> None:
             f"{getattr(event, mechanism.dp_event_field)!r}"
         )
     check_reach(event, mechanism.dp_event_field, reach)
-
-
-def nearest_case(cases: Mapping[type, Case], event: ev.DpEvent) -> Case | None:
-    for cls in type(event).__mro__:
-        case = cases.get(cls)
-        if case is not None:
-            return case
-    return None
-
-
-def additive_shift(relation: NeighboringRelation) -> float:
-    """An additive noise's shift per unit of the add/remove sensitivity: 2 under replace-one (``dp_events``: replace-one additive noise)."""
-    return 2.0 if relation == NeighboringRelation.REPLACE_ONE else 1.0
 
 
 def add_runs(plan: CompositionPlan, mechanism: Spec, count: int, non_private: bool) -> None:

@@ -12,8 +12,10 @@ answered in closed form: r^2 as summed carries the round-off of the operations t
 (``CompositionPlan.gaussian_r2_operations``), so the upper sides are taken at a radius rounded up
 past the exact one and the lower sides at one rounded down (theta and epsilon(delta) grow with r),
 each through ``certified_theta`` (theta and its inverses rounded outward; an upper delta below the
-doubles is the least subnormal, never 0).  Otherwise the radius enters the PLD composition as one
-Gaussian factor.
+doubles is the least subnormal, never 0).  Beside exact atoms it stays in closed form; beside a grid
+part of few points on a fixed grid (``plan_gaussian_beside``: delta = sum_k p_k delta_G(eps - l_k)
++ p_inf over the grid part's masses) too, where its own grid would take far more points; otherwise
+the radius enters the PLD composition as one Gaussian factor.
 
 Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on that grid.  With
 ``accuracy`` the grids are chosen by ``refine.plan_refinement`` (from a coarse grid, each aimed at
@@ -67,6 +69,7 @@ from ..sampling.subsampling import (
 )
 from ..sampling.with_replacement_shift_bound import copy_count_weights
 from .composition_plan import CompositionPlan, PlanKey
+from .plan_gaussian_beside import beside_bracket, reads_beside
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
 from .plan_tilted import tilted_bracket
 from .plan_tilted_curves import tilted_sides
@@ -126,6 +129,7 @@ class PlanProfile:
         self._finite = {m: c for m, c in plan.counts.items() if self._pairs[m] is not None}
         self._grid = {m: c for m, c in plan.counts.items() if self._pairs[m] is None}
         self._composed: dict[tuple[float, int], PrivacyLossDistribution] = {}
+        self._grid_parts: dict[float, PrivacyLossDistribution] = {}
         self._factors: dict[tuple[Spec, float, bool], PrivacyLossDistribution] = {}
         self._atoms: list[Atoms] | None = None
         self._sharp: dict[float, list[dict[Factor, int]]] = {}
@@ -140,23 +144,34 @@ class PlanProfile:
         ``variant`` 1 takes each mechanism's alternative upper side
         (``Mechanism.upper_alternative``; upper only)."""
         if (h, variant) not in self._composed:
-            total: PrivacyLossDistribution | None = None
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
-                parts.append(
-                    (
-                        gaussian(
-                            1.0 / math.sqrt(self.plan.gaussian_r2), value_discretization_interval=h
-                        ),
-                        1,
-                    )
-                )
-            for pld, count in parts:
-                step = pld.self_compose(count) if count > 1 else pld
-                total = step if total is None else total.compose(step)
-            assert total is not None
-            self._composed[(h, variant)] = total
+                sigma = 1.0 / math.sqrt(self.plan.gaussian_r2)
+                parts.append((gaussian(sigma, value_discretization_interval=h), 1))
+            self._composed[(h, variant)] = _composed(parts)
         return self._composed[(h, variant)]
+
+    def _grid_part(self, h: float) -> PrivacyLossDistribution:
+        """The mechanisms without a finite pair alone on grid h (the folded Gaussian left out)."""
+        if h not in self._grid_parts:
+            self._grid_parts[h] = _composed(
+                [(self._factor(m, h), c) for m, c in self._grid.items()]
+            )
+        return self._grid_parts[h]
+
+    def _gaussian_beside(self, h: float) -> bool:
+        """Whether the folded Gaussian is read beside the grid part in closed form on the fixed grid
+        h (``plan_gaussian_beside``): grid mechanisms describing no run the question reader reads
+        (``Mechanism.sources``), their windows (summed: a bound on the composed ones) few enough."""
+        return (
+            self.fixed_interval is not None
+            and self.plan.gaussian_r2 > 0
+            and reads_beside(
+                [(mechanism_of(m), self._factor(m, h), c) for m, c in self._grid.items()],
+                self.plan.gaussian_r2,
+                h,
+            )
+        )
 
     def _sharp_directions(self, h: float) -> list[dict[Factor, int]]:
         """The grid part's directions with each nested Poisson sample built from its inner's tilted
@@ -295,6 +310,9 @@ class PlanProfile:
         """
         if not self._finite:
             assert h is not None
+            if self._gaussian_beside(h):
+                radius = self.plan.gaussian_radius_bounds()
+                return beside_bracket(self._grid_part(h), radius, method, x, hints)
             # the grid's own compositions: the plan's question logic (question_plan) reads the run
             # on top of them; on a grid the caller fixed there is none, so the PLD reads the run it
             # describes as every door does (``pld.question``), its own bracket intersected with the
@@ -432,6 +450,16 @@ class PlanProfile:
         ):  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
             return self._bracket("epsilon", SMALLEST_DELTA)[0], math.inf
         return self._bracket("epsilon", delta)
+
+
+def _composed(parts: list[tuple[PrivacyLossDistribution, int]]) -> PrivacyLossDistribution:
+    """The composition of ``count`` runs of each PLD of ``parts`` (at least one)."""
+    total: PrivacyLossDistribution | None = None
+    for pld, count in parts:
+        step = pld.self_compose(count) if count > 1 else pld
+        total = step if total is None else total.compose(step)
+    assert total is not None
+    return total
 
 
 def add_loss_bound(counts: dict[Spec, int]) -> float | None:

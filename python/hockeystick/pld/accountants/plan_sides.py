@@ -26,14 +26,15 @@ from .composition_plan import UNIT_ROUNDOFF, CompositionPlan
 FLAT = 1e-18
 
 
-def gaussian_side(r: float, eps: np.ndarray, upper: bool) -> np.ndarray:
+def gaussian_side(r: float, eps: np.ndarray, upper: bool, threads: int | None = None) -> np.ndarray:
     """delta(eps) of the Gaussian pair of radius r at any real eps, on one certified side (r the
     radius rounded outward to that side): theta(r, eps) rounded outward (``certified_theta``) at eps
     >= 0, and below 0 its mirror 1 - e^eps + e^eps theta(r, -eps) (the pair is symmetric), whose
     round-off (expm1, exp, a product, a sum, each within 2 u on non-negative terms) the factor 1 -+
-    16 u covers."""
+    16 u covers.  ``threads``: theta's (None: the core's choice)."""
     eps = np.asarray(eps, dtype=np.float64)
-    t = np.asarray((theta_upper if upper else theta_lower)(r, np.abs(eps)), dtype=np.float64)
+    theta = theta_upper if upper else theta_lower
+    t = np.asarray(theta(r, np.abs(eps), threads=threads), dtype=np.float64)
     below = np.minimum(eps, 0.0)
     mirrored = (-np.expm1(below) + np.exp(below) * t) * (
         1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF

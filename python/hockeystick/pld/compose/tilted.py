@@ -296,6 +296,8 @@ class TiltedComposition:
             return 0.0
         w = self.window
         position = x / self.h
+        if not position < w.k_lo + w.p.size:  # x above the window (or infinite): no mass weighs
+            return 0.0
         above = w.k_lo + w.p.size - 1 - max(math.floor(position) - 1, w.k_lo - 1)
         count = float(max(0, min(w.p.size, above)))
         if count == 0.0:

@@ -36,8 +36,10 @@ if TYPE_CHECKING:
     from .registry import StageEntry as StageEntry
     from .registry import dp_event_class as dp_event_class
     from .registry import mechanism_of as mechanism_of
+    from .registry import round_entry as round_entry
     from .registry import stage_entry as stage_entry
     from .registry import stage_names as stage_names
+    from .zcdp_rounds import matrix_parameters as matrix_parameters
 
     # the door's names for attributes whose own names are generic
     DISCRETE_GAUSSIAN_MAX_OUTCOMES = discrete_gaussian.MAX_OUTCOMES
@@ -64,12 +66,14 @@ FRONT_DOOR = {
     "discrete_gaussian_top_loss": "discrete_gaussian",
     "dp_event_class": "registry",
     "laplace": "constructors",
+    "matrix_parameters": "zcdp_rounds",
     "mechanism_of": "registry",
     "mixture_of_gaussians": "gaussian_mixture",
     "noise_over_sensitivity": "constructors",
     "pair_atoms": "atoms_from_pairs",
     "pair_factor": "constructors",
     "relations_bounded": "neighbouring",
+    "round_entry": "registry",
     "stage_entry": "registry",
     "stage_names": "registry",
     "subsampled_gaussians": "constructors",

@@ -271,7 +271,36 @@ def laplace_stage_rdp(
     return laplace_rdp_upper(noise_over_sensitivity(scale, sensitivity), orders)
 
 
-@stage(relation="add_or_remove_one", round_noise="sigma", rdp=subsampled_gaussian_stage_rdp)
+# The ledger's facets of its Gaussian rounds (``registry.StageEntry``): each composed through the
+# accountant's process-wide round cache (``PLDAccountant.compose_subsampled_gaussian``, rate 1 for
+# the Gaussian mechanism); the unsampled Gaussian of noise sigma over sensitivity 1 is the
+# ``Gaussian`` pair of shift 1, 1 / sigma-GDP (Dong, Roth & Su 2022, Thm 2.7).
+
+
+def gaussian_round_compose(accountant: Any, rounds: int, sigma: float) -> None:
+    """Adds ``rounds`` Gaussian rounds of noise multiplier sigma through the round cache."""
+    accountant.compose_subsampled_gaussian(sigma, 1.0, rounds)
+
+
+def subsampled_gaussian_round_compose(
+    accountant: Any, rounds: int, sigma: float, sampling_rate: float
+) -> None:
+    """Adds ``rounds`` Poisson-subsampled Gaussian rounds through the round cache."""
+    accountant.compose_subsampled_gaussian(sigma, sampling_rate, rounds)
+
+
+def gaussian_round_pair(sigma: float) -> Gaussian:
+    """The Gaussian round as the pair N(1, sigma^2) vs N(0, sigma^2) (``Gaussian``)."""
+    return Gaussian(sigma)
+
+
+@stage(
+    relation="add_or_remove_one",
+    round_noise="sigma",
+    rdp=subsampled_gaussian_stage_rdp,
+    round_fields=True,
+    cached_compose=subsampled_gaussian_round_compose,
+)
 def subsampled_gaussian(
     sigma: float,
     sampling_rate: float,
@@ -665,7 +694,13 @@ def with_replacement_subsampled_gaussian(
     return PrivacyLossDistribution([{f: 1}], t)
 
 
-@stage(round_noise="sigma", rdp=gaussian_stage_rdp)
+@stage(
+    round_noise="sigma",
+    rdp=gaussian_stage_rdp,
+    round_fields=True,
+    cached_compose=gaussian_round_compose,
+    gaussian_of=gaussian_round_pair,
+)
 def gaussian(
     sigma: float,
     *,
@@ -734,7 +769,7 @@ def gaussian(
     )
 
 
-@stage(round_noise="scale", rdp=laplace_stage_rdp)
+@stage(round_noise="scale", rdp=laplace_stage_rdp, round_fields=True)
 def laplace(
     scale: float,
     *,

@@ -9,7 +9,10 @@ Two kinds of entry, each registered by the file that defines the mechanism:
   mechanisms a ``[[stage]]`` of a compose file names) registers itself with the ``stage`` decorator,
   which records the facets the doors read: the neighbouring relation its analysis holds for
   (``neighbouring.RELATIONS``) and, for a mechanism the ledger records, the parameter a sensitivity
-  is folded into and the others its round takes.
+  is folded into and the others its round takes.  The ledger's rounds with fields of their own are
+  entries too (``round_fields``), read through the same facets; the two no compose file names
+  (``compose_file=False``: discrete Gaussian noise on an integer query, a matrix mechanism's whole
+  release) are found by ``round_entry`` only.
 
 Every lookup first imports, once, each module of the stages that define mechanisms (``_load``:
 ``DEFINING_STAGES``, walked, not listed), so a mechanism added as a new file is found without being
@@ -43,6 +46,7 @@ __all__ = [
     "mechanism_class",
     "mechanism_names",
     "mechanism_of",
+    "round_entry",
     "stage",
     "stage_entry",
     "stage_names",
@@ -57,6 +61,16 @@ GRID_KEYWORD = "value_discretization_interval"
 # the pld stages whose modules define mechanisms: this one, the sampling schemes, the accountants'
 # plans
 DEFINING_STAGES = ("mechanisms", "sampling", "accountants")
+
+# the facets the ledger reads of its rounds (``StageEntry``), given to ``stage`` by keyword
+LEDGER_FACETS = (
+    "compose_file",
+    "round_fields",
+    "checked",
+    "cached_compose",
+    "gaussian_of",
+    "lower",
+)
 
 _CLASSES: dict[str, type[AnyMechanism]] = {}
 _STAGES: dict[str, StageEntry] = {}
@@ -87,6 +101,25 @@ class StageEntry:
         order, never below the mechanism's exact Rényi divergence (both directions); the ledger
         records a stage of a mechanism with one (and no ``round_noise``) as a round holding the
         stage's parameters.
+    compose_file : bool
+        Whether a compose file's stage may name it (False: a round of the ledger only).
+    round_fields : bool
+        The ledger records it as a ``Round`` whose named fields are its required parameters (its
+        own rounds: ``ledger.rounds.MECHANISMS``), not as a round holding a stage's parameters.
+    checked : callable or None
+        ``checked(**fields)``: the fields its own checks rewrite (by name), where it has checks of
+        its own beyond each field's range.
+    cached_compose : callable or None
+        ``cached_compose(accountant, rounds, **fields)``: adds ``rounds`` rounds to a
+        ``PLDAccountant`` through its process-wide round cache (``pld.refine.round_cache``), where
+        the ledger composes it so rather than with ``build``.
+    gaussian_of : callable or None
+        ``gaussian_of(**fields)``: the ``Gaussian`` mechanism one round of it is exactly, where it
+        is one; its ``gaussian_radius()`` is the round's GDP parameter (Dong, Roth & Su 2022,
+        Thm 2.7).
+    lower : callable or None
+        ``lower(**fields)``: the fields of its realizable lower side, where it is known only
+        within a bracket (a lower bound on the true composition when composed in its place).
     """
 
     name: str
@@ -95,6 +128,12 @@ class StageEntry:
     relations: tuple[str, ...] = ()
     round_noise: str | None = None
     rdp: Callable[..., np.ndarray] | None = None
+    compose_file: bool = True
+    round_fields: bool = False
+    checked: Callable[..., dict[str, Any]] | None = None
+    cached_compose: Callable[..., None] | None = None
+    gaussian_of: Callable[..., Any] | None = None
+    lower: Callable[..., dict[str, Any]] | None = None
 
     def parameters(self) -> list[str]:
         """The keywords a stage of this mechanism takes (the constructor's, but the grid).
@@ -153,6 +192,7 @@ def stage(
     round_noise: str | None = None,
     rdp: Callable[..., np.ndarray] | None = None,
     name: str | None = None,
+    **ledger_facets: Any,
 ) -> Callable[[C], C]:
     """Register a PLD constructor as the mechanism compose stages name (by default its function's name).
 
@@ -160,6 +200,9 @@ def stage(
     ----------
     relation, relations, round_noise, rdp : optional
         The facets of ``StageEntry``.
+    **ledger_facets
+        ``compose_file``, ``round_fields``, ``checked``, ``cached_compose``, ``gaussian_of``,
+        ``lower``: the facets of ``StageEntry`` the ledger reads.
     name : str, optional
         The stage's ``mechanism`` word (default the function's name).
 
@@ -171,8 +214,14 @@ def stage(
     Raises
     ------
     ValueError
-        If another constructor is registered under the same name.
+        If another constructor is registered under the same name, or a keyword is not a facet.
     """
+    unknown = sorted(set(ledger_facets) - set(LEDGER_FACETS))
+    if unknown:
+        raise ValueError(
+            f"stage takes the facets {', '.join(LEDGER_FACETS)} besides relation, relations, "
+            f"round_noise, rdp and name, got {', '.join(unknown)}"
+        )
 
     def register(build: C) -> C:
         word = build.__name__ if name is None else name
@@ -182,7 +231,9 @@ def stage(
                 f"stage mechanism {word!r} is registered already (by {_origin(known.build)}): choose "
                 "another name"
             )
-        _STAGES[word] = StageEntry(word, build, relation, relations, round_noise, rdp)
+        _STAGES[word] = StageEntry(
+            word, build, relation, relations, round_noise, rdp, **ledger_facets
+        )
         return build
 
     return register
@@ -339,20 +390,51 @@ def stage_entry(name: Any) -> StageEntry:
     Raises
     ------
     ValueError
-        If no stage mechanism is registered under ``name`` (with the known ones and the closest).
+        If no stage mechanism a compose file names is registered under ``name`` (with the known
+        ones and the closest).
     """
     _load()
     entry = _STAGES.get(name) if isinstance(name, str) else None
-    if entry is None:
+    if entry is None or not entry.compose_file:
         raise ValueError(
             f"mechanism must be one of {', '.join(stage_names())}, got {name!r}"
-            + (did_you_mean(name, list(_STAGES)) if isinstance(name, str) else "")
+            + (
+                did_you_mean(name, [n for n, e in _STAGES.items() if e.compose_file])
+                if isinstance(name, str)
+                else ""
+            )
         )
     return entry
 
 
+def round_entry(name: Any) -> StageEntry:
+    """The entry of a round the ledger records with fields of its own (``StageEntry.round_fields``).
+
+    Parameters
+    ----------
+    name : str
+        The round's ``mechanism`` (``ledger.rounds.MECHANISMS``).
+
+    Returns
+    -------
+    StageEntry
+        Its constructor and facets, whether or not a compose file names it.
+
+    Raises
+    ------
+    ValueError
+        If no entry with ``round_fields`` is registered under ``name`` (with the ones that are).
+    """
+    _load()
+    entry = _STAGES.get(name) if isinstance(name, str) else None
+    if entry is None or not entry.round_fields:
+        own = sorted(n for n, e in _STAGES.items() if e.round_fields)
+        raise ValueError(f"mechanism must be one of {', '.join(own)}, got {name!r}")
+    return entry
+
+
 def stage_names() -> tuple[str, ...]:
-    """Every stage mechanism's word, in the order registered.
+    """Every word a compose file's stage may name, sorted.
 
     Returns
     -------
@@ -360,7 +442,7 @@ def stage_names() -> tuple[str, ...]:
         The names.
     """
     _load()
-    return tuple(sorted(_STAGES))
+    return tuple(sorted(n for n, e in _STAGES.items() if e.compose_file))
 
 
 def _origin(thing: Any) -> str:

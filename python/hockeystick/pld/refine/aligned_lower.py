@@ -67,11 +67,13 @@ RARE_RATE = 1e-4
 # at deltas from LEAST_DELTA up (its far tail, past TAIL, is dropped)
 LEAST_ROUNDS = 1000
 LEAST_DELTA = 1e-20
-# the tilted window's tail where the one of 1e-3 delta passes the cap: the mass folded in from
-# outside is charged at the untilt factor of the read (``compose.tilted``), small where the read
-# lies far below the tilted bulk (sigma 0.5, q 1e-4, 10^6 rounds, delta 1e-12 on h 2.5e-5: 5.4 M
-# points at 1e-15, 2.9 M at 1e-6, the lower side 9.51313 and 9.51299)
-CUT_TAIL = 1e-6
+# the tilted window's tails tried, the least that fits, where the one of 1e-3 delta passes the cap:
+# the mass folded in from outside is charged at the untilt factor of the read (``compose.tilted``),
+# small where the read lies far below the tilted bulk (sigma 0.5, q 1e-4, 10^6 rounds, delta 1e-12
+# on h 2.5e-5: 5.4 M points at 1e-15, 2.9 M at 1e-6, the lower side 9.51313 and 9.51299), not
+# everywhere (sigma 0.5, q 1e-5, 10^6 rounds, delta 1e-10: 3.50236 cut at 1e-6, 3.5039 uncut on a
+# grid twice coarser)
+CUT_TAILS = (1e-12, 1e-10, 1e-8, 1e-6)
 # a lower side still wider than the tolerance is read again on a grid twice finer where the window
 # read held at most this share of the cap (the finer window holds about twice its points): sigma 1,
 # q 1e-4, 10^6 rounds, delta 1e-12 reads 0.85682 on h 2.5e-5 and 0.86028 on 1.25e-5
@@ -210,9 +212,9 @@ def _rounded_cells(
     centred = np.zeros(edges.size - 1, dtype=bool)
     centred[1:] = mean_at_least(r, edges[1:-1], edges[2:], x[1:-1])
     index = np.where(centred | (index == first), index, index - 1)
-    for k, m in zip(index.tolist(), mass.tolist(), strict=True):
-        if m > 0.0:
-            atoms[k] = atoms.get(k, 0.0) + m
+    for k, cell_mass in zip(index.tolist(), mass.tolist(), strict=True):
+        if cell_mass > 0.0:
+            atoms[k] = atoms.get(k, 0.0) + cell_mass
 
 
 def normal_masses(
@@ -321,8 +323,8 @@ def aligned_lower_epsilon(
     Raises
     ------
     ValueError
-        Where the tilted window would pass its cap (``tilted.compose_tilted``) at both its tails
-        (1e-3 delta, then ``CUT_TAIL``), more than ``MAX_ALIGNED_CELLS`` cells are aligned, or a
+        Where the tilted window would pass its cap (``tilted.compose_tilted``) at every tail
+        (1e-3 delta, then ``CUT_TAILS``), more than ``MAX_ALIGNED_CELLS`` cells are aligned, or a
         rounded cell's edge cannot be certified (``verified_edges``).
     """
     return aligned_read(sigma, q, rounds, delta, near, h, tilt, max_points)[0]
@@ -337,27 +339,31 @@ def aligned_read(
     h: float,
     tilt: Callable[[GridPMF, float, float], float],
     max_points: int,
-) -> tuple[float, int]:
-    """``aligned_lower_epsilon``'s bound (its arguments) and the points of the tilted window it
-    read (whether a grid twice finer may fit the cap: ``aligned_lower_side``)."""
+) -> tuple[float, int, bool]:
+    """``aligned_lower_epsilon``'s bound (its arguments), the points of the tilted window it read
+    (whether a grid twice finer may fit the cap: ``aligned_lower_side``) and whether that window
+    was cut at a tail of ``CUT_TAILS`` (its folded mass's charge may have cost the read)."""
     pmf, offset = aligned_pmf(sigma, q, h)
     moved = rounds * offset
     moved_up = moved + 4.0 * UNIT_ROUNDOFF * abs(moved)
     lam = tilt(pmf, rounds, near - moved)
-    try:
-        composed = tilted.compose_tilted(
-            [(pmf, rounds)], lam * h, pessimistic=False, tail=1e-3 * delta, max_points=max_points
-        )
-    except ValueError:  # past the cap: the window cut at CUT_TAIL, its folded mass charged
-        composed = tilted.compose_tilted(
-            [(pmf, rounds)], lam * h, pessimistic=False, tail=CUT_TAIL, max_points=max_points
-        )
+    tails = [1e-3 * delta] + [t for t in CUT_TAILS if t > 1e-3 * delta]
+    for i, tail in enumerate(tails):
+        try:
+            composed = tilted.compose_tilted(
+                [(pmf, rounds)], lam * h, pessimistic=False, tail=tail, max_points=max_points
+            )
+        except ValueError:  # past the cap: a larger tail, the last one's refusal raised
+            if i == len(tails) - 1:
+                raise
+            continue
+        break
     points = int(composed.window.p.size)
     found = tilted.lower_epsilon(composed, delta, near - moved_up)
     if not found > 0.0:
-        return 0.0, points
+        return 0.0, points, i > 0
     low = found + moved - 4.0 * UNIT_ROUNDOFF * (abs(found) + abs(moved))
-    return max(0.0, low), points
+    return max(0.0, low), points, i > 0
 
 
 def aligned_lower_side(
@@ -374,7 +380,8 @@ def aligned_lower_side(
     the grid ``question.FINE_INTERVAL`` halved, else on ``question.FINE_INTERVAL`` where that
     window passes its cap; ``lower`` as given where neither fits.  A side still wider than the
     tolerance on the halved grid is read again on a grid twice finer where its window held at most
-    ``FINER_ROOM`` of the cap.
+    ``FINER_ROOM`` of the cap, or on ``question.FINE_INTERVAL`` too where its window was cut
+    (``aligned_read``).
 
     Parameters
     ----------
@@ -407,21 +414,19 @@ def aligned_lower_side(
     s = sigma / sensitivity
     for h in (question.FINE_INTERVAL / 2.0, question.FINE_INTERVAL):
         try:
-            found, points = aligned_read(s, q, int(rounds), delta, upper, h, tilt, max_points)
+            found, points, cut = aligned_read(s, q, int(rounds), delta, upper, h, tilt, max_points)
         except ValueError:  # the window past its cap: a coarser grid
             continue
         lower = max(lower, found)
-        if (
-            h < question.FINE_INTERVAL
-            and points <= FINER_ROOM * max_points
-            and not question.within_tolerance(np.array(lower), np.array(upper))
-        ):  # the aligned cells' loss, second order in h, a quarter on a grid twice finer
+        if question.within_tolerance(np.array(lower), np.array(upper)):
+            return lower
+        if h < question.FINE_INTERVAL and points <= FINER_ROOM * max_points and not cut:
+            # the aligned cells' loss, second order in h, a quarter on a grid twice finer
             try:
-                lower = max(
-                    lower,
-                    aligned_read(s, q, int(rounds), delta, upper, h / 2.0, tilt, max_points)[0],
-                )
+                finer = aligned_read(s, q, int(rounds), delta, upper, h / 2.0, tilt, max_points)
+                lower = max(lower, finer[0])
             except ValueError:  # past the cap after all
                 pass
-        return lower
+        if not cut:
+            return lower
     return lower

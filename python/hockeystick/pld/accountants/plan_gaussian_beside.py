@@ -1,0 +1,176 @@
+"""A grid part composed beside the plan's folded Gaussian read in closed form, not on the grid.
+
+The privacy loss of a composition is the sum of independent losses, so for a grid part A (any
+dominating or dominated PMF: masses p_k at losses l_k, p_inf at +infinity) beside a Gaussian pair of
+radius r (its loss under P is N(r^2 / 2, r^2)),
+
+    delta_{A x G}(eps) = E[(1 - e^{eps - L_A - L_G})_+] = sum_k p_k delta_G(eps - l_k) + p_inf,   (*)
+
+delta_G extended to eps < 0 by the symmetry of its pair (``plan_sides.gaussian_side``; Zhu, Dong &
+Wang 2022, Sec. 5 for the composition of dominating pairs).  (*) is a mixture, with weights in
+[0, 1], of the grid part's own curve at shifted arguments, so a certified side of A gives a
+certified side of the composition: the grid masses' round-off is charged as a weighted sum's
+(``ChargedGrid.charge_of_weighted_sum``, weights delta_G in [0, 1]), A's loss shift moves the
+argument, the Gaussian's radius is rounded outward (``CompositionPlan.gaussian_radius_bounds``)
+and theta outward (``certified_theta``).  The Gaussian then costs no grid of its own: on the
+default grid a Gaussian of radius r takes about ``GAUSSIAN_SPAN`` r / h points (its loss range to
+the grid's 1e-15 tail) to discretize and compose, where (*) costs the grid part's points per
+argument read (``beside_pays``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ...base.accountant import Quantity
+from ..compose import atoms_epsilon
+from ..grid.distribution import PrivacyLossDistribution
+from ..grid.pmf import GridPMF
+from ..mechanisms.mechanism import Mechanism
+from .plan_sides import gaussian_side, worst
+
+UNIT_ROUNDOFF = 2.0**-53
+# A Gaussian factor of radius r on grid h spans about this many radii (its loss N(r^2/2, r^2) to a
+# tail of 1e-15 each side, with the cells' margin): about GAUSSIAN_SPAN r / h points.
+GAUSSIAN_SPAN = 16.0
+# (*) is read where the grid part has at most this share of the Gaussian factor's points: an
+# epsilon search reads (*) at some 25 arguments, each one theta a grid point (~40 ns), where the
+# Gaussian on the grid costs a discretized cell (~300 ns) and its share of two compositions per point
+# (~170 ns): even at about 0.4 of them.
+BESIDE_SHARE = 0.25
+# Arguments read at once: the (argument, grid point) table stays within a few MiB.
+ROWS_ENTRIES = 1 << 19
+
+
+def beside_pays(points: int, radius: float, h: float) -> bool:
+    """Whether a grid part of at most ``points`` points is read beside a Gaussian of ``radius`` in
+    closed form (*) rather than with the Gaussian on grid ``h``: at most ``BESIDE_SHARE`` of the
+    Gaussian factor's ``GAUSSIAN_SPAN`` r / h points."""
+    return points <= BESIDE_SHARE * GAUSSIAN_SPAN * radius / h
+
+
+def reads_beside(
+    factors: list[tuple[Mechanism, PrivacyLossDistribution, int]], radius2: float, h: float
+) -> bool:
+    """Whether grid mechanisms (each with its PLD on grid h and its count) are read beside a
+    Gaussian of squared radius ``radius2`` in closed form (*): none describes a run the question
+    reader reads itself (``Mechanism.sources``), and their windows, summed over directions and
+    counts (a bound on the composed windows), are few enough (``beside_pays``).
+
+    Parameters
+    ----------
+    factors : list of (Mechanism, PrivacyLossDistribution, int)
+        The grid mechanisms, their PLDs on grid h and their counts.
+    radius2 : float
+        The Gaussian's squared radius, > 0.
+    h : float
+        The grid spacing.
+
+    Returns
+    -------
+    bool
+        True where (*) is read.
+    """
+    if any(m.sources() is not None for m, _, _ in factors):
+        return False
+    points = sum(c * sum(p.p.size for p in pld.composed(True)) for _, pld, c in factors)
+    return beside_pays(points, math.sqrt(radius2), h)
+
+
+def grid_beside_gaussian(
+    pmf: GridPMF, radius: float, upper: bool
+) -> Callable[[np.ndarray], np.ndarray]:
+    """One certified side of (*): delta(eps) of the grid part ``pmf`` (pessimistic for ``upper``,
+    optimistic otherwise) composed with the Gaussian pair of ``radius`` (rounded outward to that
+    side by the caller), at a flat array of any real eps.
+
+    Upper side: sum_k p_k delta_G^up(eps - s - l_k) (1 + (n + 2) u) + p_inf + shift + the masses'
+    charge, times 1 + 4 u; lower side the same with delta_G^lo at eps + s + l_k, each term taken
+    away, times 1 - 4 u.  s is the grid's loss shift plus 4 u (|eps| + max |l_k|), covering the
+    rounding of the grid losses (k_lo + k) h and of each difference; the masses' charge is that of
+    a sum weighted by delta_G in [0, 1] (their sum and Euclidean norm, rounded up)."""
+    losses = pmf.losses
+    p = pmf.p
+    n = p.size
+    reach = float(np.max(np.abs(losses))) if n else 0.0
+    relative = (n + 2) * UNIT_ROUNDOFF
+
+    def side(eps: np.ndarray) -> np.ndarray:
+        eps = np.asarray(eps, dtype=np.float64).ravel()
+        out = np.empty(eps.size, dtype=np.float64)
+        rows = max(1, ROWS_ENTRIES // max(n, 1))
+        for start in range(0, eps.size, rows):
+            e = eps[start : start + rows]
+            margin = pmf.loss_shift + 4.0 * UNIT_ROUNDOFF * (np.abs(e) + reach)
+            moved = e - margin if upper else e + margin
+            # one thread: theta's parallel loop over some 10^4 arguments costs more than it saves
+            shifted = (moved[:, None] - losses[None, :]).ravel()
+            weights = gaussian_side(radius, shifted, upper, threads=1)
+            weights = weights.reshape(e.size, n)
+            total = weights @ p
+            grow = 1.0 + relative
+            charge = pmf.charge_of_weighted_sum(
+                weights.sum(axis=1) * grow, np.sqrt((weights * weights).sum(axis=1) * grow) * grow
+            )
+            if upper:
+                value = (total * grow + pmf.p_inf + pmf.shift + charge) * (
+                    1.0 + 4.0 * UNIT_ROUNDOFF
+                )
+                out[start : start + rows] = np.minimum(value, 1.0)
+            else:
+                value = (total * (1.0 - relative) + pmf.p_inf - pmf.shift - charge) * (
+                    1.0 - 4.0 * UNIT_ROUNDOFF
+                )
+                out[start : start + rows] = np.clip(value, 0.0, 1.0)
+        return out
+
+    return side
+
+
+def beside_bracket(
+    part: PrivacyLossDistribution,
+    radius: tuple[float, float],
+    method: Quantity,
+    x: float,
+    hints: tuple[float, ...] = (),
+) -> tuple[float, float]:
+    """Certified (lower, upper) of ``method`` at x of the grid part ``part`` composed with the
+    Gaussian pair whose radius lies in ``radius`` = (r_lo, r_hi): each side of (*) the maximum over
+    the neighbouring directions (Zhu, Dong & Wang 2022, Sec. 5), epsilon by a root search on each
+    certified side (``atoms_epsilon.epsilon_search``, tolerance 1e-9; ``hints`` where it starts).
+
+    Parameters
+    ----------
+    part : PrivacyLossDistribution
+        The grid mechanisms composed, without the Gaussian.
+    radius : tuple of float
+        The Gaussian's radius rounded down and up (``CompositionPlan.gaussian_radius_bounds``).
+    method : {"epsilon", "delta"}
+        Epsilon at delta x, or delta at epsilon x.
+    x : float
+        The delta in (0, 1), or the epsilon, asked.
+    hints : tuple of float
+        Epsilons expected near the answer.
+
+    Returns
+    -------
+    tuple of float
+        (lower, upper), lower <= the true value <= upper.
+    """
+
+    def side(upper: bool) -> Callable[[np.ndarray], np.ndarray]:
+        r = radius[1 if upper else 0]
+        return worst([grid_beside_gaussian(p, r, upper) for p in part.composed(upper)])
+
+    if method == "delta":
+        at = np.array([x], dtype=np.float64)
+        return float(side(False)(at)[0]), float(side(True)(at)[0])
+    r = radius[1]
+    # past the grid's top loss and the Gaussian's r^2 / 2 + 40 r (theta < 1e-300 beyond) both
+    # sides are constant
+    top = max((p.k_lo + p.p.size) * p.h for p in part.composed(True)) + r * r / 2 + 40 * r + 1
+    lower = atoms_epsilon.epsilon_search(side(False), x, False, top, 1e-9, hints)
+    return lower, atoms_epsilon.epsilon_search(side(True), x, True, top, 1e-9, hints + (lower,))
