@@ -10,9 +10,12 @@
 // direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
 // accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls,
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
-// grids kTiltFineGrids (half the peers' 1e-4, then theirs) whose windows fit; the Python package's front door reads
-// the same way (pld/refine/tilted_question.py, its fine_brackets).  Every bracket intersected is
-// certified.  A bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()).
+// grids kTiltFineGrids (half the peers' 1e-4, then theirs) whose windows fit; before those grids, the lower side is
+// raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
+// against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth).  The Python
+// package's front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same header
+// through the binding).  Every bracket intersected is certified.  A bracket still wider than asked is written with
+// HS_ACCURACY_NOT_MET (written()).
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not

@@ -11,6 +11,8 @@ package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py)
 - Composition calls: a handle's hs_pld_epsilon_bracket and hs_pld_delta_bracket, where its round-off charge passes
   a hundredth of the delta read, are intersected with the tilted reads of its own factors: the README run on the grid
   1e-4 agrees with the front door, two mechanisms composed agree with the package's refine.tilted_factors.
+- Rare participation: the lower side reads the max-of-outputs test (pld/reads/max_of_outputs.hpp) before the tilted
+  grids, at least the package's read of it and never above the front door's certified upper side.
 - Direction: the tilted composition of the Gaussian mechanism (q = 1, where theta of sqrt(T) / sigma is exact)
   holds the exact delta, and the tilted C bracket of one round holds the exact epsilon (mpmath, 50 digits).
 """
@@ -26,6 +28,7 @@ import pytest
 
 import hockeystick as hs
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_epsilon
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
@@ -145,6 +148,36 @@ def test_rare_participation_the_c_delta_bracket_reads_the_fine_grids_and_holds_t
     )
     assert 0.0 <= lower <= py_upper and py_lower <= upper <= 1e-10
     assert (status == HS_OK) == ((upper - lower) / max(upper, 1e-9) <= 1e-3)
+
+
+@pytest.mark.parametrize("delta", [1e-10, 1e-12])
+def test_rare_participation_the_c_lower_side_reads_the_max_of_outputs_test(lib, delta):
+    """The C library's lower side of sigma 0.6, q 1e-5, 10^6 rounds reads the max-of-outputs test
+    (pld/reads/max_of_outputs.hpp, the header the package's read runs too): at least that read (1.0716 at
+    1e-10, 1.9032 at 1e-12, where the tilted optimistic windows alone reach 0.2357), and never above the
+    front door's certified upper side, nor above its own."""
+    segments = [((0.6, 1e-5, 1.0), 10**6)]
+    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, delta, 1e-3)
+    test = max_of_outputs_epsilon(segments, delta)
+    assert test > (1.07 if delta == 1e-10 else 1.9)
+    assert test <= lower <= upper < math.inf
+    py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
+        delta, bound="both"
+    )[1]
+    assert lower <= py_upper
+    assert (status == HS_OK) == (upper - lower <= 1e-3)
+
+
+def test_rare_participation_the_c_delta_lower_side_reads_the_max_of_outputs_test(lib):
+    """delta at epsilon 1.2 of the same run: the C lower side is at least the max-of-outputs read (it was 0, no
+    lower side) and never above the front door's certified upper side."""
+    status, lower, upper = asked(lib, "delta", 0.6, 1e-5, 10**6, 1.2, 1e-3)
+    test = max_of_outputs_delta([((0.6, 1e-5, 1.0), 10**6)], 1.2)
+    assert 0.0 < test <= lower <= upper
+    py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).delta(
+        1.2, bound="both"
+    )[1]
+    assert lower <= py_upper
 
 
 def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):

@@ -35,5 +35,6 @@
 #include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/reads/epsilon_width.hpp"
 #include "hockeystick/pld/reads/spectral_profile.hpp"
+#include "hockeystick/pld/reads/max_of_outputs.hpp"  // a run's certified lower reads from its largest output
 #include "hockeystick/pld/refine/grid_policy.hpp"         // the start grid, the ladder, the question tail
 #include "hockeystick/pld/refine/epsilon_refinement.hpp"  // epsilon at delta to an accuracy, over any bracket

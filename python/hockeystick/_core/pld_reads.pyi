@@ -1,5 +1,6 @@
 """The PLD pipeline's reads stage (cpp/bindings/register_pld.cpp): a grid PMF's hockey-stick curves, charged
-sides and scans; its charges as one ``Charges`` object."""
+sides and scans; its charges as one ``Charges`` object; the max-of-outputs test's certified lower reads of a run
+(cpp/bindings/register_pld_max_of_outputs.cpp)."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -123,3 +124,58 @@ def round_off_charge_at(
     epsilon: npt.ArrayLike, *, k_lo: int, n: int, h: float, charges: Charges
 ) -> npt.NDArray[np.float64]: ...
 def suffix_sum_slack(n: int) -> float: ...
+
+# the max-of-outputs test's certified lower reads (cpp/bindings/register_pld_max_of_outputs.cpp over
+# pld/reads/max_of_outputs.hpp): a run as four 1-d arrays of one length, one entry a segment
+max_of_outputs_log_tail_margin: float
+max_of_outputs_sum_margin: float
+max_of_outputs_libm_slack: float
+max_of_outputs_coarse_z: tuple[float, float, int]
+max_of_outputs_fine_steps: int
+
+def max_of_outputs_epsilon(
+    sigma: npt.ArrayLike,
+    sampling_rate: npt.ArrayLike,
+    sensitivity: npt.ArrayLike,
+    rounds: npt.ArrayLike,
+    *,
+    delta: npt.ArrayLike,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def max_of_outputs_delta(
+    sigma: npt.ArrayLike,
+    sampling_rate: npt.ArrayLike,
+    sensitivity: npt.ArrayLike,
+    rounds: npt.ArrayLike,
+    *,
+    epsilon: npt.ArrayLike,
+    fine: bool = True,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def max_of_outputs_best_threshold(
+    sigma: npt.ArrayLike,
+    sampling_rate: npt.ArrayLike,
+    sensitivity: npt.ArrayLike,
+    rounds: npt.ArrayLike,
+    *,
+    delta: float,
+) -> tuple[float, float]: ...
+def max_of_outputs_log_sides(
+    sigma: npt.ArrayLike,
+    sampling_rate: npt.ArrayLike,
+    sensitivity: npt.ArrayLike,
+    rounds: npt.ArrayLike,
+    *,
+    z: npt.ArrayLike,
+    threads: int = 0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def max_of_outputs_log_bound(
+    sigma: npt.ArrayLike,
+    sampling_rate: npt.ArrayLike,
+    sensitivity: npt.ArrayLike,
+    rounds: npt.ArrayLike,
+    *,
+    z: npt.ArrayLike,
+    delta: float,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...

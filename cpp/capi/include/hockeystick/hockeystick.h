@@ -174,8 +174,10 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
  * to the Chernoff bound), as the package's front door SubsampledGaussianPLD(...).epsilon(delta) reads it: 14,100
  * rounds of sigma 1.1 at q = 256/60000 give [3.7408, 3.7414] at delta 1e-10 and [4.1799, 4.1806] at 1e-12.  Where
  * the start grid's tilted windows pass the core's cap, the first of the grids 5e-5 and 1e-4 whose windows fit is read
- * instead: 10^6 rounds of sigma 0.6 at q = 1e-5 give [0.2357, 1.0787] at delta 1e-10 with HS_ACCURACY_NOT_MET
- * (with either FFT backend: both transform the bins many rounds amplify in long double).
+ * instead.  Before the tilted grids, the lower side is raised to the max-of-outputs test's where higher
+ * (pld/reads/max_of_outputs.hpp: the largest released value against a threshold, in closed form, no grid): 10^6 rounds
+ * of sigma 0.6 at q = 1e-5 give [1.0716, 1.0787] at delta 1e-10 with HS_ACCURACY_NOT_MET (with either FFT backend:
+ * both transform the bins many rounds amplify in long double).
  * sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
                                                 double accuracy, double* lower, double* upper);
@@ -189,7 +191,7 @@ HS_API void hs_pld_free(hs_pld* pld);
  * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
  * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
  * is hs_pld_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
- * tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  sigma > 0 and finite, 0 < sampling_rate < 1,
+ * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  sigma > 0 and finite, 0 < sampling_rate < 1,
  * 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);

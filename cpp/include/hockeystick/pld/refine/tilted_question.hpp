@@ -22,6 +22,12 @@
 // delta at eps is read the same way: each direction's pessimistic and optimistic PMFs composed under the exponent's
 // tilt at eps, the maximum over the directions on each side.
 //
+// Before the grids, the lower side is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp:
+// certified, from the largest released value of the T rounds against a threshold, a closed form over Gaussian tails
+// with no grid and no composition): where T q >= 1 and delta is small, the tilted optimistic windows reach no lower
+// side the accuracy asks (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: the test certifies 1.07, within 1 % of the
+// upper side), as the package's front door reads it (python pld/refine/tilted_question.py's fine_brackets).
+//
 // Tails.  Each direction's rounds are discretized with the largest tail the delta allows: the add direction with the
 // question tail at kTiltedTailShare (question_tail: T tails at most that share of delta), the remove direction with
 // remove_tail (its mass above the integration range carries a factor q).  The tilted charge is E times the Chernoff
@@ -44,6 +50,7 @@
 #include "hockeystick/pld/grid/cells.hpp"
 #include "hockeystick/pld/grid/connect_dots.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
+#include "hockeystick/pld/reads/max_of_outputs.hpp"
 #include "hockeystick/pld/refine/grid_policy.hpp"
 
 namespace hockeystick {
@@ -255,11 +262,18 @@ class TiltedReader {
         return {lower_max, upper_max};
     }
 
-    // (lower, upper) at delta intersected with the tilted brackets on grids from `start` down by kTiltGridStep while
-    // the bracket is wider than `accuracy` and the upper side still falls by a quarter of it, at most kTiltGrids
-    // grids; a grid whose discretization or window passes the caps (std::length_error), or whose tilt overflows a
-    // moment (std::invalid_argument), ends the descent.
+    // The run as the max-of-outputs test reads it: T rounds of (sigma, q), sensitivity 1.
+    std::vector<OutputSegment> output_segments() const { return {OutputSegment{sigma_, q_, 1.0, rounds_}}; }
+
+    // (lower, upper) at delta with its lower side raised to the max-of-outputs test's where higher (the header's
+    // comment), then intersected with the tilted brackets on grids from `start` down by kTiltGridStep while the
+    // bracket is wider than `accuracy` and the upper side still falls by a quarter of it, at most kTiltGrids grids; a
+    // grid whose discretization or window passes the caps (std::length_error), or whose tilt overflows a moment
+    // (std::invalid_argument), ends the descent.
     std::pair<double, double> epsilon_bracket(double delta, double lower, double upper, double start, double accuracy) {
+        lower = std::max(lower, max_of_outputs_epsilon(output_segments(), delta));
+        upper = std::max(lower, upper);
+        if (upper - lower <= accuracy) return {lower, upper};
         double h = start;
         for (int i = 0; i < kTiltGrids; ++i) {
             std::pair<double, double> b;
@@ -317,13 +331,16 @@ class TiltedReader {
         return {lower_max, upper_max};
     }
 
-    // (lower, upper) delta at eps intersected with the tilted brackets on grids from `start` down by kTiltGridStep
-    // while the bracket's width(lower, upper) exceeds `accuracy` and the upper side still falls by a quarter of
-    // accuracy times it, at most kTiltGrids grids, or the fine grids where the first passes the caps (as
-    // epsilon_bracket).
+    // (lower, upper) delta at eps with its lower side raised to the max-of-outputs test's where higher, then
+    // intersected with the tilted brackets on grids from `start` down by kTiltGridStep while the bracket's
+    // width(lower, upper) exceeds `accuracy` and the upper side still falls by a quarter of accuracy times it, at
+    // most kTiltGrids grids, or the fine grids where the first passes the caps (as epsilon_bracket).
     template <class WidthOf>
     std::pair<double, double> delta_bracket(double eps, double lower, double upper, double start, double accuracy,
                                             double delta_least, WidthOf&& width_of) {
+        if (std::isfinite(eps)) lower = std::max(lower, max_of_outputs_delta(output_segments(), eps));
+        upper = std::max(lower, upper);
+        if (width_of(lower, upper) <= accuracy) return {lower, upper};
         double h = start;
         for (int i = 0; i < kTiltGrids; ++i) {
             std::pair<double, double> b;
