@@ -29,6 +29,7 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -54,6 +55,7 @@ constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
 constexpr double kDeltaFloor = 1e-9;    // the delta width's floor (delta_refinement.hpp's delta_floor)
 constexpr double kLeastDelta = 1e-300;  // the least delta whose tails the tilted delta reads size
+constexpr double kDefaultAccuracy = 1e-3;  // the accuracy the header gives as the calls' default (e.g. 1e-3)
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
 
@@ -130,6 +132,67 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
         "upper epsilon is at most accuracy above the truth)"};
 }
 
+// Epsilon at delta refined to `accuracy` (hs_subsampled_gaussian_epsilon: the opening comment), its status not yet
+// intersected with the default's.
+pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta,
+                                    double accuracy) {
+    int grids = 0;
+    const double t = static_cast<double>(rounds);
+    pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
+        return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hockeystick_c::plain_epsilon_bracket,
+                          {0.0, HUGE_VAL});
+    });
+    if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+        const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
+        const std::pair<double, double> b = reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
+        r.lower = b.first;
+        r.upper = b.second;
+        r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
+    }
+    return r;
+}
+
+// Delta at epsilon refined to the relative `accuracy` (hs_subsampled_gaussian_delta), not yet intersected with the
+// default's.
+pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long rounds, double epsilon,
+                                  double accuracy) {
+    int grids = 0;
+    const double t = static_cast<double>(rounds);
+    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+    pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
+        return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hockeystick_c::plain_delta_bracket,
+                          {0.0, 1.0});
+    });
+    if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+        // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked
+        const double least = std::max(r.upper, kLeastDelta);
+        const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &least, 1, accuracy, 0.0);
+        const std::pair<double, double> b =
+            reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, least, width_of);
+        r.lower = b.first;
+        r.upper = b.second;
+        r.met = width_of(r.lower, r.upper) <= accuracy;
+    }
+    return r;
+}
+
+// A bracket asked to an accuracy finer than the default's, intersected with the default's bracket of the same
+// question: both certified, so their intersection is, and a finer accuracy is never looser than the default
+// (each accuracy starts from grids of its own, whose charges can leave a wider bracket at a rare run).
+template <class Refine, class Width>
+pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accuracy, Refine refine, Width width) {
+    if (!(accuracy < kDefaultAccuracy)) return r;
+    const pld::RefinedBracket d = refine(kDefaultAccuracy);
+    r.lower = std::max(r.lower, d.lower);
+    r.upper = std::max(r.lower, std::min(r.upper, d.upper));
+    r.met = r.lower == r.upper || width(r.lower, r.upper) <= accuracy;
+    return r;
+}
+
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
 // HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
 hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
@@ -155,21 +218,9 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
-        int grids = 0;
-        const double t = static_cast<double>(rounds);
-        pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
-            return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0,
-                              hockeystick_c::plain_epsilon_bracket, {0.0, HUGE_VAL});
-        });
-        if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
-            hockeystick_c::CompositionFft fft;
-            pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
-            const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
-            const std::pair<double, double> b = reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
-            r.lower = b.first;
-            r.upper = b.second;
-            r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
-        }
+        const auto refine = [&](double a) { return epsilon_refined(sigma, sampling_rate, rounds, delta, a); };
+        const pld::RefinedBracket r =
+            no_looser_than_default(refine(accuracy), accuracy, refine, [](double lo, double up) { return up - lo; });
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "epsilon", "upper - lower", accuracy);
@@ -187,25 +238,9 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
-        int grids = 0;
-        const double t = static_cast<double>(rounds);
         const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
-        pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
-            return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0,
-                              hockeystick_c::plain_delta_bracket, {0.0, 1.0});
-        });
-        if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
-            hockeystick_c::CompositionFft fft;
-            pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
-            // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked
-            const double least = std::max(r.upper, kLeastDelta);
-            const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &least, 1, accuracy, 0.0);
-            const std::pair<double, double> b =
-                reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, least, width_of);
-            r.lower = b.first;
-            r.upper = b.second;
-            r.met = width_of(r.lower, r.upper) <= accuracy;
-        }
+        const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a); };
+        const pld::RefinedBracket r = no_looser_than_default(refine(accuracy), accuracy, refine, width_of);
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);

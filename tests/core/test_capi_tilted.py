@@ -11,6 +11,7 @@ package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py)
 - Composition calls: a handle's hs_pld_epsilon_bracket and hs_pld_delta_bracket, where its round-off charge passes
   a hundredth of the delta read, are intersected with the tilted reads of its own factors: the README run on the grid
   1e-4 agrees with the front door, two mechanisms composed agree with the package's refine.tilted_factors.
+- Accuracy: a bracket asked finer than the default's 1e-3 lies inside the default's bracket.
 - Rare participation: the lower side reads the max-of-outputs test (pld/reads/max_of_outputs.hpp) before the tilted
   grids, at least the package's read of it and never above the front door's certified upper side.
 - Direction: the tilted composition of the Gaussian mechanism (q = 1, where theta of sqrt(T) / sigma is exact)
@@ -178,6 +179,17 @@ def test_rare_participation_the_c_delta_lower_side_reads_the_max_of_outputs_test
         1.2, bound="both"
     )[1]
     assert lower <= py_upper
+
+
+@pytest.mark.parametrize(("call", "x"), [("epsilon", 1e-5), ("delta", 1.2)])
+def test_a_finer_accuracy_is_never_looser_than_the_default(lib, call, x):
+    """Rare participation (sigma 0.6, q 1e-5, 10^6 rounds): each accuracy starts from grids of its own, and at
+    delta 1e-5 accuracy 1e-4's own reads gave the upper epsilon 0.130586 where 1e-3's gave 0.130377; a finer
+    accuracy's bracket is intersected with the default's (cpp/capi/refine.cpp), inside it, both sides."""
+    _, lower, upper = asked(lib, call, 0.6, 1e-5, 10**6, x, 1e-3)
+    status, fine_lower, fine_upper = asked(lib, call, 0.6, 1e-5, 10**6, x, 1e-4)
+    assert status in (HS_OK, HS_ACCURACY_NOT_MET)
+    assert lower <= fine_lower <= fine_upper <= upper
 
 
 def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):

@@ -178,6 +178,7 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
  * (pld/reads/max_of_outputs.hpp: the largest released value against a threshold, in closed form, no grid): 10^6 rounds
  * of sigma 0.6 at q = 1e-5 give [1.0716, 1.0787] at delta 1e-10 with HS_ACCURACY_NOT_MET (with either FFT backend:
  * both transform the bins many rounds amplify in long double).
+ * An accuracy finer than 1e-3 (the calls' default) gives that bracket intersected with 1e-3's: never looser.
  * sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
                                                 double accuracy, double* lower, double* upper);
@@ -191,8 +192,9 @@ HS_API void hs_pld_free(hs_pld* pld);
  * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
  * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
  * is hs_pld_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
- * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  sigma > 0 and finite, 0 < sampling_rate < 1,
- * 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
+ * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  An
+ * accuracy finer than 1e-3 gives that bracket intersected with 1e-3's, as the epsilon call does.  sigma > 0 and
+ * finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);
 
