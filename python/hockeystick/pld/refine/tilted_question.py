@@ -213,6 +213,17 @@ class TiltedReader:
         for a later read then holds one round's PMFs, not the composed windows."""
         self._compositions.clear()
 
+    def window_points(self, h: float) -> int:
+        """The points a read on grid ``h`` needed: per neighbouring direction, the least of its
+        pessimistic tilted windows composed on ``h`` so far (its window cut at the read tail, which
+        an uncut read past ``MAX_POINTS`` falls back to), the most over the directions (0 where none
+        is held)."""
+        least: dict[str, int] = {}
+        for key, c in self._compositions.items():
+            if key[0] == h and key[3]:
+                least[key[1]] = min(least.get(key[1], c.window.p.size), c.window.p.size)
+        return max(least.values(), default=0)
+
     def directions(
         self, h: float, delta: float, optimistic: bool = True
     ) -> list[tuple[Direction, float, Factor]]:
@@ -624,17 +635,8 @@ def fine_brackets(
             ups[j] = max(lows[j], ups[j])
         if question.exact(lows[j], ups[j]) or not math.isfinite(ups[j]):
             continue
-        for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
-            try:
-                up = reader.upper_at_exponent(
-                    float(flat[j]), h, float(ups[j]), float(adds[j]), float(lows[j])
-                )
-            except (
-                ValueError
-            ):  # a window past MAX_POINTS: the peers' grid, still free of the plain round-off
-                continue
-            ups[j] = max(lows[j], min(ups[j], up))
-            break
+        up, grid = fine_upper(reader, float(flat[j]), ups[j], adds[j], lows[j])
+        ups[j] = max(lows[j], up)
         if (
             not question.exact(lows[j], ups[j])
             and lows[j] > 0.0
@@ -649,7 +651,69 @@ def fine_brackets(
             lows[j] = aligned_lower_side(
                 point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
             )
+        if grid == question.FINE_INTERVAL and rare_pending(q, lows[j], ups[j]):
+            up = rare_upper(reader, float(flat[j]), ups[j], adds[j], lows[j])
+            ups[j] = max(lows[j], min(ups[j], up))
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+def fine_upper(
+    reader: TiltedReader, delta: float, upper: float, add_upper: float, lower: float
+) -> tuple[float, float | None]:
+    """``upper`` (a finite certified upper epsilon at ``delta`` of ``reader``'s point) lowered to
+    the tilted read's on ``question.FINE_INTERVAL`` (``TiltedReader.upper_at_exponent``, with
+    ``add_upper`` and the certified ``lower`` side, certified), or on ``DEFAULT_INTERVAL`` where
+    that window passes ``MAX_POINTS``; and the grid whose read was finite (None: neither)."""
+    for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
+        try:
+            up = reader.upper_at_exponent(delta, h, upper, add_upper, lower)
+        except ValueError:  # a window past MAX_POINTS: the peers' grid, free of the plain round-off
+            continue
+        return min(upper, up), (h if math.isfinite(up) else None)
+    return upper, None
+
+
+def rare_pending(q: float, lower: float, upper: float) -> bool:
+    """Whether a bracket of the fine read is read again on a finer grid (``rare_upper``): rare
+    participation (q at most ``question.RARE_FINE_RATE``) and a bracket within the default
+    tolerance but wider than the refinement's target, half of it (``question.REFINED_ACCURACY``).
+    Within the tolerance, no later read of the default's refines it (the refinement settles it,
+    ``FineSettle``, and the tilted factors' reads take wide brackets only), so its upper side would
+    keep the fine grid's discretization excess, which over many rounds of a rate far below the grid
+    can pass the peers' estimate on the grid twice coarser (``question.RARE_FINE_INTERVALS``);
+    within half of it the upper side is as close to the truth as the refined default's, and the
+    read would lower it by less than the width at up to half the point's cost."""
+    return bool(
+        q <= question.RARE_FINE_RATE
+        and question.within_tolerance(np.array(lower), np.array(upper))
+        and not within_epsilon_tolerance(
+            np.array(lower),
+            np.array(upper),
+            question.REFINED_ACCURACY,
+            question.REFINED_RELATIVE_ACCURACY,
+        )
+    )
+
+
+def rare_upper(
+    reader: TiltedReader, delta: float, upper: float, add_upper: float, lower: float
+) -> float:
+    """The tilted read's upper epsilon at ``delta`` (``TiltedReader.upper_at_exponent``, searched
+    from ``upper``) on the finest grid of ``question.RARE_FINE_INTERVALS`` whose window, the one
+    the read on ``question.FINE_INTERVAL`` needed (``TiltedReader.window_points``) scaled by the
+    ratio of the grids (a window's span in loss is about the same on every grid), fits
+    ``MAX_POINTS``: one read, not a ladder (a read costs about its window's points, so the finest
+    grid alone costs less than the grids down to it); where that window is refused after all, the
+    next coarser grid; ``upper`` where none fits.  Certified: each read is."""
+    needed = reader.window_points(question.FINE_INTERVAL)
+    for h in question.RARE_FINE_INTERVALS:
+        if needed * (question.FINE_INTERVAL / h) > MAX_POINTS:
+            continue
+        try:
+            return reader.upper_at_exponent(delta, h, upper, add_upper, lower)
+        except ValueError:  # the window past MAX_POINTS after all: a coarser grid
+            continue
+    return upper
 
 
 class FineSettle:
