@@ -82,8 +82,8 @@ SPLIT_SAMPLED_ROUNDS = 0.1
 # (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of
 # the lower side
 READ_MARGIN = 8
-# up to this many epsilons a delta read takes the max-of-outputs bound point by point (with its
-# finer ladder); a curve of more takes it on the coarse ladder for all at once
+# up to this many epsilons a delta read takes the max-of-outputs bound with its finer ladder (one
+# call for all); a curve of more takes it on the coarse ladder for all at once
 # (``max_of_outputs_deltas``: one ladder, each still certified)
 MAX_OF_OUTPUTS_POINTS = 16
 
@@ -791,11 +791,10 @@ def fine_delta_brackets(
         sigma, q, rounds, sensitivity = point
         segments = [((sigma, q, sensitivity), int(rounds))]
         # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only
-        # one): point by point with its finer ladder for a few epsilons, on its coarse ladder at
-        # once for a curve's many
+        # one): with its finer ladder for a few epsilons (one core call, each element as read
+        # alone), on its coarse ladder for a curve's many
         if todo.size <= MAX_OF_OUTPUTS_POINTS:
-            for j in todo:
-                lows[j] = max(lows[j], max_of_outputs_delta(segments, float(flat[j])))
+            lows[todo] = np.maximum(lows[todo], max_of_outputs_delta(segments, flat[todo]))
         else:
             lows[todo] = np.maximum(lows[todo], max_of_outputs_deltas(segments, flat[todo]))
         ups[todo] = np.maximum(lows[todo], ups[todo])
