@@ -14,7 +14,9 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    relative to a Chernoff bound), its upper side then lowered to the RDP conversion's where no tail
    was given (``question.rdp_upper``);
 4. the fine read on ``question.FINE_INTERVAL`` (``tilted_question.fine_brackets``) where not yet
-   exact;
+   exact; under rare participation, a bracket it leaves within the tolerance but wider than half of
+   it read again on a finer grid (``tilted_question.rare_upper``: nothing later refines a bracket
+   within the tolerance);
 5. no tail given, the tilted factors' reads where a bracket is still wide
    (``tilted_factors.wide_brackets``: rare participation).
 

@@ -614,8 +614,12 @@ def fine_brackets(
     windows would pass it.  A bracket still not exact with a positive lower side is then intersected
     with ``TiltedReader.split_bracket``'s on ``question.FINE_INTERVAL`` where T q is at most
     ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate, where the tilt's Chernoff bound
-    is far above a small delta and its charge, relative to it, a large part of it). ``add_upper``:
-    certified upper sides of the add direction's epsilon at ``delta`` already known (the
+    is far above a small delta and its charge, relative to it, a large part of it). A bracket still
+    wider than the tolerance has its lower side raised to the aligned cells' read
+    (``aligned_lower.aligned_lower_side``, rare participation).  Last, a bracket whose upper side
+    was read on ``question.FINE_INTERVAL`` and which is now within the tolerance but wider than half
+    of it, under rare participation (``rare_pending``), has its upper side lowered to the read on a
+    finer grid (``rare_upper``, certified).  ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
     refinement's), where given; the add direction is not read where they are at most the remove
     direction's. ``threads``: the reads' (``TiltedReader``); ``reader``: the point's reader of an
     earlier read at the same ``tail``, whose discretized rounds are then reused (the same
