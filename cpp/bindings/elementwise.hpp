@@ -1,7 +1,7 @@
 // The flat drivers: a scalar core function element by element over equally shaped,
 // C-contiguous float64 arrays (elementwise), or a core function that evaluates a whole
 // contiguous range itself (elementwise_batch), or any loop body over a flat range in
-// pieces (flat_pieces).  The loop, the thread rule and the NaN policy are loops.hpp's:
+// pieces (flat_pieces), or a costly read per element with per-thread state (per_item).  The loop, the thread rule and the NaN policy are loops.hpp's:
 // GIL released, OpenMP over pieces, a NaN output raises ValueError with explain's reason
 // for the first offending element.  Broadcasting happens in the facade.
 #pragma once
@@ -72,6 +72,28 @@ py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64
         raise_first_nan(
             n, [&](std::int64_t i) { return std::isnan(dst[i]); },
             [&](std::int64_t i) { return std::make_pair(std::string(explain(src[I][i]...)), listed(src[I][i]...)); });
+    return out;
+}
+
+// read(i, x[i], state) for every element of x (any shape) as an item of the per-item driver
+// (for_each_item: `work` element evaluations in all, handed out `how`, one State per thread), into
+// an array of x's shape; a NaN output raises ValueError with explain(x[i])'s reason for the first.
+// For items that each cost far more than an element (a pass over T rounds, a ladder of thresholds).
+template <class State = no_state, class Read, class Explain>
+py::array_t<double> per_item(const input_array& x, std::int64_t work, int threads, schedule how, Read read,
+                             Explain explain) {
+    py::array_t<double> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    const double* src = x.data();
+    double* dst = out.mutable_data();
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+    const bool nan = for_each_item<State>(n, work, threads, how, [&](std::int64_t i, State& state) {
+        dst[i] = read(i, src[i], state);
+        return std::isnan(dst[i]);
+    });
+    if (nan)
+        raise_first_nan(
+            n, [&](std::int64_t i) { return std::isnan(dst[i]); },
+            [&](std::int64_t i) { return std::make_pair(std::string(explain(src[i])), listed(src[i])); });
     return out;
 }
 

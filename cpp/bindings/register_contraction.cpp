@@ -92,20 +92,9 @@ using contiguous = py::array_t<double, py::array::c_style | py::array::forcecast
 template <class Kernel, class Explain>
 py::array_t<double> schedule_apply(const contiguous& x, std::int64_t rounds, Kernel kernel, Explain explain,
                                    int threads) {
-    std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
-    py::array_t<double> out(shape);
-    const double* src = x.data();
-    double* dst = out.mutable_data();
-    const std::int64_t n = static_cast<std::int64_t>(x.size());
-    const bool nan = hb::for_each_item(n, n * rounds, threads, hb::on_demand(1), [&](std::int64_t i, hb::no_state&) {
-        dst[i] = kernel(src[i]);
-        return std::isnan(dst[i]);
-    });
-    if (nan)
-        hb::raise_first_nan(
-            n, [&](std::int64_t i) { return std::isnan(dst[i]); },
-            [&](std::int64_t i) { return std::make_pair(explain(src[i]), hb::listed(src[i])); });
-    return out;
+    return hb::per_item(
+        x, static_cast<std::int64_t>(x.size()) * rounds, threads, hb::on_demand(1),
+        [&](std::int64_t, double v, hb::no_state&) { return kernel(v); }, explain);
 }
 
 // The parameters a schedule bound shares across its points: weight > 0 and every radius >= 0,

@@ -59,20 +59,8 @@ struct Scratch {
 // loop; a NaN output is explained by explain(x) (the argument's rule).
 template <class Read, class Explain>
 py::array_t<double> over_questions(const input_array& x, std::int64_t cost, int threads, Read read, Explain explain) {
-    py::array_t<double> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
-    const double* src = x.data();
-    double* dst = out.mutable_data();
-    const std::int64_t n = static_cast<std::int64_t>(x.size());
-    const bool nan =
-        hb::for_each_item<Scratch>(n, n * cost, threads, hb::on_demand(16), [&](std::int64_t i, Scratch& s) {
-            dst[i] = read(i, src[i], s);
-            return std::isnan(dst[i]);
-        });
-    if (nan)
-        hb::raise_first_nan(
-            n, [&](std::int64_t i) { return std::isnan(dst[i]); },
-            [&](std::int64_t i) { return std::make_pair(explain(src[i]), hb::listed(src[i])); });
-    return out;
+    return hb::per_item<Scratch>(x, static_cast<std::int64_t>(x.size()) * cost, threads, hb::on_demand(16), read,
+                                 explain);
 }
 
 std::string delta_rule(double v) {
