@@ -19,6 +19,7 @@ void register_pld_contraction(py::module_ m);
 void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
 void register_pld_max_of_outputs(py::module_ m);
+void register_pld_tilted_charge(py::module_ m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -37,6 +38,7 @@ PYBIND11_MODULE(_core, m) {
     py::module_ reads = m.def_submodule("pld_reads", "The curves, charges and scans of a grid PMF.");
     register_pld(grid, mechanisms, sampling, reads);
     register_pld_max_of_outputs(reads);
+    register_pld_tilted_charge(reads);
     register_pld_contraction(sampling);
     register_pld_allocation(sampling);
     register_pld_compose(m.def_submodule("pld_compose"));

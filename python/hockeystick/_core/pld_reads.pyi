@@ -1,6 +1,7 @@
 """The PLD pipeline's reads stage (cpp/bindings/register_pld.cpp): a grid PMF's hockey-stick curves, charged
 sides and scans; its charges as one ``Charges`` object; the max-of-outputs test's certified lower reads of a run
-(cpp/bindings/register_pld_max_of_outputs.cpp)."""
+(cpp/bindings/register_pld_max_of_outputs.cpp); a tilted window's round-off charge of the weighted sum its
+untilted curve reads (cpp/bindings/register_pld_tilted_charge.cpp)."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -177,5 +178,18 @@ def max_of_outputs_log_bound(
     *,
     z: npt.ArrayLike,
     delta: float,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def tilted_weights(
+    position: npt.ArrayLike, *, theta: float, h: float, threads: int = 0
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def tilted_window_charge(
+    x: npt.ArrayLike,
+    *,
+    k_lo: int,
+    size: int,
+    h: float,
+    theta: float,
+    charges: Charges,
     threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...

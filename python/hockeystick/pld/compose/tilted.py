@@ -18,7 +18,8 @@ the tilted window becomes M^T e^{-theta K} e~_K, so on
 
 it adds at most M^T e^{-theta eps / h} times the tilted window's charge of a weighted sum of its
 masses, the weights w_K = (1 - e^{eps - K h}) e^{-theta (K - eps / h)} in [0, 1] over K h > eps
-(``ChargedGrid.charge_of_weighted_sum``, ``weighted_charge``): E times the Chernoff bound at theta, a
+(``ChargedGrid.charge_of_weighted_sum``, ``weighted_charge``, computed by the core:
+cpp/include/hockeystick/pld/reads/tilted_charge.hpp): E times the Chernoff bound at theta, a
 relative error.  The weights fall geometrically, so their sum (about 1 / (lam^2 h)) and Euclidean
 norm (about 1 / (2 lam^1.5 h^0.5)) are far below the count of masses above eps and its square root
 (``charge_at``'s, whose lesser charge is kept): with millions of points above eps and the normwise
@@ -55,6 +56,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import overload
 
 import numpy as np
 
@@ -144,36 +146,60 @@ def raised_untilted(
     return masses
 
 
-def tilted_weights(position: float, theta: float, h: float) -> tuple[float, float]:
-    """Upper bounds on the sum and the Euclidean norm of the weights w_j = (1 - e^{-h j}) e^{-theta
-    j} over j = j0, j0 + 1, ... (j0 in (0, 1] the distance from ``position`` = x / h up to the
-    first grid index above it): the weights the untilted curve at x puts on the tilted window's
-    errors (module docstring), summed to infinity in closed form, G(a) = sum_j e^{-a j} = e^{-a j0}
-    / (1 - e^{-a}),
+@overload
+def tilted_weights(position: float, theta: float, h: float) -> tuple[float, float]: ...
+
+
+@overload
+def tilted_weights(
+    position: np.ndarray, theta: float, h: float
+) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def tilted_weights(
+    position: float | np.ndarray, theta: float, h: float
+) -> tuple[float, float] | tuple[np.ndarray, np.ndarray]:
+    """Upper bounds on the sum and the Euclidean norm of the weights w_j = (1 - e^{-h j}) e^{-theta j}
+    over j = j0, j0 + 1, ... (j0 in (0, 1] the distance from ``position`` = x / h up to the first
+    grid index above it): the weights the untilted curve at x puts on the tilted window's errors
+    (module docstring), summed to infinity in closed form by the core
+    (``_core.pld_reads.tilted_weights``, cpp/include/hockeystick/pld/reads/tilted_charge.hpp).
+
+    With G(a) = sum_j e^{-a j} = e^{-a j0} / (1 - e^{-a}),
 
         sum w = G(theta) - G(theta + h),
         sum w^2 = G(2 theta) - 2 G(2 theta + h) + G(2 theta + 2 h),
 
     each G falling in j0, so its positive terms taken at a j0 lowered and its negative ones at a j0
-    raised by j0's rounding, and the differences raised by 64 u of their terms' magnitudes (each
-    term within a few u).  Not finite or not positive: (inf, inf), which leaves the plain charge."""
-    if not (math.isfinite(position) and theta > 0.0 and h > 0.0):
-        return math.inf, math.inf
-    j0 = math.floor(position) + 1.0 - position
-    slack = 4.0 * UNIT_ROUNDOFF * (abs(position) + 1.0)
-    low, high = max(0.0, j0 - slack), min(1.0, j0 + slack) + slack
+    raised by j0's rounding (4 u (|position| + 1)), and the differences raised by 64 u of their
+    terms' magnitudes (each term within a few u), the norm by 4 u for its square root: certified
+    upper bounds on the exact sums.
 
-    def g(a: float, at: float) -> float:
-        return math.exp(-a * at) / -math.expm1(-a)
+    Parameters
+    ----------
+    position : float or numpy.ndarray
+        The curve argument over the grid step, x / h (any shape).
+    theta : float
+        The tilt per grid step.
+    h : float
+        The grid step.
 
-    plus, minus = g(theta, low), g(theta + h, high)
-    total = plus - minus + 64.0 * UNIT_ROUNDOFF * (plus + minus)
-    plus_sq = g(2.0 * theta, low) + g(2.0 * theta + 2.0 * h, low)
-    minus_sq = 2.0 * g(2.0 * theta + h, high)
-    square = plus_sq - minus_sq + 64.0 * UNIT_ROUNDOFF * (plus_sq + minus_sq)
-    if not (total > 0.0 and square > 0.0):
-        return math.inf, math.inf
-    return total, math.sqrt(square) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+    Returns
+    -------
+    tuple
+        (sum, norm), floats for a float ``position`` and arrays of its shape otherwise; (inf, inf)
+        where ``position`` is not finite, ``theta`` or ``h`` is not > 0, or a difference is not
+        positive (the terms cancel below their rounding), which leaves the plain charge.
+
+    Raises
+    ------
+    TypeError
+        If ``position`` is not numeric.
+    """
+    total, norm = _core.pld_reads.tilted_weights(position, theta=float(theta), h=float(h))
+    if np.ndim(total) == 0:
+        return float(total), float(norm)
+    return total, norm
 
 
 def composed_infinity(factors: Sequence[tuple[GridPMF, int]], pessimistic: bool) -> float:
@@ -278,33 +304,47 @@ class TiltedComposition:
         )
 
     @cached_property
-    def _charge_terms(self) -> tuple[float, float, float, float, float]:
-        """The window's round-off bounds (entry, total, spectral l2, inverse, inverse l2) as floats
-        (``GridPMF.charges``)."""
-        c = self.window.charges()
-        return c.entry_error, c.total_error, c.spectral_l2, c.inverse_error, c.inverse_l2
+    def _charges(self) -> _core.pld_reads.Charges:
+        """The window's round-off bounds as the core reads them (``GridPMF.charges``)."""
+        return self.window.charges()
 
     def weighted_charge(self, x: float) -> float:
-        """The tilted window's round-off charge of the weighted sum the untilted curve at ``x``
-        reads (module docstring): ``GridPMF.charge_of_weighted_sum``'s min(entry S, total, l2 N +
-        min(inverse S, inverse_l2 N)) at S and N the lesser of ``tilted_weights``' sum and norm and
-        the count m of the window's masses above x (one more, for the rounding of x / h) and its
-        square root (``charge_at``'s: every mass above x at weight 1), in floats (a read calls it
-        at every step of its search)."""
-        entry, total, l2, inverse, inverse_l2 = self._charge_terms
-        if total == 0.0:
-            return 0.0
+        """The tilted window's round-off charge of the weighted sum the untilted curve reads at
+        ``x`` (module docstring), by the core (``_core.pld_reads.tilted_window_charge``,
+        cpp/include/hockeystick/pld/reads/tilted_charge.hpp): ``GridPMF.charge_of_weighted_sum``'s
+        min(entry S, total, l2 N + min(inverse S, inverse_l2 N)) at S and N the lesser of
+        ``tilted_weights``' sum and norm and the count m of the window's masses above x (one more,
+        for the rounding of x / h) and its square root (``charge_at``'s: every mass above x at
+        weight 1); 0 above the window or at an infinite x (no product overflows), or where the
+        window charges nothing.
+
+        Parameters
+        ----------
+        x : float
+            The curve argument, already moved by the loss shift.
+
+        Returns
+        -------
+        float
+            The charge, before the untilt factor (``untilt_factor``).
+
+        Raises
+        ------
+        ValueError
+            If ``x`` is NaN.
+        """
         w = self.window
-        position = x / self.h
-        if not position < w.k_lo + w.p.size:  # x above the window (or infinite): no mass weighs
-            return 0.0
-        above = w.k_lo + w.p.size - 1 - max(math.floor(position) - 1, w.k_lo - 1)
-        count = float(max(0, min(w.p.size, above)))
-        if count == 0.0:
-            return 0.0
-        weight_sum, weight_norm = tilted_weights(position, self.theta, self.h)
-        s, n = min(weight_sum, count), min(weight_norm, math.sqrt(count))
-        return min(entry * s, total, l2 * n + min(inverse * s, inverse_l2 * n))
+        return float(
+            _core.pld_reads.tilted_window_charge(
+                float(x),
+                k_lo=int(w.k_lo),
+                size=int(w.p.size),
+                h=self.h,
+                theta=self.theta,
+                charges=self._charges,
+                threads=1,
+            )
+        )
 
     def side_at(self, x: float) -> float:
         """The certified delta on this side at the curve argument ``x`` (already moved by the loss

@@ -16,9 +16,12 @@
 //
 //     delta(eps) = sum_{K h > eps} (1 - e^{eps - K h}) P_T(K) + p_inf
 //
-// it adds at most M^T e^{-theta eps / h} times the tilted window's charge at eps (charge_at_argument: the weights
-// (1 - e^{eps - K h}) e^{-theta (K - eps / h)} lie in [0, 1]): E times the Chernoff bound at theta, a relative
-// error.  The tilted window's truncation is charged the same way: its mass above the window (at +infinity on the
+// it adds at most M^T e^{-theta eps / h} times the tilted window's charge of a weighted sum of its masses, the
+// weights (1 - e^{eps - K h}) e^{-theta (K - eps / h)} in [0, 1] over K h > eps (tilted_window_charge,
+// pld/reads/tilted_charge.hpp): E times the Chernoff bound at theta, a relative error.  The weights fall
+// geometrically, so their sum and Euclidean norm, bounded in closed form, lie far below the count of masses above
+// eps and its square root (every mass at weight 1, charge_at_argument's; the lesser is kept).  The tilted window's
+// truncation is charged the same way: its mass above the window (at +infinity on the
 // pessimistic side) and the mass folded into it from outside (the optimistic side's negative shift) are tilted
 // masses at losses above eps, so each adds at most M^T e^{-theta eps / h} times itself.  The mass below the window
 // is unknown after untilting (there e^{-theta K} is large), so a read is valid only at eps at or above the window's
@@ -58,6 +61,7 @@
 #include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/reads/epsilon_bracket.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
+#include "hockeystick/pld/reads/tilted_charge.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -169,14 +173,14 @@ class TiltedComposition {
     }
 
     // The certified delta on this side at the curve argument x (already moved by the loss shift): the untilted curve
-    // raised (lowered) by its slack and by the untilt factor at x times the tilted window's round-off charge at x
-    // (twice on the lower side) and its truncated masses, plus the mass at +infinity; trivial (1 or 0) below floor().
+    // raised (lowered) by its slack and by the untilt factor at x times the tilted window's round-off charge of the
+    // weighted sum read at x (tilted_window_charge; twice on the lower side) and its truncated masses, plus the mass at +infinity; trivial (1 or 0) below floor().
     double side_at(double x) const {
         if (!(x >= floor())) return pessimistic_ ? 1.0 : 0.0;
         constexpr double u = tilted_detail::kUnit;
         const double raw = untilted_.delta(x);
-        const double charge = charge_at_argument(x, static_cast<double>(window_.k_lo),
-                                                 static_cast<double>(window_.p.size()), window_.h, charges_);
+        const double charge = tilted_window_charge(x, window_.k_lo, static_cast<std::int64_t>(window_.p.size()),
+                                                   window_.h, theta_, charges_);
         const double factor = untilt_factor(x);
         const double tiny = (static_cast<double>(masses_.size()) + 8.0) * kTiltTiny;
         const double up = 1.0 + 8.0 * u, down = 1.0 - 8.0 * u;
