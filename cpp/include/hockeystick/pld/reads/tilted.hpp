@@ -21,9 +21,11 @@
 // pld/reads/tilted_charge.hpp): E times the Chernoff bound at theta, a relative error.  The weights fall
 // geometrically, so their sum and Euclidean norm, bounded in closed form, lie far below the count of masses above
 // eps and its square root (every mass at weight 1, charge_at_argument's; the lesser is kept).  The tilted window's
-// truncation is charged the same way: its mass above the window (at +infinity on the
-// pessimistic side) and the mass folded into it from outside (the optimistic side's negative shift) are tilted
-// masses at losses above eps, so each adds at most M^T e^{-theta eps / h} times itself.  The mass below the window
+// truncation is charged the same way: the mass folded into the window from outside (the optimistic side's negative
+// shift) is a tilted mass at a loss above eps where it counts, so it adds at most M^T e^{-theta eps / h} times
+// itself; the pessimistic side's mass moved to +infinity lies above the window (at grid losses from
+// TiltedComposition::cut up), so it adds at most M^T e^{-theta max(eps, cut) / h} times itself, or below it (folded
+// above it by the circular convolution), where it adds nothing to a read.  The mass below the window
 // is unknown after untilting (there e^{-theta K} is large), so a read is valid only at eps at or above the window's
 // lowest loss (TiltedComposition::floor); below it the read is trivial (1 on the upper side, 0 on the lower).  The
 // factors' mass at +infinity is not tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward
@@ -159,6 +161,11 @@ class TiltedComposition {
     // stays below e^kTiltMaxExponent, at least the window's lowest.
     double floor() const { return static_cast<double>(floor_index_) * window_.h; }
 
+    // The least grid loss above the window (its mass there is cut: at +infinity on the pessimistic side).
+    double cut() const {
+        return static_cast<double>(window_.k_lo + static_cast<std::int64_t>(window_.p.size())) * window_.h;
+    }
+
     // A loss above every loss of the window (its last grid point's, one cell up, with the loss shift): above it only
     // the mass at +infinity is left, so an epsilon search need not start higher.
     double top() const {
@@ -185,8 +192,10 @@ class TiltedComposition {
         const double tiny = (static_cast<double>(masses_.size()) + 8.0) * kTiltTiny;
         const double up = 1.0 + 8.0 * u, down = 1.0 - 8.0 * u;
         if (pessimistic_) {
-            const double value = raw * (1.0 + slack_) +
-                                 factor * (charge + window_.p_inf + std::fabs(window_.shift)) * up + p_inf_ + tiny;
+            // the window's mass at +inf, at losses >= cut() (or below the window: below every read, no delta
+            // there), is untilted by at most the factor at cut()
+            const double value = raw * (1.0 + slack_) + factor * (charge + std::fabs(window_.shift)) * up +
+                                 untilt_factor(std::max(x, cut())) * window_.p_inf * up + p_inf_ + tiny;
             return std::min(1.0, value * up);
         }
         const double subtracted = factor * (2.0 * charge + std::fabs(window_.shift)) * up + tiny;
