@@ -1,0 +1,133 @@
+"""A mechanism's name, and a sampling scheme's word, live in one place: the entry that registers it
+(``pld/mechanisms/registry.py``, ``training/sampling_schemes.py``), whose facets every door reads.
+
+This file counts the module-level tables of the package keyed by those names: a dict, a tuple, list or set,
+a ``Literal[...]`` or a call on one (``frozenset(...)``) whose string keys (a dict's keys, a sequence's
+strings or its pairs' first fields) name two registered mechanisms or schemes, or a dict naming one.  Each
+table found is listed below with why it is not a facet yet, or why it is no mechanism table; a new one fails
+here (make it a facet of the entry instead), and so does a listed one that is gone (take it off the list).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from hockeystick.ledger import MECHANISMS as LEDGER_ROUNDS
+from hockeystick.pld.mechanisms import registry
+from hockeystick.training.sampling_schemes import sampling_words
+
+from .test_layers import PACKAGE
+
+# (module, table) -> why it stays
+MECHANISM_TABLES = {
+    (
+        "pld/__init__.py",
+        "_NAMES",
+    ): "the facade's lazy names: constructors named after their mechanisms",
+    ("pld/__init__.py", "__all__"): "the public names: constructors named after their mechanisms",
+    ("pld/mechanisms/__init__.py", "FRONT_DOOR"): "the stage's front door: the same constructors",
+    ("ledger/rounds.py", "MECHANISMS"): (
+        "the ledger's own rounds in their documented order, a public name; each is a registry entry "
+        "with round_fields (tests/ledger/test_round_facets.py holds the two equal)"
+    ),
+    ("interop/dp_accounting/pure_dp.py", "_SYMMETRIC"): (
+        "to become a facet: the largest loss of a run (pure epsilon), read by the mechanism's name "
+        "there for seven mechanisms; a Mechanism.largest_losses() facet would replace the branches"
+    ),
+}
+SCHEME_TABLES = {
+    ("training/vocabulary.py", "Sampling"): (
+        "the type checkers' Literal, the one other place a word is written "
+        "(tests/test_howto_sampling.py holds it equal to the registered words)"
+    ),
+    ("cli/training_stages.py", "_STEP_MECHANISM"): (
+        "to become a facet: the compose stage of one step of the scheme (SamplingScheme.step_mechanism)"
+    ),
+    ("training/user_level.py", "_JOINT_DRAWS"): (
+        "to become a facet: why a user's records are drawn jointly under the scheme (the user-level "
+        "refusal's reason)"
+    ),
+}
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """The string keys of a table literal: a dict's keys, a sequence's strings or its pairs' first fields,
+    a ``Literal[...]``'s values, a call's first argument's."""
+    if isinstance(node, ast.Dict):
+        return [
+            k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        ]
+    if isinstance(node, ast.Subscript):
+        return _strings(node.slice) if ast.unparse(node.value).endswith("Literal") else []
+    if isinstance(node, ast.Call):
+        return _strings(node.args[0]) if node.args else []
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        found = []
+        for element in node.elts:
+            if isinstance(element, ast.Tuple) and element.elts:
+                element = element.elts[0]
+            if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                found.append(element.value)
+        return found
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    return []
+
+
+def tables_keyed_by(names: set[str], package: Path = PACKAGE) -> set[tuple[str, str]]:
+    """(module, table) of every module-level table of ``package`` keyed by two of ``names``, or a dict
+    keyed by one."""
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign):
+                targets, value = node.targets, node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            keys = [k for k in _strings(value) if k in names]
+            if len(keys) >= 2 or (keys and isinstance(value, ast.Dict)):
+                found |= {
+                    (path.relative_to(package).as_posix(), t.id)
+                    for t in targets
+                    if isinstance(t, ast.Name)
+                }
+    return found
+
+
+def _mechanism_names() -> set[str]:
+    return {*registry.mechanism_names(), *registry.stage_names(), *LEDGER_ROUNDS}
+
+
+def test_the_tables_keyed_by_mechanism_names_are_the_listed_ones():
+    found = tables_keyed_by(_mechanism_names())
+    assert found == set(MECHANISM_TABLES), (
+        f"new: {sorted(found - set(MECHANISM_TABLES))} (make each a facet of the mechanism's registry "
+        f"entry); gone: {sorted(set(MECHANISM_TABLES) - found)} (take it off MECHANISM_TABLES)"
+    )
+
+
+def test_the_tables_keyed_by_sampling_words_are_the_listed_ones():
+    found = tables_keyed_by(set(sampling_words()))
+    assert found == set(SCHEME_TABLES), (
+        f"new: {sorted(found - set(SCHEME_TABLES))} (make each a facet of SamplingScheme); "
+        f"gone: {sorted(set(SCHEME_TABLES) - found)} (take it off SCHEME_TABLES)"
+    )
+
+
+def test_the_scanner_finds_each_kind_of_table(tmp_path):
+    (tmp_path / "sample.py").write_text(
+        "from typing import Literal\n"
+        "A = {'laplace': 1}\n"
+        "B: tuple = ('laplace', 'gaussian')\n"
+        "C = frozenset(['laplace', 'gaussian'])\n"
+        "D = (('laplace', f), ('gaussian', g))\n"
+        "E = Literal['laplace', 'gaussian']\n"
+        "F = ('laplace', 'other')\n"  # one name in a sequence: a word, not a table
+        "def f():\n    G = {'laplace': 1}\n"  # not module level
+    )
+    assert tables_keyed_by({"laplace", "gaussian"}, tmp_path) == {
+        ("sample.py", name) for name in "ABCDE"
+    }
