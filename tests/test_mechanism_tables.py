@@ -41,13 +41,6 @@ SCHEME_TABLES = {
         "the type checkers' Literal, the one other place a word is written "
         "(tests/test_howto_sampling.py holds it equal to the registered words)"
     ),
-    ("cli/training_stages.py", "_STEP_MECHANISM"): (
-        "to become a facet: the compose stage of one step of the scheme (SamplingScheme.step_mechanism)"
-    ),
-    ("training/user_level.py", "_JOINT_DRAWS"): (
-        "to become a facet: why a user's records are drawn jointly under the scheme (the user-level "
-        "refusal's reason)"
-    ),
 }
 
 

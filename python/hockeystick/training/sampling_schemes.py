@@ -74,6 +74,13 @@ class SamplingScheme:
     directions : callable or None
         ``directions(accountant)``: its (remove, add) one-direction PLDs (``risk``'s directional
         curves); None: the symmetric profile for a replace-one scheme, no directions otherwise.
+    step_mechanism : str or None
+        The registered compose stage of one step (``hockeystick compose``'s training stages: Poisson
+        sampling's by its rate, drawn batches' by ``batch_size`` and ``n``); None: a run of the
+        scheme is accounted alone.
+    joint_draws : str
+        How its batches draw a user's records together: the reason ``examples_per_user`` (a user's
+        records counted as one) has no certified mixture under it.
     """
 
     word: str
@@ -86,6 +93,8 @@ class SamplingScheme:
     calibrates_batch: bool = True
     noise_start: bool = False
     directions: Directions | None = None
+    step_mechanism: str | None = None
+    joint_draws: str = "its batches draw a user's records jointly"
 
     @property
     def suffix(self) -> str:
@@ -264,6 +273,7 @@ register_sampling(
         cli_help="poisson (default; add/remove one)",
         noise_start=True,
         directions=_poisson_directions,
+        step_mechanism="subsampled_gaussian",
     )
 )
 register_sampling(
@@ -274,6 +284,12 @@ register_sampling(
         how="fixed-size batches, replace-one PLD",
         cli_help="fixed_size (exactly --batch-size records each step; replace one)",
         drawn_batches=_fixed_size,
+        step_mechanism="fixed_size_subsampled_gaussian",
+        joint_draws=(
+            "a fixed-size batch draws a user's records without replacement (a hypergeometric "
+            "count), and under replace-one the user's k records are replaced by another user's, "
+            "drawn in a count of their own"
+        ),
     )
 )
 register_sampling(
@@ -287,6 +303,10 @@ register_sampling(
         every_record_each_epoch=True,
         noise_start=True,
         directions=_balls_in_bins_directions,
+        joint_draws=(
+            "random allocation puts each of a user's records in one step of the epoch, so the k "
+            "records' places in the epoch are drawn jointly"
+        ),
     )
 )
 register_sampling(
@@ -300,5 +320,8 @@ register_sampling(
         every_record_each_epoch=True,
         calibrates_batch=False,  # the shuffled upper side does not depend on the batch size
         noise_start=True,
+        joint_draws=(
+            "a permutation places a user's k records in an epoch's batches jointly, under replace-one"
+        ),
     )
 )
