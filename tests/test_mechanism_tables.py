@@ -124,3 +124,59 @@ def test_the_scanner_finds_each_kind_of_table(tmp_path):
     assert tables_keyed_by({"laplace", "gaussian"}, tmp_path) == {
         ("sample.py", name) for name in "ABCDE"
     }
+
+
+# the modules that read a mapping's "mechanism" key, and why: a [[stage]] is read by parse_stage alone
+MECHANISM_KEY_READERS = {
+    "pld/accountants/stages.py": "parse_stage: the one reading of a [[stage]], for compose and the ledger",
+    "cli/training_stages.py": "a training stage's words turned into a mechanism stage before parse_stage",
+    "interop/opacus.py": "Opacus's state_dict, whose 'mechanism' is Opacus's accountant word",
+}
+
+
+def mechanism_key_readers(package: Path = PACKAGE) -> set[str]:
+    """The modules of ``package`` that read a mapping's ``"mechanism"`` (``m["mechanism"]``,
+    ``m.get("mechanism")``, ``m.pop("mechanism")``)."""
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            key = (
+                node.slice
+                if isinstance(node, ast.Subscript)
+                else node.args[0]
+                if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("get", "pop")
+                and node.args
+                else None
+            )
+            if isinstance(key, ast.Constant) and key.value == "mechanism":
+                found.add(path.relative_to(package).as_posix())
+    return found
+
+
+def test_one_stage_parser_serves_compose_and_the_ledger():
+    """``parse_stage`` is the one reading of a stage: ``compose_stages`` calls it, the ledger's
+    ``Round.from_stage`` reads stages through the same function, and no other module reads a stage's
+    mechanism."""
+    from hockeystick.ledger import stage_round
+    from hockeystick.pld.accountants import stages
+
+    assert stage_round.parse_stage is stages.parse_stage
+    calls = {
+        node.func.id
+        for node in ast.walk(ast.parse(Path(stages.__file__).read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    assert "parse_stage" in calls
+    ledger_calls = {
+        node.func.id
+        for node in ast.walk(ast.parse(Path(stage_round.__file__).read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    assert "parse_stage" in ledger_calls
+    found = mechanism_key_readers()
+    assert found == set(MECHANISM_KEY_READERS), (
+        f"new: {sorted(found - set(MECHANISM_KEY_READERS))} (read a stage with parse_stage); "
+        f"gone: {sorted(set(MECHANISM_KEY_READERS) - found)}"
+    )
