@@ -17,7 +17,7 @@ from dp_accounting import dp_event as E
 import hockeystick.pld as pld
 from hockeystick.pld.grid.distribution import brackets, compose_all
 from hockeystick.pld.mechanisms import constructors as mechanisms
-from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine import dominated_direction, round_cache
 
 from ...dp_accounting_pld import their_epsilon
 
@@ -87,6 +87,7 @@ def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, 
         return original(*args, **kwargs)
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    round_cache.clear()  # every discretization built here, none kept from an earlier test
     lo, up, _ = dominated_direction.epsilon_brackets(
         [(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15
     )[0]

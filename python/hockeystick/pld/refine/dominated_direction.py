@@ -47,6 +47,7 @@ from ..grid.distribution import (
 )
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
+from . import round_cache
 
 COARSENING = 4
 
@@ -64,8 +65,9 @@ def _one_round(
     windows: Sequence[float] | None = None,
 ) -> list[PrivacyLossDistribution]:
     """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q,
-    sensitivity, h, tail); ``tail`` is one for all points or one per point, ``windows`` the composed
-    windows' tails (default: the discretization's)."""
+    sensitivity, h, tail) and kept for the refinement's later batches and steps
+    (``round_cache.one_direction``: the same doubles); ``tail`` is one for all points or one per
+    point, ``windows`` the composed windows' tails (default: the discretization's)."""
     tails = [float(t) for t in tail] if isinstance(tail, Sequence) else [float(tail)] * len(points)
     keys = [
         (p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t)
@@ -74,19 +76,17 @@ def _one_round(
     built: dict[tuple[float, float, float, float, float], PrivacyLossDistribution] = {}
     for h, t in dict.fromkeys(k[3:] for k in keys):
         pairs = list(dict.fromkeys(k for k in keys if k[3:] == (h, t)))
-        s, q, c = (np.array(v) for v in zip(*(k[:3] for k in pairs)))
         built.update(
             zip(
                 pairs,
-                subsampled_gaussians(
-                    s,
-                    q,
-                    sensitivity=c,
-                    value_discretization_interval=h,
-                    tail=t,
-                    optimistic=optimistic,
-                    directions=direction,
-                    threads=threads,
+                round_cache.one_direction(
+                    [k[:3] for k in pairs],
+                    h,
+                    t,
+                    direction,
+                    optimistic,
+                    threads,
+                    build=subsampled_gaussians,
                 ),
             )
         )
