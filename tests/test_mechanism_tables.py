@@ -43,6 +43,19 @@ SCHEME_TABLES = {
     ),
 }
 
+# the secure-aggregation noises: a vocabulary of their own (DistributedDPFedAvg's noise, the wrap
+# analysis's), no registered mechanism (their rounds are read by their families, not as Mechanism entries)
+SECURE_AGGREGATION_TABLES = {
+    (
+        "training/secure_aggregation.py",
+        "DISTRIBUTED_NOISES",
+    ): "DistributedDPFedAvg's noise words, public",
+    ("secagg/modular_wrap.py", "NOISES"): "the wrap analysis's two noises, public",
+    ("training/secure_aggregation.py", "_WRAP_NOISE"): (
+        "to become a facet: the run's noise word -> the wrap analysis's (distributed_skellam -> skellam)"
+    ),
+}
+
 
 def _strings(node: ast.AST) -> list[str]:
     """The string keys of a table literal: a dict's keys, a sequence's strings or its pairs' first fields,
@@ -179,4 +192,15 @@ def test_one_stage_parser_serves_compose_and_the_ledger():
     assert found == set(MECHANISM_KEY_READERS), (
         f"new: {sorted(found - set(MECHANISM_KEY_READERS))} (read a stage with parse_stage); "
         f"gone: {sorted(set(MECHANISM_KEY_READERS) - found)}"
+    )
+
+
+def test_the_tables_keyed_by_secure_aggregation_noises_are_the_listed_ones():
+    from hockeystick.secagg.modular_wrap import NOISES
+    from hockeystick.training.secure_aggregation import DISTRIBUTED_NOISES
+
+    found = tables_keyed_by({*DISTRIBUTED_NOISES, *NOISES})
+    assert found == set(SECURE_AGGREGATION_TABLES), (
+        f"new: {sorted(found - set(SECURE_AGGREGATION_TABLES))}; "
+        f"gone: {sorted(set(SECURE_AGGREGATION_TABLES) - found)}"
     )
