@@ -21,10 +21,17 @@ import hockeystick.pld as pld
 from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.ledger import Round
 from hockeystick.ledger.fixed_schedule import pld_accountant
-from hockeystick.pld.accountants import CompositionPlan, PLDAccountant, compose_stages
+from hockeystick.pld.accountants import (
+    CompositionPlan,
+    PLDAccountant,
+    compose_stages,
+    tail_narrowed_epsilon,
+)
 from hockeystick.pld.accountants.question_plan import described
+from hockeystick.pld.mechanisms import subsampled_gaussians
 from hockeystick.pld.mechanisms.registry import mechanism_of
 from hockeystick.pld.question.described_run import (
+    described_gaussians,
     described_segments,
     of_pld,
     subsampled_segments,
@@ -49,12 +56,6 @@ READING_STAGES = ("compose", "refine", "question")
 DESCRIPTION = {("question", "described_run"), ("question", "reader")}
 # (door module, pld module, why): a door's own narrowing kept beside the one read
 KNOWN_READS = {
-    (
-        "training/schedule.py",
-        "refine",
-        "a staged run intersects the reader's bracket with its stages at the question's tail and "
-        "lowers a wide upper side to their RDP conversion (question_tail, within_tolerance, RDP_MARGIN)",
-    ),
     (
         "pld/accountants/question_plan.py",
         "refine/question",
@@ -185,22 +186,130 @@ def test_the_ledger_describes_its_rounds():
     [
         {("poisson_gaussian", 1.0, 0.01): 300},
         {("poisson_gaussian", 1.0, 0.01): 300, ("poisson_gaussian", 0.8, 0.02): 200},
-        {("poisson_gaussian", 1.0, 0.01): 3, ("laplace", 2.0): 1},
+        {("poisson_gaussian", 1.0, 0.01): 3, ("gaussian", 4.0, 1.0): 2},
     ],
 )
 def test_a_plan_describes_the_run_its_pld_factors_carry(counts):
-    """Before any grid, a plan's description (its mechanisms' ``sources`` through the registry) is
-    the one its mechanisms' PLDs carry on a grid: the plan and the PLD doors read one run."""
+    """Before any grid, a plan's description (its mechanisms' specs and counts) is the one its
+    mechanisms' PLDs carry on a grid: the plan and the PLD doors read one run."""
     plan = CompositionPlan()
     for spec, count in counts.items():
-        plan.add(spec, count)
+        mechanism = mechanism_of(spec)
+        if mechanism.gaussian_radius() is not None:  # folded, as the adapters fold a Gaussian
+            plan.add_gaussian(mechanism.gaussian_radius(), count, spec)
+        else:
+            plan.add(spec, count)
     built = None
     for spec, count in counts.items():
         step = mechanism_of(spec).grid_pld(1e-2).self_compose(count)
         built = step if built is None else built.compose(step)
     assert built is not None
+    assert described(plan) == counts == of_pld(built)
     assert described_segments(described(plan)) == described_segments(of_pld(built))
-    assert (described(plan) is None) == (of_pld(built) is None)
+
+
+def test_every_mechanism_of_a_plan_reaches_the_description():
+    """A plan of any registered mechanisms, its folded Gaussians among them, is described by their
+    specs and counts; the reads answer only the runs they know (Laplace beside subsampled Gaussians
+    is described, and no read of subsampled Gaussians takes it)."""
+    plan = CompositionPlan()
+    plan.add(("poisson_gaussian", 1.0, 0.01), 3)
+    plan.add(("laplace", 2.0), 1)
+    plan.add(("randomized_response", 0.5, 4), 2)
+    plan.add_gaussian(0.25, 5, ("gaussian", 4.0, 1.0))
+    assert described(plan) == {
+        ("poisson_gaussian", 1.0, 0.01): 3,
+        ("laplace", 2.0): 1,
+        ("randomized_response", 0.5, 4): 2,
+        ("gaussian", 4.0, 1.0): 5,
+    }
+    assert described_segments(described(plan)) is None
+    rebuilt = CompositionPlan.from_key(plan.key())  # its radius alone: the Gaussians' specs lost
+    assert rebuilt.gaussian_r2 == plan.gaussian_r2 and described(rebuilt) is None
+    scaled = plan.scaled(3)
+    assert described(scaled) == {spec: 3 * count for spec, count in described(plan).items()}
+    merged = CompositionPlan()
+    merged.merge(plan)
+    merged.merge(rebuilt)  # a radius without its specs: the merged run is not described
+    assert described(merged) is None
+    unnamed = CompositionPlan()
+    unnamed.add_gaussian(0.25, 5)
+    assert described(unnamed) is None
+
+
+def test_a_factor_describes_a_registered_mechanism():
+    """Every factor's source is a registered mechanism's spec (``mechanism_of`` builds it back) and
+    a direction of its pair; a PLD of one direction of a two-direction pair is not described."""
+    acc = PLDAccountant()
+    acc.compose_subsampled_gaussian(1.0, 0.01, 10)
+    acc.compose_subsampled_gaussian(2.0, 1.0, 3)  # rate 1: the Gaussian mechanism
+    run = of_pld(acc.composed_pld)
+    assert run == {("poisson_gaussian", 1.0, 0.01): 10, ("gaussian", 2.0, 1.0): 3}
+    for spec in run:
+        assert mechanism_of(spec).spec() == spec
+    assert described_segments(run) is None  # a Gaussian round beside them: not that read's run
+    assert described_gaussians(run) is None
+    (one_side,) = subsampled_gaussians(1.0, 0.01, directions="remove")
+    assert of_pld(one_side) is None
+    assert of_pld(one_side.compose(pld.subsampled_gaussian(1.0, 0.01))) is None
+    gaussians = pld.gaussian(2.0, sensitivity=1.0).self_compose(4)
+    assert described_gaussians(of_pld(gaussians)) == [(2.0, 4)]
+
+
+def _segment_literals(tree: ast.AST) -> list[int]:
+    """Lines of tuple literals shaped as a described segment, ((noise, q, 1.0), rounds)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+            inner = node.elts[0]
+            if isinstance(inner, ast.Tuple) and len(inner.elts) == 3:
+                last = inner.elts[2]
+                if isinstance(last, ast.Constant) and isinstance(last.value, float):
+                    found.append(node.lineno)
+    return found
+
+
+def test_no_module_builds_a_question_input_but_the_description():
+    """The question's inputs are built in one place: a run's segments only by
+    ``described_run`` (no door writes ((noise, q, 1.0), rounds) from words of its own), a
+    factor's ``Source`` only where a mechanism's factors are made (pld/mechanisms/)."""
+    built = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        tree = ast.parse(path.read_text())
+        if rel != "pld/question/described_run.py":
+            built += [f"{rel}:{line} writes a segment" for line in _segment_literals(tree)]
+        if not rel.startswith(("pld/mechanisms/", "pld/question/described_run.py")):
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Source":
+                    built.append(f"{rel}:{node.lineno} builds a Source")
+    assert not built, "\n".join(built)
+
+
+def test_a_staged_run_asks_the_question_of_its_description():
+    """A staged run's epsilon is the question asked of the run its composed PLD describes
+    (``tail_narrowed_epsilon``): stages in another order, or a repeated stage merged, describe the
+    same run and give the same bracket, to the last bit."""
+    from hockeystick.training import DPSGD
+
+    stages = [
+        {"noise_multiplier": 0.9, "steps": 300},
+        {"noise_multiplier": 1.3, "steps": 200},
+        {"noise_multiplier": 0.9, "steps": 100},
+    ]
+    run = DPSGD(dataset_size=10_000, batch_size=100, stages=stages)
+    q = 100 / 10_000  # the Poisson rate, batch over data set
+    merged = PLDAccountant()
+    merged.compose_subsampled_gaussian(0.9, q, 400)
+    merged.compose_subsampled_gaussian(1.3, q, 200)
+    for delta in (1e-5, 1e-10):
+        assert run.epsilon(delta, bound="both") == tail_narrowed_epsilon(
+            merged, delta, bound="both"
+        )
+    assert of_pld(merged.composed_pld) == {
+        ("poisson_gaussian", 0.9, q): 400,
+        ("poisson_gaussian", 1.3, q): 200,
+    }
 
 
 def test_the_adapter_and_the_pld_accountant_ask_one_question_of_one_run():

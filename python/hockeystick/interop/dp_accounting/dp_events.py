@@ -201,7 +201,7 @@ def _visit_fixed_size(
 def _fold_gaussian(event: ev.DpEvent, mechanism: Any, count: int, plan: CompositionPlan) -> None:
     """``count`` runs of a Gaussian pair folded into the plan's closed form (its radius squared
     added: no grid, so no loss reach to refuse), refusing a sum past the largest double."""
-    plan.add_gaussian(mechanism.gaussian_radius(), count)
+    plan.add_gaussian(mechanism.gaussian_radius(), count, mechanism.spec())
     if not math.isfinite(plan.gaussian_r2):  # count r^2 summed past the largest double
         field = mechanism.dp_event_field
         raise ParameterOutOfRange(

@@ -455,13 +455,23 @@ def subsampled_gaussians(
             _factor(
                 f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})",
                 of[i],
-                source=Source(float(s[i]), float(q[i]), name if q[i] < 1.0 else "symmetric"),
+                source=_round_source(float(s[i]), float(q[i]), name),
             )
             for name, of in (("remove", remove_of), ("add", add_of))
             if i in of
         ]
         out.append(PrivacyLossDistribution([{f: 1} for f in factors], t))
     return out
+
+
+def _round_source(noise: float, q: float, direction: str) -> Source:
+    """The registered mechanism one round of ``subsampled_gaussian`` is, and the direction its
+    factor holds: the Poisson-subsampled Gaussian of noise sigma / sensitivity (``PoissonGaussian``)
+    in ``direction`` where q < 1, the Gaussian of radius 1 / noise (``Gaussian``, its one
+    direction) where q = 1."""
+    if q < 1.0:
+        return Source(("poisson_gaussian", noise, q), direction)
+    return Source(("gaussian", noise, 1.0), "symmetric")
 
 
 def _too_many_cells(s: np.ndarray, h: float) -> str:
@@ -1201,13 +1211,6 @@ class PoissonGaussian(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return subsampled_gaussian(self.sigma, self.q, value_discretization_interval=h)
-
-    def sources(self) -> tuple[Source, ...] | None:
-        """Remove and add, as ``subsampled_gaussian``'s factors describe them (0 < q < 1; else None)."""
-        if not (self.sigma > 0.0 and 0.0 < self.q < 1.0):
-            return None
-        sigma, q = float(self.sigma), float(self.q)
-        return Source(sigma, q, "remove"), Source(sigma, q, "add")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans,
-their keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name``
+their keys and the dp_accounting adapter's events stay plain tuples.  The spec is also how a run
+is described to the question: a plan's run is its specs and counts, and a factor that knows the
+mechanism it discretizes carries its spec (``Factor.source``), both read by
+``pld.question.described_run``.  A class with its own ``name``
 registers itself when it is defined (``registry.register_class``), and
 ``registry.mechanism_of(spec)`` builds the mechanism a spec names: the class is the one place its
 name lives.
@@ -59,7 +62,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 
 from ..grid.atoms import Atoms
-from ..grid.distribution import PrivacyLossDistribution, Source
+from ..grid.distribution import PrivacyLossDistribution
 from .registry import register_class
 
 if TYPE_CHECKING:
@@ -211,12 +214,6 @@ class Mechanism(ABC):
         """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled
         pair of each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples
         its curves (``pld.sampling.subsampled_pair``)."""
-        return None
-
-    def sources(self) -> tuple[Source, ...] | None:
-        """The run one round of it is, per neighbouring direction, as its ``grid_pld``'s factors
-        describe it (``Factor.source``, read by ``pld.question.described_run``), or None where its
-        factors carry no description."""
         return None
 
     @abstractmethod
