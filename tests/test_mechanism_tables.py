@@ -4,8 +4,8 @@
 This file counts the module-level tables of the package keyed by those names: a dict, a tuple, list or set,
 a ``Literal[...]`` or a call on one (``frozenset(...)``) whose string keys (a dict's keys, a sequence's
 strings or its pairs' first fields) name two registered mechanisms or schemes, or a dict naming one.  Each
-table found is listed below with why it is not a facet yet, or why it is no mechanism table; a new one fails
-here (make it a facet of the entry instead), and so does a listed one that is gone (take it off the list).
+table found is listed below with why it is not a facet yet, or why it is no mechanism table, and so is each
+comparison with a mechanism's name; a new one fails here (make it a facet of the entry instead).
 """
 
 from __future__ import annotations
@@ -109,17 +109,16 @@ def _mechanism_names() -> set[str]:
 
 def test_the_tables_keyed_by_mechanism_names_are_the_listed_ones():
     found = tables_keyed_by(_mechanism_names())
-    assert found == set(MECHANISM_TABLES), (
-        f"new: {sorted(found - set(MECHANISM_TABLES))} (make each a facet of the mechanism's registry "
-        f"entry); gone: {sorted(set(MECHANISM_TABLES) - found)} (take it off MECHANISM_TABLES)"
+    assert found <= set(MECHANISM_TABLES), (
+        f"new: {sorted(found - set(MECHANISM_TABLES))}: make each a facet of the mechanism's registry "
+        "entry"
     )
 
 
 def test_the_tables_keyed_by_sampling_words_are_the_listed_ones():
     found = tables_keyed_by(set(sampling_words()))
-    assert found == set(SCHEME_TABLES), (
-        f"new: {sorted(found - set(SCHEME_TABLES))} (make each a facet of SamplingScheme); "
-        f"gone: {sorted(set(SCHEME_TABLES) - found)} (take it off SCHEME_TABLES)"
+    assert found <= set(SCHEME_TABLES), (
+        f"new: {sorted(found - set(SCHEME_TABLES))}: make each a facet of SamplingScheme"
     )
 
 
@@ -189,9 +188,8 @@ def test_one_stage_parser_serves_compose_and_the_ledger():
     }
     assert "parse_stage" in ledger_calls
     found = mechanism_key_readers()
-    assert found == set(MECHANISM_KEY_READERS), (
-        f"new: {sorted(found - set(MECHANISM_KEY_READERS))} (read a stage with parse_stage); "
-        f"gone: {sorted(set(MECHANISM_KEY_READERS) - found)}"
+    assert found <= set(MECHANISM_KEY_READERS), (
+        f"new: {sorted(found - set(MECHANISM_KEY_READERS))}: read a stage with parse_stage"
     )
 
 
@@ -200,7 +198,66 @@ def test_the_tables_keyed_by_secure_aggregation_noises_are_the_listed_ones():
     from hockeystick.training.secure_aggregation import DISTRIBUTED_NOISES
 
     found = tables_keyed_by({*DISTRIBUTED_NOISES, *NOISES})
-    assert found == set(SECURE_AGGREGATION_TABLES), (
-        f"new: {sorted(found - set(SECURE_AGGREGATION_TABLES))}; "
-        f"gone: {sorted(set(SECURE_AGGREGATION_TABLES) - found)}"
+    assert found <= set(SECURE_AGGREGATION_TABLES), (
+        f"new: {sorted(found - set(SECURE_AGGREGATION_TABLES))}"
+    )
+
+
+# the comparisons of a value with a mechanism's name (``name == "laplace"``), per module, and why
+MECHANISM_BRANCHES = {
+    "interop/dp_accounting/pure_dp.py": (
+        7,
+        "to become a facet: the largest loss of a run, read by name (with _SYMMETRIC)",
+    ),
+    "interop/dp_accounting/pld_accountant.py": (
+        2,
+        "to become a facet: the mass at +infinity of eps_delta and a sampled non-private run",
+    ),
+    "interop/exchange/pld_curve.py": (
+        1,
+        "Gaussian and subsampled Gaussian rounds composed through PLDAccountant's own grid",
+    ),
+    "pld/question/described_run.py": (
+        2,
+        "the run's description: a Gaussian and a Poisson-subsampled Gaussian source read as segments",
+    ),
+    "simulate/pnsgd.py": (3, "the simulator's noise words, which share gaussian and laplace"),
+    "simulate/privacy.py": (1, "the simulator's noise words"),
+}
+
+
+def _constants(node: ast.AST) -> list[object]:
+    """The constant, or a tuple's, list's or set's constants."""
+    if isinstance(node, ast.Constant):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant)]
+    return []
+
+
+def mechanism_branches(names: set[str], package: Path = PACKAGE) -> dict[str, int]:
+    """Module -> how many comparisons (==, !=, in, not in) of ``package``'s code hold one of ``names``."""
+    found: dict[str, int] = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and any(
+                value in names
+                for side in (node.left, *node.comparators)
+                for value in _constants(side)
+            ):
+                module = path.relative_to(package).as_posix()
+                found[module] = found.get(module, 0) + 1
+    return found
+
+
+def test_the_branches_on_a_mechanism_name_are_the_listed_ones():
+    found = mechanism_branches(_mechanism_names())
+    over = {
+        module: count
+        for module, count in found.items()
+        if count > MECHANISM_BRANCHES.get(module, (0, ""))[0]
+    }
+    assert not over, (
+        "a door reads a mechanism through its registry entry's facets, not by its name: "
+        f"{over} (listed: {MECHANISM_BRANCHES})"
     )
