@@ -14,6 +14,7 @@ import importlib
 from pathlib import Path
 
 import dp_accounting
+import numpy as np
 import pytest
 
 import hockeystick
@@ -28,8 +29,15 @@ from hockeystick.pld.accountants import (
     tail_narrowed_epsilon,
 )
 from hockeystick.pld.accountants.question_plan import described
-from hockeystick.pld.mechanisms import subsampled_gaussians
-from hockeystick.pld.mechanisms.registry import mechanism_of
+from hockeystick.pld.mechanisms import described_round, subsampled_gaussians
+from hockeystick.pld.mechanisms.mechanism import Mechanism
+from hockeystick.pld.mechanisms.registry import (
+    mechanism_class,
+    mechanism_names,
+    mechanism_of,
+    stage_entry,
+    stage_names,
+)
 from hockeystick.pld.question.described_run import (
     described_gaussians,
     described_segments,
@@ -116,7 +124,8 @@ def test_the_doors_reach_the_question_only_through_the_one_description():
 
 def test_only_the_description_reads_a_factors_source():
     """``Factor.source`` is read in one module, ``pld/question/described_run.py``: a door or a read
-    that needs the run asks it."""
+    that needs the run asks it (``pld/mechanisms/described_factors.py``, which gives a stage's
+    factors their source, reads it only to keep a factor's own)."""
     readers = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
@@ -125,7 +134,10 @@ def test_only_the_description_reads_a_factors_source():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr == "source":
                 readers.append(rel)
-    assert set(readers) == {"pld/question/described_run.py"}
+    assert set(readers) == {
+        "pld/question/described_run.py",
+        "pld/mechanisms/described_factors.py",
+    }
 
 
 def test_the_known_reads_are_still_there():
@@ -254,6 +266,86 @@ def test_a_factor_describes_a_registered_mechanism():
     assert of_pld(one_side.compose(pld.subsampled_gaussian(1.0, 0.01))) is None
     gaussians = pld.gaussian(2.0, sensitivity=1.0).self_compose(4)
     assert described_gaussians(of_pld(gaussians)) == [(2.0, 4)]
+
+
+STAGE_ROUNDS = [
+    ("laplace", {"scale": 2.0}),
+    ("laplace", {"scale": 2.0, "sensitivity": 1.0}),
+    ("randomized_response", {"noise_parameter": 0.5, "num_buckets": 4}),
+    (
+        "randomized_response",
+        {"noise_parameter": 0.5, "num_buckets": 4, "relation": "replace_special"},
+    ),
+    ("discrete_laplace", {"parameter": 0.5}),
+    ("discrete_laplace", {"parameter": 0.5, "sensitivity": 2}),
+    ("gaussian", {"sigma": 3.0}),
+]
+
+
+@pytest.mark.parametrize(("name", "parameters"), STAGE_ROUNDS)
+def test_a_stage_round_describes_the_registered_mechanism_it_is(name, parameters):
+    """A compose stage's round carries the spec of the registered mechanism it is
+    (``Mechanism.from_stage``), and that mechanism's PLD is the round's, PMF for PMF: the
+    description names exactly the mechanism composed."""
+    entry = stage_entry(name)
+    built = described_round(entry, parameters, 1e-3)
+    run = of_pld(built)
+    assert run is not None and len(run) == 1 and list(run.values()) == [1]
+    (spec,) = run
+    assert spec[0] == name and mechanism_of(spec).spec() == spec
+    again = mechanism_of(spec).grid_pld(1e-3)
+    assert len(again.directions) == len(built.directions)
+    for mine, theirs in zip(built.directions, again.directions):
+        for (f, c), (g, d) in zip(mine.items(), theirs.items()):
+            assert c == d and f.upper.k_lo == g.upper.k_lo
+            assert np.array_equal(f.upper.p, g.upper.p) and f.upper.p_inf == g.upper.p_inf
+
+
+def test_a_stage_round_no_mechanism_is_exactly_is_not_described():
+    """A Laplace stage of sensitivity 2 is no registered ``Laplace`` (its scale would be divided,
+    rounded): its round names no mechanism, and the run holding it is not described."""
+    built = described_round(stage_entry("laplace"), {"scale": 2.0, "sensitivity": 2.0}, 1e-3)
+    assert of_pld(built) is None
+
+
+def test_every_stage_of_a_registered_mechanism_says_which_it_is():
+    """A library stage named as a registered mechanism class reads its parameters into it
+    (``from_stage`` overridden), so compose files and the ledger describe its rounds."""
+    pairs = [
+        name
+        for name in stage_names()
+        if name in mechanism_names() and mechanism_class(name).__module__.startswith("hockeystick.")
+    ]
+    assert {"laplace", "gaussian", "randomized_response", "discrete_laplace"} <= set(pairs)
+    for name in pairs:
+        assert mechanism_class(name).from_stage is not Mechanism.from_stage, name
+
+
+def test_compose_files_and_the_ledger_describe_every_mechanism_they_hold():
+    """The run a compose file or the ledger composes reaches the question as (spec, count), for
+    every mechanism a registered class is: Laplace, randomized response and the discrete Laplace
+    beside subsampled Gaussians."""
+    stages = [
+        {"mechanism": "subsampled_gaussian", "sigma": 1.0, "sampling_rate": 0.01, "rounds": 30},
+        {"mechanism": "laplace", "scale": 20.0, "rounds": 3},
+        {
+            "mechanism": "randomized_response",
+            "noise_parameter": 0.5,
+            "num_buckets": 4,
+            "relation": "replace_special",
+        },
+        {"mechanism": "discrete_laplace", "parameter": 0.5, "rounds": 2},
+    ]
+    assert of_pld(compose_stages(stages).composed_pld) == {
+        ("poisson_gaussian", 1.0, 0.01): 30,
+        ("laplace", 20.0): 3,
+        ("randomized_response", 0.5, 4, "replace_special"): 1,
+        ("discrete_laplace", 0.5, 1): 2,
+    }
+    runs = [(Round.laplace(20.0), 3), (Round.subsampled_gaussian(1.0, 0.01), 5)]
+    described_ledger = of_pld(pld_accountant(runs, 1e-4).composed_pld)
+    assert described_ledger == {("laplace", 20.0): 3, ("poisson_gaussian", 1.0, 0.01): 5}
+    assert described_segments(described_ledger) is None  # not a run of subsampled Gaussians only
 
 
 def _segment_literals(tree: ast.AST) -> list[int]:

@@ -1123,6 +1123,14 @@ class Laplace(Mechanism):
         sampled: Mechanism = mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
         return sampled
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Laplace | None:
+        """A ``laplace`` stage of sensitivity 1 (its default) is ``Laplace(scale)``: ``grid_pld``
+        is that stage's constructor."""
+        if set(parameters) - {"scale", "sensitivity"} or parameters.get("sensitivity", 1.0) != 1.0:
+            return None
+        return cls(parameters["scale"]) if "scale" in parameters else None
+
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return laplace(self.scale, value_discretization_interval=h)
 
@@ -1173,6 +1181,15 @@ class Gaussian(Mechanism):
         if sigma == math.inf:
             return np.zeros(np.shape(orders))
         return gaussian_rdp(sigma / (2.0 if relation == "replace_one" else 1.0), orders)
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Gaussian | None:
+        """A ``gaussian`` stage: ``Gaussian(sigma, sensitivity)`` (``grid_pld`` is that stage's
+        constructor, the query moved by the sensitivity); its factors name it already, as
+        ``subsampled_gaussian`` at rate 1 names them."""
+        given = dict(parameters)
+        shift = given.pop("sensitivity", 1.0)
+        return cls(given["sigma"], shift) if set(given) == {"sigma"} else None
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return gaussian(self.sigma, sensitivity=self.shift, value_discretization_interval=h)

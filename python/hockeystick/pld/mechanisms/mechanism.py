@@ -43,6 +43,8 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
   q, composed in place of the generic sampled pair of its curves).  A facet refuses an event it has
   no analysis for by raising ``base.event_refusal.EventRefused``; a door turns ``NOT_OFFERED``
   into its own refusal.
+- ``from_stage(**parameters)``: the mechanism one round of the compose stage of the same name is
+  (``registry.stage``), or None; a stage's round then describes it (``described_factors``).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the
@@ -177,6 +179,28 @@ class Mechanism(ABC):
             return np.full(np.shape(orders), np.inf)
         curve = mechanism.rdp(orders)
         return NOT_OFFERED if curve is None else curve
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Mechanism | None:
+        """The mechanism one round of the compose stage of the same name is, for the stage's
+        ``parameters`` (``registry.stage``), or None where no instance of this class is exactly it.
+
+        A factor of that round then carries the mechanism's spec (``Factor.source``,
+        ``described_factors``), so a compose file's or a ledger's run reaches the question as
+        (spec, count).  None by default; a class whose ``grid_pld`` is its stage's constructor
+        called with its fields gives them from the stage's parameters.
+
+        Parameters
+        ----------
+        **parameters
+            The stage's parameters, as given to its constructor (the grid's left out).
+
+        Returns
+        -------
+        Mechanism or None
+            The mechanism, or None.
+        """
+        return None
 
     def gaussian_radius(self) -> float | None:
         """The radius r of the Gaussian pair this mechanism is, where a plan folds it into its closed
