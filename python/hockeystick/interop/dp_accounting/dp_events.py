@@ -132,8 +132,8 @@ def _visit(
 ) -> None:
     """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: compositions unwrapped by an
     explicit stack (a run built one ``compose`` at a time nests a ``ComposedDpEvent`` per step:
-    thousands deep, past Python's recursion limit), each other event by its case in ``_VISITS``, or
-    a random allocation matched by name (``_is_random_allocation``), in the composition's order."""
+    thousands deep, past Python's recursion limit), each other event as ``_visit_one`` reads it (a
+    random allocation matched by name, ``_is_random_allocation``), in the composition's order."""
     stack: list[tuple[ev.DpEvent, int]] = [(event, count)]
     while stack:
         event, count = stack.pop()
