@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .mechanism import Spec as Spec
     from .neighbouring import RELATION_WORDS as RELATION_WORDS
     from .neighbouring import relations_bounded as relations_bounded
+    from .described_factors import described_round as described_round
     from .registry import StageEntry as StageEntry
     from .registry import dp_event_class as dp_event_class
     from .registry import mechanism_of as mechanism_of
@@ -59,6 +60,7 @@ FRONT_DOOR = {
     "RELATION_WORDS": "neighbouring",
     "Spec": "mechanism",
     "StageEntry": "registry",
+    "described_round": "described_factors",
     "canonical_pair": "canonical",
     "checked_interval": "constructors",
     "checked_tail": "constructors",

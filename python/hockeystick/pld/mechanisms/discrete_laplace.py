@@ -249,6 +249,16 @@ class DiscreteLaplace(Mechanism):
         sampled: Mechanism = mechanism_of(("poisson_discrete_laplace", self.a, self.s, q))
         return sampled
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> DiscreteLaplace | None:
+        """A ``discrete_laplace`` stage: ``DiscreteLaplace(parameter, sensitivity)``, sensitivity 1
+        where it gives none (``grid_pld`` is that stage's constructor)."""
+        given = dict(parameters)
+        sensitivity = given.pop("sensitivity", 1)
+        if set(given) != {"parameter"}:
+            return None
+        return cls(given["parameter"], sensitivity)
+
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return discrete_laplace(self.a, self.s, value_discretization_interval=h)
 

@@ -2,7 +2,10 @@
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans,
-their keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name``
+their keys and the dp_accounting adapter's events stay plain tuples.  The spec is also how a run
+is described to the question: a plan's run is its specs and counts, and a factor that knows the
+mechanism it discretizes carries its spec (``Factor.source``), both read by
+``pld.question.described_run``.  A class with its own ``name``
 registers itself when it is defined (``registry.register_class``), and
 ``registry.mechanism_of(spec)`` builds the mechanism a spec names: the class is the one place its
 name lives.
@@ -40,6 +43,8 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
   q, composed in place of the generic sampled pair of its curves).  A facet refuses an event it has
   no analysis for by raising ``base.event_refusal.EventRefused``; a door turns ``NOT_OFFERED``
   into its own refusal.
+- ``from_stage(**parameters)``: the mechanism one round of the compose stage of the same name is
+  (``registry.stage``), or None; a stage's round then describes it (``described_factors``).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the
@@ -59,7 +64,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 
 from ..grid.atoms import Atoms
-from ..grid.distribution import PrivacyLossDistribution, Source
+from ..grid.distribution import PrivacyLossDistribution
 from .registry import register_class
 
 if TYPE_CHECKING:
@@ -175,6 +180,28 @@ class Mechanism(ABC):
         curve = mechanism.rdp(orders)
         return NOT_OFFERED if curve is None else curve
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Mechanism | None:
+        """The mechanism one round of the compose stage of the same name is, for the stage's
+        ``parameters`` (``registry.stage``), or None where no instance of this class is exactly it.
+
+        A factor of that round then carries the mechanism's spec (``Factor.source``,
+        ``described_factors``), so a compose file's or a ledger's run reaches the question as
+        (spec, count).  None by default; a class whose ``grid_pld`` is its stage's constructor
+        called with its fields gives them from the stage's parameters.
+
+        Parameters
+        ----------
+        **parameters
+            The stage's parameters, as given to its constructor (the grid's left out).
+
+        Returns
+        -------
+        Mechanism or None
+            The mechanism, or None.
+        """
+        return None
+
     def gaussian_radius(self) -> float | None:
         """The radius r of the Gaussian pair this mechanism is, where a plan folds it into its closed
         form (the squares of the radii add: the composition is the Gaussian of radius sqrt(sum r^2),
@@ -211,12 +238,6 @@ class Mechanism(ABC):
         """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled
         pair of each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples
         its curves (``pld.sampling.subsampled_pair``)."""
-        return None
-
-    def sources(self) -> tuple[Source, ...] | None:
-        """The run one round of it is, per neighbouring direction, as its ``grid_pld``'s factors
-        describe it (``Factor.source``, read by ``pld.question.described_run``), or None where its
-        factors carry no description."""
         return None
 
     @abstractmethod
