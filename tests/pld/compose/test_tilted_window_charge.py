@@ -150,9 +150,11 @@ def test_above_the_window_nothing_is_charged_and_nothing_overflows(window) -> No
             far, k_lo=k_lo, size=size, h=h, theta=theta, charges=charges
         )
     assert np.all(got == 0.0)
+    # past the window the upper side is the mass at +infinity (none here) and the absolute TINY per entry, not 1
     for x in (1e308, math.inf):
         assert window.weighted_charge(x) == 0.0
-        assert window.p_inf <= window.delta(x) <= 1.0
+        assert window.untilt_factor(x) == 0.0
+        assert window.p_inf <= window.delta(x) <= (window.p_inf + 1e-300) * (1.0 + 1e-15)
     # 1e308 / h overflows to inf: still above the window (no product of inf and a weight is formed)
     assert (
         float(

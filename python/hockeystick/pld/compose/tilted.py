@@ -297,7 +297,11 @@ class TiltedComposition:
         return profile, float(_core.pld_reads.suffix_sum_slack(masses.size)), int(masses.size)
 
     def untilt_factor(self, x: float) -> float:
-        """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``)."""
+        """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``);
+        0 where theta x / h is infinite (x infinite, or x / h past the doubles): there, as wherever
+        the factor underflows, its products are below the absolute ``TINY`` per entry a side adds."""
+        if not self.theta * (x / self.h) < math.inf:
+            return 0.0
         exponent = self.log_scale - self.theta * (x / self.h)
         return math.exp(exponent) * (
             1.0 + float(exp_margin(self.scale_magnitude + abs(self.theta * (x / self.h))))

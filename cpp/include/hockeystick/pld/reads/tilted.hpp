@@ -173,9 +173,12 @@ class TiltedComposition {
                window_.loss_shift;
     }
 
-    // An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= floor()).
+    // An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= floor()); 0 where theta x / h is
+    // infinite (x infinite, or x / h past the doubles): there, as wherever the factor underflows, its products are
+    // below the absolute kTiltTiny per entry a side adds (the product 0 x inf would be NaN).
     double untilt_factor(double x) const {
         const double scaled = theta_ * (x / window_.h);
+        if (!(scaled < std::numeric_limits<double>::infinity())) return 0.0;
         return std::exp(log_scale_ - scaled) * (1.0 + tilt_margin(scale_magnitude_ + std::fabs(scaled)));
     }
 
