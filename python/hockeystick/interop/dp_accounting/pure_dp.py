@@ -39,45 +39,20 @@ rounded outward, rounded outward once more at the end.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import cast
 
+from ...pld.mechanisms import Directions, mechanism_of, poisson_sampled_losses, round_outward
+
 __all__ = ["largest_losses", "pure_epsilon_sum"]
-
-Interval = tuple[Fraction, Fraction]  # (lower, upper) on a largest loss
-Directions = tuple[Interval, Interval]  # (remove, add)
-
-_U = 2.0**-53
-_SYMMETRIC = ("exponential_mechanism", "permute_and_flip")
-
-
-def round_outward(x: Fraction, up: bool) -> float:
-    """``x`` rounded to a double outward (up or down).
-
-    Parameters
-    ----------
-    x : Fraction
-        The exact value.
-    up : bool
-        Round up (else down).
-
-    Returns
-    -------
-    float
-        The double.
-    """
-    f = float(x)
-    if up and Fraction(f) < x:
-        return math.nextafter(f, math.inf)
-    if not up and Fraction(f) > x:
-        return math.nextafter(f, -math.inf)
-    return f
 
 
 def largest_losses(spec: tuple[object, ...]) -> Directions | None:
     """Certified (lower, upper) on one run's largest privacy loss, remove and add (module docstring).
+
+    A mechanism's own facet (``Mechanism.largest_losses``), but for the two sampled plans whose
+    inner runs are read here (``_sampled_plan``).
 
     Parameters
     ----------
@@ -90,85 +65,26 @@ def largest_losses(spec: tuple[object, ...]) -> Directions | None:
         ((remove lower, remove upper), (add lower, add upper)); None where no closed form is known
         here.
     """
-    name = spec[0]
-    if name in _SYMMETRIC or (name == "eps_delta" and spec[2] == 0.0):
-        eps = Fraction(cast(float, spec[1]))
-        return (eps, eps), (eps, eps)
-    if name == "laplace":
-        top = 1 / Fraction(cast(float, spec[1]))
-        return (top, top), (top, top)
-    if name == "discrete_laplace":
-        top = Fraction(cast(float, spec[1])) * cast(int, spec[2])
-        return (top, top), (top, top)
-    return _sampled(spec)
+    sampled = _sampled_plan(spec)
+    if sampled is not None:
+        return poisson_sampled_losses(*sampled)
+    losses: Directions | None = mechanism_of(spec).largest_losses()
+    return losses
 
 
-def _sampled(spec: tuple[object, ...]) -> Directions | None:
-    """A Poisson-sampled run's largest losses from its inner's (``largest_losses``), None where unknown."""
+def _sampled_plan(spec: tuple[object, ...]) -> tuple[float, Directions | None] | None:
+    """(q, the inner's largest losses) of a Poisson sample of one run or of a plan, else None."""
     name = spec[0]
-    if name == "laplace_mixture" and tuple(cast(tuple[float, ...], spec[2])) == (0.0, 1.0):
-        q = cast(tuple[float, float], spec[3])[1]
-        top = 1 / Fraction(cast(float, spec[1]))
-        inner: Directions | None = ((top, top), (top, top))
-    elif name == "poisson_discrete_laplace":
-        q = cast(float, spec[3])
-        top = Fraction(cast(float, spec[1])) * cast(int, spec[2])
-        inner = ((top, top), (top, top))
-    elif name == "poisson_pair":
-        q = cast(float, spec[1])
-        inner = largest_losses(cast(tuple[object, ...], spec[2]))
-    elif (
+    if name == "poisson_pair":
+        return cast(float, spec[1]), largest_losses(cast(tuple[object, ...], spec[2]))
+    if (
         name == "poisson_generic"
     ):  # the inner plan's key: (counts, Gaussian r^2, non-private, operations)
-        q = cast(float, spec[1])
         counts, r2, non_private, _ = cast(
             tuple[tuple[tuple[tuple[object, ...], int], ...], float, bool, int], spec[2]
         )
-        inner = None if r2 != 0 or non_private else _summed(dict(counts))
-    else:
-        return None
-    if inner is None or not 0.0 < q < 1.0:
-        return None
-    (r_low, r_up), (a_low, a_up) = inner
-    remove = (_remove_loss(q, r_low, False), _remove_loss(q, r_up, True))
-    add = (_add_loss(q, a_low, False), _add_loss(q, a_up, True))
-    return remove, add
-
-
-def _remove_loss(q: float, r: Fraction, up: bool) -> Fraction:
-    """log(1 + q (e^r - 1)), increasing in r, rounded outward from r's outward double."""
-    x = round_outward(r, up)
-    if (
-        x < 700.0
-    ):  # e^r in range: each step within u relative, log1p's condition y / ((1 + y) log1p(y)) <= 1
-        value = math.log1p(q * math.expm1(x))
-        pad = 8 * _U * value
-    else:  # r + log q + log1p((1 - q) / q e^{-r}): no overflow of e^r; each term within u of its magnitude
-        tail = math.log1p((1.0 - q) / q * math.exp(-x))
-        value = x + math.log(q) + tail
-        pad = 8 * _U * (x + abs(math.log(q)) + tail + 1.0)
-    return _widened(value, pad, up)
-
-
-def _add_loss(q: float, a: Fraction, up: bool) -> Fraction:
-    """-log(1 - q (1 - e^{-a})), increasing in a, rounded outward from a's outward double."""
-    x = round_outward(a, up)
-    if (
-        q <= 0.5
-    ):  # y = q (1 - e^{-a}) <= 1/2: log1p(-y)'s condition y / ((1 - y) |log1p(-y)|) <= 1 / ln 2
-        value = -math.log1p(-q * -math.expm1(-x))
-        pad = 16 * _U * value
-    else:  # (1 - q) + q e^{-a}, 1 - q exact (Sterbenz), a sum of positives
-        value = -math.log((1.0 - q) + q * math.exp(-x))
-        pad = 8 * _U * (value + 1.0)
-    return _widened(value, pad, up)
-
-
-def _widened(value: float, pad: float, up: bool) -> Fraction:
-    """``value`` moved outward by ``pad`` (and one ulp), never below 0 (a largest loss is >= 0 here)."""
-    if up:
-        return Fraction(math.nextafter(value + pad, math.inf))
-    return Fraction(max(0.0, math.nextafter(value - pad, -math.inf)))
+        return cast(float, spec[1]), None if r2 != 0 or non_private else _summed(dict(counts))
+    return None
 
 
 def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:

@@ -32,6 +32,7 @@ from .registry import stage
 
 if TYPE_CHECKING:
     from ...base.event_refusal import NonPrivateRun
+    from .largest_loss import Directions as LargestLosses
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -1114,6 +1115,13 @@ class Laplace(Mechanism):
     def group_loss_reach(self, c: float) -> float:
         """c / scale (c copies move the query by c)."""
         return c / self.scale
+
+    def largest_losses(self) -> LargestLosses:
+        """1 / scale both ways, attained with positive probability past the shift (exact: the
+        reciprocal of a double as a rational)."""
+        from .largest_loss import both_ways
+
+        return both_ways(1 / Fraction(self.scale))
 
     def poisson_sampled(self, q: float) -> Mechanism | None:
         """Its Poisson sample: the Laplace location mixture of shifts 0 and 1 with weights 1 - q and
