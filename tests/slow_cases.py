@@ -484,6 +484,7 @@ SLOW_CASES: dict[str, str] = {
 LONG_FIRST: tuple[str, ...] = (
     "tests/docs/test_docs_site.py",
     "tests/pld/mechanisms/test_pld_extreme_parameters.py",
+    "tests/pld/refine/test_rare_participation_box.py",
     "tests/pld/compose/test_pld_truncation.py",
     "tests/test_typing.py",
     "tests/contraction/test_contraction_figures.py",
