@@ -5,30 +5,17 @@ neighbouring datasets, so the composition's privacy loss in one orientation ("re
 with the record against the one without) is the sum of its runs' independent losses in that
 orientation, and its essential supremum is the sum of theirs; the other orientation ("add")
 likewise.  epsilon(0) is the larger of the two sums (delta(eps) = 0 exactly where eps is at least
-both).  Each run's largest loss in each orientation, as a certified (lower, upper):
+both).  Each run's largest loss in each orientation, as a certified (lower, upper), is its
+mechanism's facet ``Mechanism.largest_losses()`` (``pld.mechanisms.largest_loss``: the exponential
+mechanism, permute-and-flip and (eps, 0)-DP eps both ways, Laplace of scale b 1 / b, discrete
+Laplace DLap(a) of shift s a s, and their Poisson samples through the sampling map of Zhu, Dong &
+Wang 2022, Thm 11); for one subsampled Laplace of epsilon eps0 composed k times, epsilon(0) =
+k log(1 + q (e^{eps0} - 1)), the amplification bound of Balle, Barthe & Gaboardi 2018 (Thm 8),
+attained.
 
-* the exponential mechanism eps both ways (eps-bounded range above; below, its realizable pairs on
-  1 + m candidates, whose largest loss eps/2 + log((1 + m E) / (E + m)), E = e^{eps/2}, tends to eps);
-  permute-and-flip eps both ways (its realizable pair's loss on the second candidate); (eps, 0)-DP
-  eps both ways (the canonical pair); Laplace of scale b (shift folded into b) 1 / b both ways;
-  discrete Laplace DLap(a) of shift s, a s both ways: each attained with positive probability on a
-  realizable pair (the query's value moved by the shift), or approached by them;
-* a run of one of these on a Poisson sample of rate q (Zhu, Dong & Wang 2022, Thm 11: remove pair
-  ((1 - q) Q + q P, Q), add the pair swapped): with r the inner's largest remove loss and a its
-  largest add loss,
-
-      remove: log(1 + q (e^r - 1)),        add: -log(1 - q (1 - e^{-a})),
-
-  since log(P'/Q) = log(1 - q + q P/Q) is increasing in P/Q, whose essential supremum is e^r (and
-  infimum e^{-a}).  On the sample of an empty dataset against the record alone (the rest of the
-  sample is then empty on both sides) the pair is realizable, so the bound is exact wherever the
-  inner's is: Laplace, discrete Laplace and nested samples of them.  The remove side is the larger
-  ((1 + q (e^r - 1)) (1 - q (1 - e^{-r})) = 1 + q (1 - q) (e^r - 1)^2 / e^r >= 1), so for one
-  subsampled Laplace of epsilon eps0 = 1 / b composed k times, epsilon(0) = k log(1 + q (e^{eps0} - 1)),
-  the amplification bound of Balle, Barthe & Gaboardi 2018 (Thm 8), attained.
-
-A Poisson sample of a composition of these (one run of several mechanisms) takes the sums of its
-inner runs' largest losses as r and a (they are attained together: the runs are independent).  The
+A Poisson sample of one run (``poisson_pair``) or of a composition of these (one run of several
+mechanisms, ``poisson_generic``) takes its inner runs' largest losses, summed, as r and a, through
+the same sampling map (they are attained together: the runs are independent).  The
 same holds under replace-special, where the special record changes no output (dp_accounting's
 convention: the plans are add-or-remove's).  Poisson sampling under replace-one is not analysed here
 (the dp_accounting adapter refuses it beside non-Gaussian inners), nor are fixed-size samples: a
