@@ -92,6 +92,9 @@ class Mechanism(ABC):
     # the dp_accounting event class describing it, or its dotted name (module.ClassName), if any
     dp_event: ClassVar[type | str | None] = None
     dp_event_field: ClassVar[str] = ""  # the event's field a refusal of its loss reach names
+    # the compose stage one round of which it is, where the stage's name is not its own
+    # (``from_stage``)
+    stage_name: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Register a subclass that names itself (its own ``name``) in ``registry``."""
@@ -185,8 +188,9 @@ class Mechanism(ABC):
 
     @classmethod
     def from_stage(cls, **parameters: Any) -> Mechanism | None:
-        """The mechanism one round of the compose stage of the same name is, for the stage's
-        ``parameters`` (``registry.stage``), or None where no instance of this class is exactly it.
+        """The mechanism one round of the compose stage of the same name (or ``stage_name``) is,
+        for the stage's ``parameters`` (``registry.stage``), or None where no instance of this
+        class is exactly it.
 
         A factor of that round then carries the mechanism's spec (``Factor.source``,
         ``described_factors``), so a compose file's or a ledger's run reaches the question as
