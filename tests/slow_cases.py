@@ -484,7 +484,7 @@ SLOW_CASES: dict[str, str] = {
 LONG_FIRST: tuple[str, ...] = (
     "tests/docs/test_docs_site.py",
     "tests/pld/mechanisms/test_pld_extreme_parameters.py",
-    "tests/pld/compose/test_rare_participation_cut_window.py",
+    "tests/pld/refine/test_rare_participation_box.py",
     "tests/pld/compose/test_pld_truncation.py",
     "tests/test_typing.py",
     "tests/contraction/test_contraction_figures.py",
@@ -500,4 +500,5 @@ LONG_FIRST: tuple[str, ...] = (
     "tests/interop/test_interop_property_sides.py",
     "tests/interop/test_pld_format_fuzz.py",
     "tests/calibrate/test_calibrate_batch_size.py",
+    "tests/pld/compose/test_rare_participation_cut_window.py",
 )

@@ -31,10 +31,6 @@ MECHANISM_TABLES = {
         "the ledger's own rounds in their documented order, a public name; each is a registry entry "
         "with round_fields (tests/ledger/test_round_facets.py holds the two equal)"
     ),
-    ("interop/dp_accounting/pure_dp.py", "_SYMMETRIC"): (
-        "to become a facet: the largest loss of a run (pure epsilon), read by the mechanism's name "
-        "there for seven mechanisms; a Mechanism.largest_losses() facet would replace the branches"
-    ),
 }
 SCHEME_TABLES = {
     ("training/vocabulary.py", "Sampling"): (
@@ -206,12 +202,15 @@ def test_the_tables_keyed_by_secure_aggregation_noises_are_the_listed_ones():
 # the comparisons of a value with a mechanism's name (``name == "laplace"``), per module, and why
 MECHANISM_BRANCHES = {
     "interop/dp_accounting/pure_dp.py": (
-        7,
-        "to become a facet: the largest loss of a run, read by name (with _SYMMETRIC)",
+        2,
+        "to become a facet: the largest losses of the two sampled plans, poisson_pair and "
+        "poisson_generic (pld/accountants/plan.py), which recurse through their inner spec or plan; "
+        "every other run's is its Mechanism.largest_losses()",
     ),
     "interop/dp_accounting/pld_accountant.py": (
-        2,
-        "to become a facet: the mass at +infinity of eps_delta and a sampled non-private run",
+        1,
+        "to become a facet: the mass at +infinity of a Poisson-sampled non-private run (poisson_pair); "
+        "every other run's is its Mechanism.delta_floor()",
     ),
     "interop/exchange/pld_curve.py": (
         1,

@@ -35,6 +35,7 @@ from hockeystick.pld.mechanisms.registry import (
     mechanism_class,
     mechanism_names,
     mechanism_of,
+    round_entry,
     stage_entry,
     stage_names,
 )
@@ -279,6 +280,9 @@ STAGE_ROUNDS = [
     ("discrete_laplace", {"parameter": 0.5}),
     ("discrete_laplace", {"parameter": 0.5, "sensitivity": 2}),
     ("gaussian", {"sigma": 3.0}),
+    ("fixed_size_subsampled_gaussian", {"sigma": 3.0, "batch_size": 10, "n": 100}),
+    ("with_replacement_subsampled_gaussian", {"sigma": 3.0, "batch_size": 5, "n": 100}),
+    ("discrete_gaussian", {"sigma": 3.0, "sensitivity": 1}),
 ]
 
 
@@ -287,12 +291,13 @@ def test_a_stage_round_describes_the_registered_mechanism_it_is(name, parameters
     """A compose stage's round carries the spec of the registered mechanism it is
     (``Mechanism.from_stage``), and that mechanism's PLD is the round's, PMF for PMF: the
     description names exactly the mechanism composed."""
-    entry = stage_entry(name)
+    entry = stage_entry(name) if name in stage_names() else round_entry(name)  # a ledger round
     built = described_round(entry, parameters, 1e-3)
     run = of_pld(built)
     assert run is not None and len(run) == 1 and list(run.values()) == [1]
     (spec,) = run
-    assert spec[0] == name and mechanism_of(spec).spec() == spec
+    cls = mechanism_class(spec[0])
+    assert (cls.stage_name or cls.name) == name and mechanism_of(spec).spec() == spec
     again = mechanism_of(spec).grid_pld(1e-3)
     assert len(again.directions) == len(built.directions)
     for mine, theirs in zip(built.directions, again.directions):
@@ -303,28 +308,42 @@ def test_a_stage_round_describes_the_registered_mechanism_it_is(name, parameters
 
 def test_a_stage_round_no_mechanism_is_exactly_is_not_described():
     """A Laplace stage of sensitivity 2 is no registered ``Laplace`` (its scale would be divided,
-    rounded): its round names no mechanism, and the run holding it is not described."""
+    rounded), nor a fixed-size batch stage cut at a tail of its own a ``WithoutReplacementGaussian``:
+    their rounds name no mechanism, and the runs holding them are not described."""
     built = described_round(stage_entry("laplace"), {"scale": 2.0, "sensitivity": 2.0}, 1e-3)
+    assert of_pld(built) is None
+    # a tail of its own: no WithoutReplacementGaussian (its grid PLD keeps the default tail)
+    batch = {"sigma": 3.0, "batch_size": 10, "n": 100, "tail": 1e-12}
+    built = described_round(stage_entry("fixed_size_subsampled_gaussian"), batch, 1e-3)
     assert of_pld(built) is None
 
 
 def test_every_stage_of_a_registered_mechanism_says_which_it_is():
     """A library stage named as a registered mechanism class reads its parameters into it
     (``from_stage`` overridden), so compose files and the ledger describe its rounds."""
-    pairs = [
-        name
-        for name in stage_names()
-        if name in mechanism_names() and mechanism_class(name).__module__.startswith("hockeystick.")
-    ]
-    assert {"laplace", "gaussian", "randomized_response", "discrete_laplace"} <= set(pairs)
+    classes = [mechanism_class(name) for name in mechanism_names()]
+    of_stage = {
+        cls.stage_name or cls.name: cls
+        for cls in classes
+        if cls.__module__.startswith("hockeystick.")
+    }
+    pairs = [name for name in stage_names() if name in of_stage]
+    assert {
+        "laplace",
+        "gaussian",
+        "randomized_response",
+        "discrete_laplace",
+        "fixed_size_subsampled_gaussian",
+        "with_replacement_subsampled_gaussian",
+    } <= set(pairs)
     for name in pairs:
-        assert mechanism_class(name).from_stage is not Mechanism.from_stage, name
+        assert of_stage[name].from_stage is not Mechanism.from_stage, name
 
 
 def test_compose_files_and_the_ledger_describe_every_mechanism_they_hold():
     """The run a compose file or the ledger composes reaches the question as (spec, count), for
     every mechanism a registered class is: Laplace, randomized response and the discrete Laplace
-    beside subsampled Gaussians."""
+    beside subsampled Gaussians; the ledger's discrete Gaussian rounds."""
     stages = [
         {"mechanism": "subsampled_gaussian", "sigma": 1.0, "sampling_rate": 0.01, "rounds": 30},
         {"mechanism": "laplace", "scale": 20.0, "rounds": 3},
@@ -342,9 +361,17 @@ def test_compose_files_and_the_ledger_describe_every_mechanism_they_hold():
         ("randomized_response", 0.5, 4, "replace_special"): 1,
         ("discrete_laplace", 0.5, 1): 2,
     }
-    runs = [(Round.laplace(20.0), 3), (Round.subsampled_gaussian(1.0, 0.01), 5)]
+    runs = [
+        (Round.laplace(20.0), 3),
+        (Round.subsampled_gaussian(1.0, 0.01), 5),
+        (Round.discrete_gaussian(3.0, 1), 2),
+    ]
     described_ledger = of_pld(pld_accountant(runs, 1e-4).composed_pld)
-    assert described_ledger == {("laplace", 20.0): 3, ("poisson_gaussian", 1.0, 0.01): 5}
+    assert described_ledger == {
+        ("laplace", 20.0): 3,
+        ("poisson_gaussian", 1.0, 0.01): 5,
+        ("discrete_gaussian", 3.0, 1): 2,
+    }
     assert described_segments(described_ledger) is None  # not a run of subsampled Gaussians only
 
 

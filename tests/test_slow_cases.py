@@ -1,4 +1,5 @@
-"""tests/slow_cases.py names tests that exist, and each one's twin is a test of the default selection."""
+"""tests/slow_cases.py names tests that exist, and each one's twin is a test of the default selection; its
+LONG_FIRST (the modules run first) names test files, each once."""
 
 from __future__ import annotations
 

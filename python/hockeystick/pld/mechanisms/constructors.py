@@ -32,6 +32,7 @@ from .registry import stage
 
 if TYPE_CHECKING:
     from ...base.event_refusal import NonPrivateRun
+    from .largest_loss import Directions as LargestLosses
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -1115,6 +1116,13 @@ class Laplace(Mechanism):
         """c / scale (c copies move the query by c)."""
         return c / self.scale
 
+    def largest_losses(self) -> LargestLosses:
+        """1 / scale both ways, attained with positive probability past the shift (exact: the
+        reciprocal of a double as a rational)."""
+        from .largest_loss import both_ways
+
+        return both_ways(1 / Fraction(self.scale))
+
     def poisson_sampled(self, q: float) -> Mechanism | None:
         """Its Poisson sample: the Laplace location mixture of shifts 0 and 1 with weights 1 - q and
         q (Zhu, Dong & Wang 2022, Thm 11; ``pld.mechanisms.laplace_mixture``)."""
@@ -1230,6 +1238,16 @@ class PoissonGaussian(Mechanism):
         return subsampled_gaussian(self.sigma, self.q, value_discretization_interval=h)
 
 
+def _batch_stage(parameters: dict[str, Any]) -> tuple[Any, Any, Any] | None:
+    """(sigma, batch_size, n) of a fixed-size batch stage's parameters at sensitivity 1 and the
+    default tail, else None."""
+    given = dict(parameters)
+    n = given.pop("n", None)
+    if given.pop("sensitivity", 1.0) != 1.0 or n is None or set(given) != {"sigma", "batch_size"}:
+        return None
+    return given["sigma"], given["batch_size"], n
+
+
 @dataclass(frozen=True)
 class WithoutReplacementGaussian(Mechanism):
     """Batches of ``m`` of ``n`` records drawn without replacement, Gaussian noise ``sigma``,
@@ -1238,9 +1256,18 @@ class WithoutReplacementGaussian(Mechanism):
     (``fixed_size_subsampled_gaussian``)."""
 
     name: ClassVar[str] = "without_replacement_gaussian"
+    stage_name: ClassVar[str | None] = "fixed_size_subsampled_gaussian"
     sigma: float
     m: int
     n: int
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> WithoutReplacementGaussian | None:
+        """A ``fixed_size_subsampled_gaussian`` stage of sensitivity 1 (its default):
+        ``WithoutReplacementGaussian(sigma, batch_size, n)`` (``grid_pld`` is that stage's
+        constructor)."""
+        fields = _batch_stage(parameters)
+        return None if fields is None else cls(*fields)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return fixed_size_subsampled_gaussian(

@@ -1,7 +1,7 @@
 """One round of a compose stage, its factors describing the registered mechanism it is.
 
 A stage's constructor (``registry.stage``) returns a PLD of one round; where a registered
-``Mechanism`` of the same name is exactly that round (``Mechanism.from_stage``), each factor that
+``Mechanism`` of the same name (or ``stage_name``) is exactly that round (``Mechanism.from_stage``), each factor that
 does not already name the mechanism it discretizes is given its spec and the direction of its pair
 it holds (``Factor.source``: "symmetric" for a PLD of one direction, "remove" and "add" for two).
 The doors that compose stages (compose files, the ledger) so hand the question their run as (spec,
@@ -25,7 +25,8 @@ _DIRECTIONS = {1: ("symmetric",), 2: ("remove", "add")}
 
 def round_spec(entry: StageEntry, parameters: Mapping[str, Any]) -> Spec | None:
     """The spec of the registered mechanism one round of ``entry`` with ``parameters`` is
-    (``Mechanism.from_stage`` of the class of the stage's name), or None where there is none.
+    (``Mechanism.from_stage`` of the class of the stage's name, or whose ``stage_name`` it is), or
+    None where there is none.
 
     Parameters
     ----------
@@ -39,9 +40,11 @@ def round_spec(entry: StageEntry, parameters: Mapping[str, Any]) -> Spec | None:
     tuple or None
         The spec, or None.
     """
-    if entry.name not in mechanism_names():
+    classes = [mechanism_class(name) for name in mechanism_names()]
+    named = [c for c in classes if (c.stage_name or c.name) == entry.name]
+    if not named:
         return None
-    mechanism = mechanism_class(entry.name).from_stage(**parameters)
+    mechanism = named[0].from_stage(**parameters)
     return None if mechanism is None else mechanism.spec()
 
 

@@ -39,8 +39,10 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
   curve ``rdp(orders)`` of that mechanism, ``NOT_OFFERED`` without one), ``loss_reach()`` and
   ``group_loss_reach(c)`` (the reach door: how far one run's, or a group of c copies', privacy
   loss can reach, for the refusals of a grid too wide; ``dp_event_field`` names the event's field a
-  refusal names) and ``poisson_sampled(q)`` (the Poisson door: a pair of its Poisson sample at rate
-  q, composed in place of the generic sampled pair of its curves).  A facet refuses an event it has
+  refusal names), ``poisson_sampled(q)`` (the Poisson door: a pair of its Poisson sample at rate
+  q, composed in place of the generic sampled pair of its curves), ``largest_losses()`` and
+  ``delta_floor()`` (the pure-DP door: the largest loss per direction, ``largest_loss``, and the
+  mass at loss +infinity).  A facet refuses an event it has
   no analysis for by raising ``base.event_refusal.EventRefused``; a door turns ``NOT_OFFERED``
   into its own refusal.
 - ``from_stage(**parameters)``: the mechanism one round of the compose stage of the same name is
@@ -69,6 +71,7 @@ from .registry import register_class
 
 if TYPE_CHECKING:
     from ...base.event_refusal import NonPrivateRun, NotOffered
+    from .largest_loss import Directions
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set
@@ -89,6 +92,9 @@ class Mechanism(ABC):
     # the dp_accounting event class describing it, or its dotted name (module.ClassName), if any
     dp_event: ClassVar[type | str | None] = None
     dp_event_field: ClassVar[str] = ""  # the event's field a refusal of its loss reach names
+    # the compose stage one round of which it is, where the stage's name is not its own
+    # (``from_stage``)
+    stage_name: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Register a subclass that names itself (its own ``name``) in ``registry``."""
@@ -182,8 +188,9 @@ class Mechanism(ABC):
 
     @classmethod
     def from_stage(cls, **parameters: Any) -> Mechanism | None:
-        """The mechanism one round of the compose stage of the same name is, for the stage's
-        ``parameters`` (``registry.stage``), or None where no instance of this class is exactly it.
+        """The mechanism one round of the compose stage of the same name (or ``stage_name``) is,
+        for the stage's ``parameters`` (``registry.stage``), or None where no instance of this
+        class is exactly it.
 
         A factor of that round then carries the mechanism's spec (``Factor.source``,
         ``described_factors``), so a compose file's or a ledger's run reaches the question as
@@ -223,6 +230,35 @@ class Mechanism(ABC):
         """How far the loss of a group of c copies of the record can reach: c ``loss_reach()``
         (the sum of c steps'); a Gaussian pair's, ``gaussian_reach`` of c times its radius."""
         return c * self.loss_reach()
+
+    def largest_losses(self) -> Directions | None:
+        """Certified (lower, upper) on one run's largest privacy loss, remove and add, or None.
+
+        The essential supremum of the loss in each direction, as exact rationals (``largest_loss``):
+        the dp_accounting adapter sums them over a composition for its pure-DP epsilon (target delta
+        0), the larger direction's sum.  None where no closed form is known (a Gaussian's loss is
+        unbounded; a run with a delta floor has an atom at +infinity): the adapter then reads the
+        composed profile.
+
+        Returns
+        -------
+        tuple of tuple of Fraction or None
+            ((remove lower, remove upper), (add lower, add upper)), or None.
+        """
+        return None
+
+    def delta_floor(self) -> float:
+        """A lower bound on one run's mass at loss +infinity (its delta at every epsilon); 0 if none.
+
+        The dp_accounting adapter refuses target delta 0 for a composition holding a run with a
+        positive floor (delta(epsilon) >= 1 - prod (1 - floor)^count at every epsilon).
+
+        Returns
+        -------
+        float
+            The floor, in [0, 1].
+        """
+        return 0.0
 
     def composed_as_atoms(self) -> bool:
         """Whether the class has a finite pair (``finite_pairs``): it is composed as exact atoms on

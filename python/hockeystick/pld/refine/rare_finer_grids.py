@@ -118,14 +118,14 @@ def lower_grid(window: int) -> float | None:
 
 
 def upper_halvings(first: float, second: float, lower: float, window: int) -> int:
-    """How many halvings of ``FIRST_INTERVAL`` / 2 the last upper read takes: the fewest k >= 1
-    whose upper side, modelled as falling geometrically by half a halving from the two reads
-    ``first`` (on ``FIRST_INTERVAL``) and ``second`` (on half of it), second - (first - second)
-    (1 - 2^-k), is within ``TARGET_SHARE`` of the tolerance above ``lower``; at most
-    ``UPPER_HALVINGS`` - 1 and as many as the window (``window`` points on ``FIRST_INTERVAL``,
-    2^(k+1) times as many on the grid read) fits ``UPPER_MAX_POINTS``; 0 where none does, or where
-    the second read fell by nothing.  The model (a first-order excess, the slowest fall seen) only
-    chooses the grid: every read is certified whatever it chooses."""
+    """How many halvings of ``FIRST_INTERVAL`` / 2 the last upper read takes: among the k >= 1 up
+    to ``UPPER_HALVINGS`` - 1 whose window (``window`` points on ``FIRST_INTERVAL``, 2^(k+1) times
+    as many on the grid read) fits ``UPPER_MAX_POINTS``, the fewest whose modelled upper side is
+    within ``TARGET_SHARE`` of the tolerance above ``lower``, else the most; 0 where none fits, or
+    where the second read fell by nothing.  The model: from the reads ``first`` (on
+    ``FIRST_INTERVAL``) and ``second`` (on half of it), each further halving falls by half the fall
+    before it (a first-order excess, the slowest fall seen), so k halvings read second - (first -
+    second) (1 - 2^-k).  It only chooses the grid: every read is certified whatever it chooses."""
     fall = first - second
     if not (math.isfinite(fall) and fall > 0.0 and window > 0):
         return 0
