@@ -19,6 +19,7 @@ void register_pld_contraction(py::module_ m);
 void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
 void register_pld_max_of_outputs(py::module_ m);
+void register_pld_aligned_lower(py::module_ m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -41,4 +42,5 @@ PYBIND11_MODULE(_core, m) {
     register_pld_allocation(sampling);
     register_pld_compose(m.def_submodule("pld_compose"));
     register_pld_refine(m.def_submodule("pld_refine"));
+    register_pld_aligned_lower(m.attr("pld_refine").cast<py::module_>());
 }
