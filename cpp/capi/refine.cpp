@@ -12,10 +12,13 @@
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
 // grids kTiltFineGrids (half the peers' 1e-4, then theirs) whose windows fit; before those grids, the lower side is
 // raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
-// against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth).  The Python
-// package's front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same header
-// through the binding).  Every bracket intersected is certified.  A bracket still wider than asked is written with
-// HS_ACCURACY_NOT_MET (written()).
+// against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
+// grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
+// (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
+// grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt).  The Python package's
+// front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
+// binding).  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
+// bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
