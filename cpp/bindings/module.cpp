@@ -15,11 +15,11 @@ void register_contraction(py::module_ m);
 void register_fdp(py::module_ m);
 void register_pld(py::module_ grid, py::module_ mechanisms, py::module_ sampling, py::module_ reads);
 void register_pld_compose(py::module_ m);
+void register_pld_aligned_lower(py::module_ m);
 void register_pld_contraction(py::module_ m);
 void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
 void register_pld_max_of_outputs(py::module_ m);
-void register_pld_aligned_lower(py::module_ m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
