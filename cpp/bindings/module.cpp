@@ -15,6 +15,7 @@ void register_contraction(py::module_ m);
 void register_fdp(py::module_ m);
 void register_pld(py::module_ grid, py::module_ mechanisms, py::module_ sampling, py::module_ reads);
 void register_pld_compose(py::module_ m);
+void register_pld_aligned_lower(py::module_ m);
 void register_pld_contraction(py::module_ m);
 void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
@@ -43,4 +44,5 @@ PYBIND11_MODULE(_core, m) {
     register_pld_allocation(sampling);
     register_pld_compose(m.def_submodule("pld_compose"));
     register_pld_refine(m.def_submodule("pld_refine"));
+    register_pld_aligned_lower(m.attr("pld_refine").cast<py::module_>());
 }

@@ -12,10 +12,13 @@
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
 // grids kTiltFineGrids (half the peers' 1e-4, then theirs) whose windows fit; before those grids, the lower side is
 // raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
-// against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth).  The Python
-// package's front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same header
-// through the binding).  Every bracket intersected is certified.  A bracket still wider than asked is written with
-// HS_ACCURACY_NOT_MET (written()).
+// against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
+// grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
+// (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
+// grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt).  The Python package's
+// front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
+// binding).  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
+// bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
@@ -100,42 +103,10 @@ void require_sampling(double q, long long rounds) {
             static_cast<double>(rounds));
 }
 
-// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta is <= epsilon (a bracket
-// wider than the accuracy still has a certified upper side).
-bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
-    double lower = 0.0, upper = 0.0;
-    const hs_status s = hs_subsampled_gaussian_epsilon(sigma, q, rounds, delta, accuracy, &lower, &upper);
-    if (s == HS_INVALID_ARGUMENT) return false;  // its first grid cannot be built: not certified
-    if (s != HS_OK && s != HS_ACCURACY_NOT_MET) raise_status(s);
-    return upper <= epsilon;
-}
-
-// The bracket [lo, hi] the bisection starts from: hi certified, lo not (the header's comment).
-std::pair<double, double> sigma_bracket(double q, long long rounds, double epsilon, double delta, double accuracy) {
-    double sigma = 1.0;
-    if (certified(sigma, q, rounds, epsilon, delta, accuracy)) {
-        while (sigma > kSigmaLeast) {
-            if (!certified(sigma / 2, q, rounds, epsilon, delta, accuracy)) return {sigma / 2, sigma};
-            sigma /= 2;
-        }
-        return {0.0, sigma};  // certified down to kSigmaLeast
-    }
-    while (sigma < kSigmaMost) {
-        if (certified(2 * sigma, q, rounds, epsilon, delta, accuracy)) return {sigma, 2 * sigma};
-        sigma *= 2;
-    }
-    throw invalid_argument_error{
-        "epsilon=" + hockeystick_c::shown(epsilon) + " at delta=" + hockeystick_c::shown(delta) +
-        " is not certified for any sigma up to " + hockeystick_c::shown(kSigmaMost) + " (sampling_rate " +
-        hockeystick_c::shown(q) + ", rounds " + std::to_string(rounds) +
-        "): ask a larger epsilon or delta, fewer rounds, a smaller sampling_rate, or a finer accuracy (the certified "
-        "upper epsilon is at most accuracy above the truth)"};
-}
-
 // Epsilon at delta refined to `accuracy` (hs_subsampled_gaussian_epsilon: the opening comment), its status not yet
 // intersected with the default's.
-pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta,
-                                    double accuracy) {
+pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta, double accuracy,
+                                    bool lower_side = true) {
     int grids = 0;
     const double t = static_cast<double>(rounds);
     pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
@@ -146,7 +117,10 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
         hockeystick_c::CompositionFft fft;
         pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
         const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
-        const std::pair<double, double> b = reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
+        // the aligned cells' read raises the lower side only: a caller of the upper side alone skips it
+        const std::pair<double, double> b = lower_side
+                                                ? reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy)
+                                                : reader.grid_epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
         r.lower = b.first;
         r.upper = b.second;
         r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
@@ -191,6 +165,41 @@ pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accurac
     r.upper = std::max(r.lower, std::min(r.upper, d.upper));
     r.met = r.lower == r.upper || width(r.lower, r.upper) <= accuracy;
     return r;
+}
+
+// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta, no looser than the default's
+// (as hs_subsampled_gaussian_epsilon reads it, but without the reads that raise the lower side alone), is <= epsilon (a
+// bracket wider than the accuracy still has a certified upper side).  A sigma whose first grid cannot be built
+// (invalid_argument_error) is not certified.
+bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
+    try {
+        const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false); };
+        const pld::RefinedBracket r =
+            no_looser_than_default(refine(accuracy), accuracy, refine, [](double lo, double up) { return up - lo; });
+        return r.upper <= epsilon;
+    } catch (const invalid_argument_error&) { return false; }
+}
+
+// The bracket [lo, hi] the bisection starts from: hi certified, lo not (the header's comment).
+std::pair<double, double> sigma_bracket(double q, long long rounds, double epsilon, double delta, double accuracy) {
+    double sigma = 1.0;
+    if (certified(sigma, q, rounds, epsilon, delta, accuracy)) {
+        while (sigma > kSigmaLeast) {
+            if (!certified(sigma / 2, q, rounds, epsilon, delta, accuracy)) return {sigma / 2, sigma};
+            sigma /= 2;
+        }
+        return {0.0, sigma};  // certified down to kSigmaLeast
+    }
+    while (sigma < kSigmaMost) {
+        if (certified(2 * sigma, q, rounds, epsilon, delta, accuracy)) return {sigma, 2 * sigma};
+        sigma *= 2;
+    }
+    throw invalid_argument_error{
+        "epsilon=" + hockeystick_c::shown(epsilon) + " at delta=" + hockeystick_c::shown(delta) +
+        " is not certified for any sigma up to " + hockeystick_c::shown(kSigmaMost) + " (sampling_rate " +
+        hockeystick_c::shown(q) + ", rounds " + std::to_string(rounds) +
+        "): ask a larger epsilon or delta, fewer rounds, a smaller sampling_rate, or a finer accuracy (the certified "
+        "upper epsilon is at most accuracy above the truth)"};
 }
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else

@@ -13,7 +13,8 @@ package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py)
   1e-4 agrees with the front door, two mechanisms composed agree with the package's refine.tilted_factors.
 - Accuracy: a bracket asked finer than the default's 1e-3 lies inside the default's bracket.
 - Rare participation: the lower side reads the max-of-outputs test (pld/reads/max_of_outputs.hpp) before the tilted
-  grids, at least the package's read of it and never above the front door's certified upper side.
+  grids, at least the package's read of it and never above the front door's certified upper side; a bracket still
+  wider than asked after the grids reads the aligned cells (pld/refine/aligned_lower.hpp), as the package does.
 - Direction: the tilted composition of the Gaussian mechanism (q = 1, where theta of sqrt(T) / sigma is exact)
   holds the exact delta, and the tilted C bracket of one round holds the exact epsilon (mpmath, 50 digits).
 """
@@ -166,6 +167,45 @@ def test_rare_participation_the_c_lower_side_reads_the_max_of_outputs_test(lib, 
         delta, bound="both"
     )[1]
     assert lower <= py_upper
+    assert (status == HS_OK) == (upper - lower <= 1e-3)
+
+
+def plainly_charged_aligned_read(delta: float, near: float) -> float:
+    """The package's aligned cells' lower epsilon of sigma 0.6, q 1e-5, 10^6 rounds on the grid 2.5e-5 (the first
+    the C library reads) searched below ``near``, its tilted window charged as the core's reads/tilted.hpp charges it
+    (the round-off charge of every mass above eps at weight 1): the read the C library runs, in Python."""
+    from hockeystick.pld.compose import tilted
+    from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
+    from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            tilted.TiltedComposition,
+            "weighted_charge",
+            lambda self, x: float(self.window.charge_at(np.array([x]))[0]),
+        )
+        return aligned_lower_epsilon(
+            0.6, 1e-5, 10**6, delta, near, 2.5e-5, exponent_tilt, MAX_POINTS
+        )
+
+
+@pytest.mark.parametrize("delta", [1e-10, 1e-12])
+def test_rare_participation_the_c_lower_side_reads_the_aligned_cells(lib, delta):
+    """sigma 0.6, q 1e-5, 10^6 rounds: a bracket still wider than asked has its lower side raised to the aligned
+    cells' read (pld/refine/aligned_lower.hpp, the header the package's refine/aligned_lower.py builds its cells
+    with): at least the same read run by the package with the core's charge (1.07601 at 1e-10, 1.90731 at 1e-12),
+    above the max-of-outputs test's by more than 3e-3 (1.07159, 1.90318: the lower sides before it), never above the
+    front door's certified upper side nor its own; HS_OK exactly where the bracket is within the accuracy."""
+    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, delta, 1e-3)
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
+        delta, bound="both"
+    )
+    test = max_of_outputs_epsilon([((0.6, 1e-5, 1.0), 10**6)], delta)
+    assert test + 3e-3 < lower <= min(upper, py_upper)
+    assert lower >= plainly_charged_aligned_read(delta, upper) - 1e-9
+    assert (
+        py_lower - lower < 1.5e-3
+    )  # the core's plain charge costs the read ~1e-3 against the package's
     assert (status == HS_OK) == (upper - lower <= 1e-3)
 
 

@@ -1,9 +1,11 @@
 """The refinement's grid-and-tail policy, its next-grid rules and the loops of one point's epsilon and delta
-refinements (cpp/bindings/register_pld_refine.cpp)."""
+refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
+(cpp/bindings/register_pld_aligned_lower.cpp)."""
 
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import numpy.typing as npt
 
 class GridPolicy:
@@ -161,3 +163,40 @@ def charged_step(
     tuning: NextGridTuning,
     ladder: GridPolicy | None,
 ) -> float | None: ...
+
+# the aligned cells' lower PMF (cpp/bindings/register_pld_aligned_lower.cpp)
+aligned_up_to: float
+aligned_tail: float
+aligned_tail_error: float
+aligned_centred: float
+aligned_max_cells: int
+
+def aligned_pmf(
+    *, sigma: float, sampling_rate: float, interval: float, centred: bool = True
+) -> tuple[int, npt.NDArray[np.float64], float]: ...
+def aligned_cell(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    lo: npt.ArrayLike,
+    hi: npt.ArrayLike,
+    threads: int = 0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def aligned_verified_edges(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    k: npt.ArrayLike,
+    offset: float,
+    interval: float,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def aligned_mean_at_least(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    lo: npt.ArrayLike,
+    hi: npt.ArrayLike,
+    x: npt.ArrayLike,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...

@@ -110,8 +110,7 @@ def test_the_read_lies_below_another_discretizations_upper_side_and_above_the_ce
         )[0]
 
     centred = read()
-    monkeypatch.setattr(
-        aligned_lower, "mean_at_least", lambda r, lo, hi, x: np.zeros(lo.size, dtype=bool)
-    )
+    built = aligned_lower.aligned_pmf
+    monkeypatch.setattr(aligned_lower, "aligned_pmf", lambda s, q, h: built(s, q, h, centred=False))
     rounded = read()
     assert rounded + 1e-3 < centred <= upper

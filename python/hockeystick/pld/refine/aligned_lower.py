@@ -20,19 +20,23 @@ cells of loss, its conditional variance ~h^2 per round, against the first-order 
 rounding down); past u >= ``ALIGNED_UP_TO``, where the loss is steep enough in x that a cell of one
 grid step is narrow, cells centred on the grid losses' edges x_k, each atom at g_k where the cell's
 mean x is certified at least x_k (the loss is convex in x: Jensen in x), else a cell lower
-(``_rounded_cells``), up to x where the P-tail is below ``TAIL``.
+(``aligned_pmf``'s rounded cells), up to x where the P-tail is below ``TAIL``.
 
 Mean bounds: log(1 + u) >= u - u^2/2 + u^3/3 - u^4/4 - r, r = 0 for u >= 0 (Lagrange remainder
 u^5 / (5 (1 + xi)^5) >= 0) and r = q^5 / (5 (1 - q)^5) for u in [-q, 0).  With e^{jz} dN(0, s^2) =
 e^{j (j - 1) / (2 s^2)} dN(j, s^2), E_P[e^{jz}; A] = (1 - q) e^{j (j - 1) / (2 s^2)} N_j(A) + q e^{j
 (j + 1) / (2 s^2)} N_{j+1}(A), N_j(A) the N(j, s^2) mass of A from ``numerics.gaussian_tail``
 (relative error <= 1e-12, taken as ``TAIL_ERROR``), and E_P[u^k; A] = q^k sum_j C(k, j) (-1)^{k-j}
-E_P[e^{jz}; A].  Each sum is lowered by ``SUM_ERROR`` times the sum of its terms' magnitudes (the
-tails' error and the double products and sums), and each mass taken on its safe side, so a cell's
+E_P[e^{jz}; A].  Each sum, taken correctly rounded, is lowered by the tails' error and 8 u of its
+terms' magnitudes (the double products and sums), and each mass taken on its safe side, so a cell's
 atom at g needs lower(int_A l dP) >= g P_+(A) (g >= 0) or >= g P_-(A) (g < 0).  The grid PMF of
 masses P_-(A) is composed under the tilt of the Chernoff exponent (``compose.tilted``, its optimistic
 side: charged, certified) and read at eps - T b rounded up; the lower epsilon found is moved back by
 T b rounded down.
+
+The cells' numerics (the mean bounds, the bisections, the verified edges, the centring
+certificate) are the core's ``pld/refine/aligned_lower.hpp`` (``_core.pld_refine.aligned_*``),
+which the C library's question reads too; this module validates, shapes, composes and reads.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...numerics.gaussian import gaussian_tail
+from ... import _core
 from ..compose import tilted
 from ..grid.pmf import GridPMF
 from . import question
@@ -53,11 +57,7 @@ ALIGNED_UP_TO = 1e-2
 TAIL = 1e-30
 # a Gaussian tail's relative error, with room (``numerics.gaussian``: <= 1e-12)
 TAIL_ERROR = 1e-11
-# the relative error of a moment sum against the sum of its terms' magnitudes (the tails' error and
-# a few dozen double roundings)
-SUM_ERROR = 4.0 * TAIL_ERROR
-BISECTIONS = 45
-# past ALIGNED_UP_TO, cell k starts this share of the way from x_k down to x_{k-1} (``_rounded_cells``):
+# past ALIGNED_UP_TO, cell k starts this share of the way from x_k down to x_{k-1} (``aligned_pmf``):
 # below 1/2 so that the cell's mean x, pulled down by the falling density, stays above x_k
 CENTRED = 0.45
 # the sampling rates at most this take the read (``aligned_lower_side``): its cost, ~2 to 5 CPU s,
@@ -83,25 +83,27 @@ MAX_ALIGNED_CELLS = 2000
 UNIT_ROUNDOFF = 2.0**-53
 
 
-def normal_mass(mean: float, s: float, a: float, b: float) -> tuple[float, float]:
-    """The N(mean, s^2) mass of (a, b] and a bound on its error: the difference of the two tails on
-    the side away from the mean (no cancellation of 1 - tail), each within ``TAIL_ERROR`` relative,
-    so within ``TAIL_ERROR`` times their sum, plus the difference's rounding."""
-    xa, xb = (a - mean) / s, (b - mean) / s
-    if xa >= 0.0:
-        upper, lower = float(gaussian_tail(xa)), float(gaussian_tail(xb))
-    else:
-        upper, lower = float(gaussian_tail(-xb)), float(gaussian_tail(-xa))
-    return upper - lower, (TAIL_ERROR + UNIT_ROUNDOFF) * (upper + lower)
+def _round_checked(sigma: float, q: float) -> tuple[float, float]:
+    """(sigma, q) as floats, a ValueError naming the argument where sigma is not finite and > 0 or q
+    not in (0, 1)."""
+    sigma, q = float(sigma), float(q)
+    if not (math.isfinite(sigma) and sigma > 0.0):
+        raise ValueError(
+            f"sigma must be finite and > 0 (the noise over the sensitivity), got {sigma!r}"
+        )
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"q must lie strictly between 0 and 1 (the sampling rate), got {q!r}")
+    return sigma, q
 
 
 class RareRound:
-    """One round's remove direction at s = sigma / sensitivity and sampling rate q: the cells' P-mass
-    bounds and the lower bound of their loss integrals (module docstring)."""
+    """One round's remove direction at s = sigma / sensitivity and sampling rate q: its loss, the
+    inverse of its loss, and the cells' P-mass bounds and lower loss integrals (module docstring;
+    the core's ``AlignedRound``)."""
 
     def __init__(self, s: float, q: float):
-        self.s, self.q = s, q
-        self.c = 1.0 / (2.0 * s * s)
+        self.s, self.q = _round_checked(s, q)
+        self.c = 1.0 / (2.0 * self.s * self.s)
 
     def loss(self, x: float) -> float:
         """l(x) = log(1 + q (e^z - 1))."""
@@ -112,174 +114,96 @@ class RareRound:
         return self.s * self.s * math.log1p(math.expm1(loss) / self.q) + 0.5
 
     def cell(self, a: float, b: float) -> tuple[float, float, float]:
-        """(P_-(A), P_+(A), a lower bound on int_A l dP) for A = (a, b]."""
-        q, c = self.q, self.c
-        e, err = [], []
-        for j in range(5):
-            m0, e0 = normal_mass(j, self.s, a, b)
-            m1, e1 = normal_mass(j + 1, self.s, a, b)
-            w0, w1 = (1.0 - q) * math.exp(j * (j - 1) * c), q * math.exp(j * (j + 1) * c)
-            e.append(w0 * m0 + w1 * m1)
-            # the masses' errors, and 16 u of the terms for the weights' exp and the products
-            err.append(w0 * e0 + w1 * e1 + 16.0 * UNIT_ROUNDOFF * (w0 * abs(m0) + w1 * abs(m1)))
-        bound, error = 0.0, 0.0
-        for k in range(1, 5):  # E_P[u^k; A] = q^k sum_j C(k, j) (-1)^(k-j) E_P[e^{jz}; A]
-            terms = [math.comb(k, j) * (-1) ** (k - j) * e[j] for j in range(k + 1)]
-            spread = sum(
-                math.comb(k, j) * (err[j] + 8.0 * UNIT_ROUNDOFF * abs(e[j])) for j in range(k + 1)
-            )
-            sign = 1.0 if k % 2 else -1.0
-            bound += sign * q**k * math.fsum(terms) / k
-            error += q**k * spread / k
-        mass_lo, mass_hi = max(0.0, e[0] - err[0]), e[0] + err[0]
-        remainder = mass_hi * q**5 / (5.0 * (1.0 - q) ** 5)
-        low = bound - error - remainder - 8.0 * UNIT_ROUNDOFF * (abs(bound) + error)
-        return mass_lo, mass_hi, low
+        """(P_-(A), P_+(A), a lower bound on int_A l dP) for A = (a, b] (the core's
+        ``AlignedRound::cell``)."""
+        lo, hi, integral = cells(
+            self, np.array([a], dtype=np.float64), np.array([b], dtype=np.float64)
+        )
+        return float(lo[0]), float(hi[0]), float(integral[0])
 
 
-def below(g_up: float, cell: tuple[float, float, float]) -> bool:
-    """True where an atom at most ``g_up`` is at most the cell's conditional mean (its bound on the
-    integral at least g_up times the mass on the side that makes it so)."""
-    lo, hi, integral = cell
-    return integral >= g_up * (hi if g_up >= 0.0 else lo)
+def _same_shape(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays as float64, a ValueError where their shapes differ or one holds a NaN."""
+    out = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
+    if any(a.shape != out[0].shape for a in out):
+        raise ValueError("the cells' ends (and points) must be arrays of one shape")
+    if any(np.isnan(a).any() for a in out):
+        raise ValueError("the cells' ends (and points) must not be NaN")
+    return out
 
 
-def aligned_pmf(sigma: float, q: float, h: float) -> tuple[GridPMF, float]:
+def cells(
+    r: RareRound, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``RareRound.cell`` over arrays of cells (lo, hi]: their lower and upper P-masses and lower
+    bounds on their loss integrals (the core's, one cell an item of its loop)."""
+    lo, hi = _same_shape(lo, hi)
+    return _core.pld_refine.aligned_cell(sigma=r.s, sampling_rate=r.q, lo=lo, hi=hi)
+
+
+def aligned_pmf(sigma: float, q: float, h: float, centred: bool = True) -> tuple[GridPMF, float]:
     """One round's lower PMF on grid ``h`` (atoms at b + k h, as the grid PMF's k h) and its offset
-    b (module docstring)."""
-    r = RareRound(sigma, q)
-    t0 = r.at_loss(math.log1p(-q) + 2.0 * h)
-    lo, hi, integral = r.cell(-math.inf, t0)
-    offset = integral / (lo if integral < 0.0 else hi)
-    offset -= 4.0 * UNIT_ROUNDOFF * abs(offset) + 5e-324  # below the bulk's mean bound
-    atoms: dict[int, float] = {0: lo}
-    a, cells = t0, 0
-    top = 1.0 + r.s * math.sqrt(2.0 * math.log(1.0 / TAIL))
-    while q * math.expm1((2.0 * a - 1.0) * r.c) < ALIGNED_UP_TO:
-        k = math.floor((r.loss(a) - offset) / h) + 1
-        g = offset + k * h
-        # the atom's loss is offset + k h exactly; g_up bounds it whatever the rounding of g
-        g_up = g + 4.0 * UNIT_ROUNDOFF * (abs(g) + abs(offset) + abs(k * h))
-        low_b, high_b = a, r.at_loss(g + 2.0 * h) + r.s
-        while high_b <= top and not below(g_up, r.cell(a, high_b)):
-            high_b += r.s
-        if high_b > top:  # no cell up to the tail reaches g: the rest rounded down
-            break
-        cells += 1
-        if cells > MAX_ALIGNED_CELLS:
-            raise ValueError(f"more than {MAX_ALIGNED_CELLS} aligned cells")
-        for _ in range(BISECTIONS):
-            mid = 0.5 * (low_b + high_b)
-            low_b, high_b = (low_b, mid) if below(g_up, r.cell(a, mid)) else (mid, high_b)
-        atoms[k] = atoms.get(k, 0.0) + r.cell(a, high_b)[0]
-        a = high_b
-    _rounded_cells(r, a, top, offset, h, atoms)
-    k_lo, k_hi = min(atoms), max(atoms)
-    p = np.zeros(k_hi - k_lo + 1)
-    for k, m in atoms.items():
-        p[k - k_lo] += max(0.0, m)
-    return GridPMF(k_lo, h, p, 0.0, pessimistic=False), offset
+    b (module docstring), built by the core (``aligned_pmf`` of ``pld/refine/aligned_lower.hpp``).
 
+    Parameters
+    ----------
+    sigma : float
+        The noise multiplier over the sensitivity, finite and > 0.
+    q : float
+        The sampling rate, in (0, 1).
+    h : float
+        The grid interval, finite and > 0.
+    centred : bool
+        False puts every rounded cell's atom (past ``ALIGNED_UP_TO``) a cell lower: a looser,
+        still certified, PMF (the centring certificate's worth).
 
-def _rounded_cells(
-    r: RareRound, a: float, top: float, offset: float, h: float, atoms: dict[int, float]
-) -> None:
-    """Cells from ``a`` up to about ``top``, one a grid loss g_k = offset + k h, added to
-    ``atoms``.  x_k, the edge of g_k, is certified to have a loss at least g_k
-    (``verified_edges``); cell k spans (y_k, y_{k+1}], y_k = x_k - ``CENTRED`` (x_k - x_{k-1}) (at
-    least x_{k-1} and a), so that x_k sits near its middle.  The loss is convex in x (the log of a
-    sum of exponentials of x), so by Jensen the cell's mean loss is at least the loss at its mean
-    x; where that mean is certified at least x_k (``mean_at_least``, from the density's spread over
-    the cell), the atom is g_k
-    (a loss of ~(1/2 - ``CENTRED``) h below the cell's mean), elsewhere g_{k - 1} (every loss of
-    the cell is at least l(x_{k-1}) >= g_{k-1}).  Cell 0, (a, y_{first + 1}], goes to g_first, a
-    cell below a's loss.  The mass above the last cell (below ``TAIL``) is dropped."""
-    s, q = r.s, r.q
-    first = math.floor((r.loss(a) - offset) / h) - 1
-    last = math.floor((r.loss(top) - offset) / h) + 1
-    ks = np.arange(first, last + 1)
-    x = verified_edges(r, ks, offset, h)
-    x = np.maximum.accumulate(np.maximum(x, a))
-    y = np.maximum(x[1:] - CENTRED * (x[1:] - x[:-1]), x[:-1])  # y_k, k = first + 1 .. last
-    edges = np.maximum.accumulate(np.concatenate([[a], y]))
-    mass = np.zeros(edges.size - 1)
-    for j, weight in ((0, 1.0 - q), (1, q)):
-        m, err = normal_masses(float(j), s, edges[:-1], edges[1:])
-        mass += weight * (m - err)
-    # cell i (i >= 1) spans (y_{first + i}, y_{first + i + 1}]: its atom at first + i where its mean
-    # x is certified at least x_{first + i}, else at first + i - 1; cell 0 at first
-    index = np.arange(edges.size - 1) + first
-    centred = np.zeros(edges.size - 1, dtype=bool)
-    centred[1:] = mean_at_least(r, edges[1:-1], edges[2:], x[1:-1])
-    index = np.where(centred | (index == first), index, index - 1)
-    for k, cell_mass in zip(index.tolist(), mass.tolist(), strict=True):
-        if cell_mass > 0.0:
-            atoms[k] = atoms.get(k, 0.0) + cell_mass
+    Returns
+    -------
+    tuple of GridPMF and float
+        The optimistic grid PMF of the masses P_-(A) and the offset b.
 
-
-def normal_masses(
-    mean: float, s: float, lo: np.ndarray, hi: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """``normal_mass`` over arrays of cells (lo, hi]: the N(mean, s^2) masses and their error
-    bounds (the tails on the side away from the mean, each within ``TAIL_ERROR`` relative, and the
-    difference's rounding)."""
-    above = np.asarray(gaussian_tail((lo - mean) / s), dtype=np.float64)
-    above_hi = np.asarray(gaussian_tail((hi - mean) / s), dtype=np.float64)
-    below = np.asarray(gaussian_tail((mean - hi) / s), dtype=np.float64)
-    below_lo = np.asarray(gaussian_tail((mean - lo) / s), dtype=np.float64)
-    upper_side = lo >= mean
-    mass = np.where(upper_side, above - above_hi, below - below_lo)
-    scale = np.where(upper_side, above + above_hi, below + below_lo)
-    return mass, (TAIL_ERROR + 4.0 * UNIT_ROUNDOFF) * scale
+    Raises
+    ------
+    ValueError
+        Where sigma, q or h breaks its rule, more than ``MAX_ALIGNED_CELLS`` cells are aligned, or
+        a rounded cell's edge cannot be certified above its grid loss.
+    """
+    sigma, q = _round_checked(sigma, q)
+    h = float(h)
+    if not (math.isfinite(h) and h > 0.0):
+        raise ValueError(f"h must be finite and > 0 (the grid interval), got {h!r}")
+    k_lo, p, offset = _core.pld_refine.aligned_pmf(
+        sigma=sigma, sampling_rate=q, interval=h, centred=bool(centred)
+    )
+    return GridPMF(int(k_lo), h, np.asarray(p), 0.0, pessimistic=False), float(offset)
 
 
 def mean_at_least(r: RareRound, lo: np.ndarray, hi: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """True where the P-mean of the cells (lo, hi] is certified at least ``x``.  On a cell of width w
-    where the density p = (1 - q) phi_0 + q phi_1 stays within [m, M], M / m <= rho, the mean is at
-    least lo + w / (1 + sqrt(rho)): the least mean over such densities puts M below a threshold c
-    and m above it, and its minimum over c is there (at c = w / (1 + sqrt(rho)), where the mean
-    equals c).  Each phi_j is unimodal, so m is at least the sum of its weighted values at the ends
-    and M at most that of its maxima on the cell (the peak where the cell holds mu_j); the
-    densities are rounded outward by 16 u (1 + z^2) (exp of z^2 / 2) and the bound lowered by 8 u
-    of lo and w (w = hi - lo is exact where hi <= 2 lo, Sterbenz)."""
-    s, q = r.s, r.q
-    norm = 1.0 / (s * math.sqrt(2.0 * math.pi))
-    least = np.zeros(lo.size)
-    most = np.zeros(lo.size)
-    for mu, weight in ((0.0, 1.0 - q), (1.0, q)):
-        z_lo, z_hi = (lo - mu) / s, (hi - mu) / s
-        d_lo = norm * np.exp(-0.5 * z_lo * z_lo)
-        d_hi = norm * np.exp(-0.5 * z_hi * z_hi)
-        peak = np.where((lo < mu) & (mu <= hi), norm, np.maximum(d_lo, d_hi))
-        e_lo = 16.0 * UNIT_ROUNDOFF * (1.0 + z_lo * z_lo)
-        e_hi = 16.0 * UNIT_ROUNDOFF * (1.0 + z_hi * z_hi)
-        least += weight * np.minimum(d_lo * (1.0 - e_lo), d_hi * (1.0 - e_hi))
-        most += weight * peak * (1.0 + np.maximum(e_lo, e_hi))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = (most / least) * (1.0 + 8.0 * UNIT_ROUNDOFF)
-    rho = np.where(least > 0.0, rho, np.inf)
-    width = hi - lo
-    bound = lo + width / (1.0 + np.sqrt(rho)) * (1.0 - 8.0 * UNIT_ROUNDOFF)
-    bound -= 8.0 * UNIT_ROUNDOFF * (np.abs(lo) + np.abs(width))
-    return np.asarray((bound >= x) & (hi > lo) & (hi <= 2.0 * lo))
+    """True where the P-mean of the cells (lo, hi] is certified at least ``x`` (the core's
+    ``aligned_mean_at_least``).  On a cell of width w where the density p = (1 - q) phi_0 + q phi_1
+    stays within [m, M], M / m <= rho, the mean is at least lo + w / (1 + sqrt(rho)): the least
+    mean over such densities puts M below a threshold c and m above it, and its minimum over c is
+    there.  Each phi_j is unimodal, so m is at least the sum of its weighted values at the ends and
+    M at most that of its maxima on the cell; the densities are rounded outward by 16 u (1 + z^2)
+    and the bound lowered by 8 u of lo and w (w = hi - lo exact where hi <= 2 lo, Sterbenz, which
+    the certificate requires)."""
+    lo, hi, x = _same_shape(lo, hi, x)
+    found = _core.pld_refine.aligned_mean_at_least(sigma=r.s, sampling_rate=r.q, lo=lo, hi=hi, x=x)
+    return np.asarray(found) > 0.5
 
 
 def verified_edges(r: RareRound, ks: np.ndarray, offset: float, h: float) -> np.ndarray:
-    """For each grid index k of ``ks``, an x whose loss is at least offset + k h: the inverse of
-    that loss (``RareRound.at_loss``, vectorized), raised by a relative 1e-12 (about 1e-11 of loss,
-    far above the roundings) until the loss computed there, lowered by 16 u of itself, is at least
-    the grid loss raised by 8 u of its terms (log1p, expm1, the products: a few u each)."""
-    s, q, c = r.s, r.q, r.c
-    grid = offset + ks * h
-    grid_up = grid + 8.0 * UNIT_ROUNDOFF * (np.abs(grid) + abs(offset) + np.abs(ks * h))
-    edges = s * s * np.log1p(np.expm1(grid) / q) + 0.5
-    for _ in range(8):
-        loss = np.log1p(q * np.expm1((2.0 * edges - 1.0) * c))
-        short = loss - 16.0 * UNIT_ROUNDOFF * np.abs(loss) < grid_up
-        if not short.any():
-            return edges
-        edges = np.where(short, edges + 1e-12 * np.abs(edges) + 1e-300, edges)
-    raise ValueError("a rounded cell's edge could not be certified above its grid loss")
+    """For each grid index k of ``ks``, an x whose loss is at least offset + k h (the core's
+    ``aligned_verified_edge``): the inverse of that loss, raised by a relative 1e-12 (about 1e-11
+    of loss, far above the roundings) until the loss computed there, lowered by 16 u of itself, is
+    at least the grid loss raised by 8 u of its terms.  A ValueError where 8 raises do not reach
+    it."""
+    k = np.ascontiguousarray(ks, dtype=np.float64)
+    return np.asarray(
+        _core.pld_refine.aligned_verified_edges(
+            sigma=r.s, sampling_rate=r.q, k=k, offset=float(offset), interval=float(h)
+        )
+    )
 
 
 def aligned_lower_epsilon(

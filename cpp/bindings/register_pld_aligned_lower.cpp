@@ -1,0 +1,156 @@
+// Binding of the aligned cells' lower PMF (pld/refine/aligned_lower.hpp), in _core.pld_refine: one round's lower PMF
+// on a grid (built with the GIL released), and the pieces it is built from over arrays of cells or grid indices, each
+// element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
+// argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.
+#include <hockeystick/pld/refine/aligned_lower.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "elementwise.hpp"
+#include "loops.hpp"
+
+namespace py = pybind11;
+namespace hb = hockeystick_bindings;
+using hb::input_array;
+namespace pld = hockeystick::pld;
+
+namespace aligned_lower_binding {
+
+// One round checked: sigma (per unit sensitivity) > 0 finite, 0 < sampling_rate < 1.
+pld::AlignedRound round_of(double sigma, double q) {
+    if (!(sigma > 0.0 && std::isfinite(sigma)))
+        throw py::value_error("sigma must be finite and > 0 (the noise over the sensitivity), got " +
+                              hb::listed(sigma));
+    if (!(q > 0.0 && q < 1.0))
+        throw py::value_error("sampling_rate must lie strictly between 0 and 1, got " + hb::listed(q));
+    return pld::AlignedRound(sigma, q);
+}
+
+void require_interval(double h) {
+    if (!(h > 0.0 && std::isfinite(h)))
+        throw py::value_error("interval must be finite and > 0 (the grid's loss step), got " + hb::listed(h));
+}
+
+// Arrays of one shape (the cells' ends, the points), else a ValueError naming them.
+void require_same_shape(const input_array& a, const input_array& b, const char* names) {
+    if (a.ndim() != b.ndim() || !std::equal(a.shape(), a.shape() + a.ndim(), b.shape()))
+        throw py::value_error(std::string(names) + " must be arrays of one shape");
+}
+
+std::string not_nan(const char* name, double v) {
+    return std::isnan(v) ? std::string(name) + " must not be NaN" : std::string();
+}
+
+// Each element of x checked by rule before the loop, so that no item reads outside the domain.
+template <class Rule>
+void check_each(const input_array& x, Rule rule) {
+    for (py::ssize_t i = 0; i < x.size(); ++i) {
+        const std::string why = rule(x.data()[i]);
+        if (!why.empty()) hb::raise_nan_at(i, why, hb::listed(x.data()[i]));
+    }
+}
+
+// The cells' work in element evaluations: ~20 Gaussian tails each.
+constexpr std::int64_t kCellCost = 20;
+
+py::tuple pmf(double sigma, double q, double h, bool centred) {
+    const pld::AlignedRound r = round_of(sigma, q);
+    require_interval(h);
+    pld::AlignedPmf made;
+    {
+        py::gil_scoped_release release;
+        made = pld::aligned_pmf(r.s, r.q, h, centred);
+    }
+    py::array_t<double> p(static_cast<py::ssize_t>(made.pmf.p.size()));
+    std::copy(made.pmf.p.begin(), made.pmf.p.end(), p.mutable_data());
+    return py::make_tuple(made.pmf.k_lo, p, made.offset);
+}
+
+py::tuple cell(double sigma, double q, const input_array& lo, const input_array& hi, int threads) {
+    const pld::AlignedRound r = round_of(sigma, q);
+    require_same_shape(lo, hi, "lo and hi");
+    check_each(lo, [](double v) { return not_nan("lo", v); });
+    check_each(hi, [](double v) { return not_nan("hi", v); });
+    const std::vector<py::ssize_t> shape(lo.shape(), lo.shape() + lo.ndim());
+    py::array_t<double> mass_hi(shape), integral(shape);
+    double* hi_out = mass_hi.mutable_data();
+    double* integral_out = integral.mutable_data();
+    const double* ends = hi.data();
+    py::array_t<double> mass_lo = hb::per_item(
+        lo, static_cast<std::int64_t>(lo.size()) * kCellCost, threads, hb::on_demand(16),
+        [&](std::int64_t i, double a, hb::no_state&) {
+            const pld::AlignedCell c = r.cell(a, ends[i]);
+            hi_out[i] = c.mass_hi;
+            integral_out[i] = c.integral;
+            return c.mass_lo;
+        },
+        [](double v) { return not_nan("lo", v); });
+    return py::make_tuple(mass_lo, mass_hi, integral);
+}
+
+py::array_t<double> verified_edges(double sigma, double q, const input_array& k, double offset, double h, int threads) {
+    const pld::AlignedRound r = round_of(sigma, q);
+    require_interval(h);
+    if (!std::isfinite(offset)) throw py::value_error("offset must be finite, got " + hb::listed(offset));
+    const auto rule = [](double v) {
+        return v == std::floor(v) && std::fabs(v) <= 9007199254740992.0
+                   ? std::string()
+                   : std::string("k must hold integers of magnitude at most 2^53 (grid indices)");
+    };
+    check_each(k, rule);
+    return hb::per_item(
+        k, static_cast<std::int64_t>(k.size()) * 4, threads, hb::on_demand(64),
+        [&](std::int64_t, double v, hb::no_state&) {
+            return pld::aligned_verified_edge(r, static_cast<std::int64_t>(v), offset, h);
+        },
+        rule);
+}
+
+py::array_t<double> mean_at_least(double sigma, double q, const input_array& lo, const input_array& hi,
+                                  const input_array& x, int threads) {
+    const pld::AlignedRound r = round_of(sigma, q);
+    require_same_shape(lo, hi, "lo and hi");
+    require_same_shape(lo, x, "lo and x");
+    check_each(lo, [](double v) { return not_nan("lo", v); });
+    check_each(hi, [](double v) { return not_nan("hi", v); });
+    check_each(x, [](double v) { return not_nan("x", v); });
+    const double* ends = hi.data();
+    const double* points = x.data();
+    return hb::per_item(
+        lo, static_cast<std::int64_t>(lo.size()) * 4, threads, hb::on_demand(256),
+        [&](std::int64_t i, double a, hb::no_state&) {
+            return pld::aligned_mean_at_least(r, a, ends[i], points[i]) ? 1.0 : 0.0;
+        },
+        [](double v) { return not_nan("lo", v); });
+}
+
+}  // namespace aligned_lower_binding
+
+void register_pld_aligned_lower(py::module_ m) {
+    namespace ab = aligned_lower_binding;
+    m.attr("aligned_up_to") = pld::kAlignedUpTo;
+    m.attr("aligned_tail") = pld::kAlignedTail;
+    m.attr("aligned_tail_error") = pld::kAlignedTailError;
+    m.attr("aligned_centred") = pld::kAlignedCentred;
+    m.attr("aligned_max_cells") = pld::kAlignedMaxCells;
+    m.def("aligned_pmf", &ab::pmf, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("interval"),
+          py::arg("centred") = true,
+          "One round's aligned-cells lower PMF of the Poisson-subsampled Gaussian's remove direction (sigma per unit "
+          "sensitivity) on grid `interval`: (k_lo, masses, offset), atom i at offset + (k_lo + i) interval "
+          "(pld/refine/aligned_lower.hpp); centred False puts every rounded cell's atom a cell lower.");
+    m.def("aligned_cell", &ab::cell, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("lo"),
+          py::arg("hi"), py::arg("threads") = 0,
+          "Per cell (lo, hi]: (lower P-mass, upper P-mass, lower bound on the cell's loss integral).");
+    m.def("aligned_verified_edges", &ab::verified_edges, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("k"), py::arg("offset"), py::arg("interval"), py::arg("threads") = 0,
+          "Per grid index k, an x whose loss is certified at least offset + k interval.");
+    m.def("aligned_mean_at_least", &ab::mean_at_least, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("lo"), py::arg("hi"), py::arg("x"), py::arg("threads") = 0,
+          "Per cell (lo, hi]: 1.0 where its P-mean is certified at least x, else 0.0.");
+}
