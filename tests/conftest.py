@@ -1,6 +1,7 @@
 """Shared test hygiene: mpmath's working precision is global state, so no test may leave it changed.
 Shared fixtures: ``visited_grids`` (the grids an ``accuracy=`` refinement evaluates), ``saved_figures`` (the
-figures the plots save).
+figures the plots save). The order of a run: the modules tests/slow_cases.py lists in ``LONG_FIRST`` first,
+longest first, then the rest as collected (so that under xdist no long test is left for the end).
 
 Hypothesis profiles (docs/testing.md): ``ci``, the default, draws the same examples on every run
 (``derandomize``: each test's seed is derived from its name, no example database, no deadline and no
@@ -42,6 +43,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of ``LONG_FIRST`` run first, in its order, each whole (a module-scoped fixture is
+    computed once); every other test keeps its collected order after them (a stable sort)."""
+    from tests.slow_cases import LONG_FIRST  # lazy: read once per collection
+
+    rank = {path: place for place, path in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
 @pytest.fixture(autouse=True)

@@ -475,3 +475,30 @@ SLOW_CASES: dict[str, str] = {
     "tests/interop/test_interop_opacus.py::test_steps_are_grouped_and_epsilon_is_certified": "tests/interop/test_interop_opacus.py::test_gaussian_steps_are_exact_and_edge_cases",
     "tests/interop/test_pld_exchange.py::test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_optimistic_below_the_lower": "tests/interop/test_pld_exchange.py::test_a_pld_without_its_optimistic_side_exports_the_pessimistic_side_alone",
 }
+
+# The modules holding the longest tests of a ``--run-slow`` run, longest test first. tests/conftest.py
+# runs them before every other module: under pytest-xdist (``--dist worksteal``) the first worker starts on
+# them and the other steals from the end of its queue, so that no long test (the site's build, mypy, an
+# exhaustive extreme) is drawn last and leaves a core idle while it finishes. Whole modules move, so that a
+# module-scoped fixture is still computed once. tests/test_slow_cases.py holds each path to a file.
+LONG_FIRST: tuple[str, ...] = (
+    "tests/docs/test_docs_site.py",
+    "tests/pld/mechanisms/test_pld_extreme_parameters.py",
+    "tests/pld/refine/test_rare_participation_box.py",
+    "tests/pld/compose/test_pld_truncation.py",
+    "tests/test_typing.py",
+    "tests/contraction/test_contraction_figures.py",
+    "tests/training/test_training_record_level.py",
+    "tests/risk/test_risk.py",
+    "tests/pld/refine/test_pld_calibration_start.py",
+    "tests/test_docs_examples.py",
+    "tests/cli/test_cli_fuzz.py",
+    "tests/pld/refine/test_pld_epsilon_grid_criterion.py",
+    "tests/pld/refine/test_rare_participation.py",
+    "tests/calibrate/test_calibrate_workers.py",
+    "tests/matrix/test_matrix_participation_words.py",
+    "tests/interop/test_interop_property_sides.py",
+    "tests/interop/test_pld_format_fuzz.py",
+    "tests/calibrate/test_calibrate_batch_size.py",
+    "tests/pld/compose/test_rare_participation_cut_window.py",
+)

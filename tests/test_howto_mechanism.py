@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import ClassVar
 
 import attr
@@ -32,6 +33,7 @@ from hockeystick.pld.accountants.stages import compose_stages, stage_relations
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
 from hockeystick.pld.mechanisms import registry
 from hockeystick.pld.mechanisms.constructors import DEFAULT_INTERVAL, laplace
+from hockeystick.pld.mechanisms.largest_loss import Directions, both_ways
 from hockeystick.pld.mechanisms.mechanism import Mechanism
 
 NAME = "toy_laplace"
@@ -108,6 +110,10 @@ def toy() -> Iterator[type[Mechanism]]:
         def poisson_sampled(self, q: float) -> Mechanism:
             """The Poisson-sampled Laplace's location mixture (Zhu, Dong & Wang 2022, Thm 11)."""
             return registry.mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
+
+        def largest_losses(self) -> Directions:
+            """1 / scale both ways: the Laplace loss's largest value, taken past the shift."""
+            return both_ways(1 / Fraction(self.scale))
 
     yield ToyLaplace
     registry.unregister(NAME)
@@ -233,6 +239,26 @@ def test_the_dp_accounting_adapter_reaches_it(toy, relation):
         lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
         ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
         assert 0.0 < lower < upper and (lower, upper) == (ref_lower, ref_upper)
+
+
+@pytest.mark.parametrize("count", [1, 7])
+def test_the_pure_dp_door_sums_its_largest_losses(toy, count):
+    """Target delta 0: the adapter sums the toy's ``largest_losses()`` (no other file names it) to Laplace's
+    exact pure epsilon, count / scale; Poisson sampled (through its ``poisson_sampled`` mixture's facet),
+    count log(1 + q (e^{1/b} - 1)) (Balle, Barthe & Gaboardi 2018, Thm 8, attained), at 50 digits inside the
+    bracket, to the doubles of Laplace's own event."""
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        return HockeystickPLDAccountant().compose(event, count).get_epsilon_bracket(0.0)
+
+    assert (
+        bracket(ToyLaplaceDpEvent(2.0)) == bracket(ev.LaplaceDpEvent(2.0)) == (count / 2, count / 2)
+    )
+    lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
+    assert (lower, upper) == bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+    with mpmath.workdps(50):
+        exact = count * mpmath.log1p(mpmath.mpf(0.1) * mpmath.expm1(mpmath.mpf(0.5)))
+    assert lower <= exact <= upper and upper - lower < 1e-12 * count
 
 
 ALONE, POISSON = (lambda e: e), (lambda e: ev.PoissonSampledDpEvent(0.1, e))
@@ -389,6 +415,25 @@ def test_without_its_facets_the_adapter_samples_its_curves_and_the_rdp_accountan
     )  # not the mixture's pair: the generic sampled curves
     with pytest.raises(UnsupportedEventError):
         HockeystickRdpAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_without_its_largest_losses_the_pure_dp_door_reads_the_composed_profile(bare, monkeypatch):
+    """No ``largest_losses``: epsilon at delta 0 from the composed profile, a lower side at most Laplace's
+    exact 1 / scale and no finite upper side; with the facet, the exact value; with a positive
+    ``delta_floor``, target delta 0 is refused naming the floor."""
+
+    def bracket() -> tuple[float, float]:
+        return HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0)).get_epsilon_bracket(0.0)
+
+    lower, upper = bracket()
+    assert 0.4 < lower <= 0.5 and upper == math.inf
+    monkeypatch.setattr(bare, "largest_losses", lambda self: both_ways(1 / Fraction(self.scale)))
+    assert bracket() == (0.5, 0.5)
+    monkeypatch.setattr(bare, "delta_floor", lambda self: 1e-3)
+    with pytest.raises(
+        ValueError, match=r"target_delta = 0 has no finite epsilon.*at least 0\.001"
+    ):
+        bracket()
 
 
 def test_a_reach_that_is_not_a_number_is_refused_naming_the_facet(bare, monkeypatch):

@@ -142,3 +142,22 @@ def test_a_second_scheme_of_the_word_and_a_misspelled_word_are_refused(toy):
         register_sampling(
             SamplingScheme(word="toy_other", accountant="X", relation="both", how="", cli_help="")  # type: ignore[arg-type]
         )
+
+
+def test_the_page_counts_five_files_and_each_exists():
+    """The page says a scheme touches five files of the package, its items 1 to 5 name them (each exists),
+    and its item 6, interop, adds no other file."""
+    import re
+    from pathlib import Path
+
+    import hockeystick
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "howto-sampling.md").read_text()
+    assert "touches five files of the package" in " ".join(page.split())
+    items = dict(re.findall(r"^(\d)\. \*\*([^\n]*?)\*\*", page, re.M))
+    paths = [re.search(r"`([\w/.]+)`", items[str(n)]) for n in range(1, 6)]
+    assert all(paths), items
+    package = Path(hockeystick.__file__).parent
+    missing = [m.group(1) for m in paths if m and not (package / m.group(1).rstrip("/")).exists()]
+    assert not missing, missing
+    assert "no other file" in items["6"], items["6"]

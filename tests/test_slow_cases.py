@@ -1,4 +1,5 @@
-"""tests/slow_cases.py names tests that exist, and each one's twin is a test of the default selection."""
+"""tests/slow_cases.py names tests that exist, and each one's twin is a test of the default selection; its
+LONG_FIRST (the modules run first) names test files, each once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.slow_cases import SLOW_CASES
+from tests.slow_cases import LONG_FIRST, SLOW_CASES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,3 +40,11 @@ def test_a_listed_case_and_its_twin_are_tests_and_the_twin_runs_by_default(case:
     assert _defined(case), f"{case} is no test any more: drop it from tests/slow_cases.py"
     assert _defined(twin), f"{case}'s twin {twin} is no test: name another"
     assert twin not in SLOW_CASES, f"{case}'s twin {twin} is listed slow itself"
+
+
+def test_the_long_modules_run_first_are_test_files_listed_once() -> None:
+    missing = [path for path in LONG_FIRST if not (ROOT / path).is_file()]
+    assert not missing, (
+        f"tests/slow_cases.py's LONG_FIRST names no file at {missing}: drop or rename them"
+    )
+    assert len(set(LONG_FIRST)) == len(LONG_FIRST), "a module is listed twice in LONG_FIRST"

@@ -3,6 +3,7 @@ a user imports (pyproject.toml), and user scripts pass ``mypy --strict``."""
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import re
 import subprocess
@@ -174,3 +175,40 @@ def test_the_readme_examples_run():
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
+
+
+# ``method`` annotated ``str`` where it is free text, a description of how a value was computed; where its
+# values are a closed set, its annotation is their ``Literal`` (``CurveMethod``, the ledger's ``Method``)
+FREE_TEXT_METHODS = {
+    ("interop/flower.py", "accounting_method"),  # Flower's field: the guarantee's method in words
+    ("matrix/participation_reading.py", "upper_method"),  # the certified upper side's derivation
+    ("matrix/participation_reading.py", "lower_method"),  # the certified lower side's derivation
+    ("matrix/balls_in_bins_rdp.py", "method"),  # the epoch's remove-side bound, in words
+    ("matrix/sensitivity.py", "method"),  # how the sensitivity was found, in words
+}
+
+
+def str_methods(package: Path) -> set[tuple[str, str]]:
+    """(module, name) of every parameter or class field named ``*method`` annotated ``str`` in the
+    package's modules and stubs."""
+    found = set()
+    for path in sorted([*package.rglob("*.py"), *package.rglob("*.pyi")]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.arg):
+                name, annotation = node.arg, node.annotation
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                name, annotation = node.target.id, node.annotation
+            else:
+                continue
+            if name.endswith("method") and annotation is not None:
+                if ast.unparse(annotation).strip("'\"") in ("str", "str | None"):
+                    found.add((path.relative_to(package).as_posix(), name))
+    return found
+
+
+def test_a_method_of_a_closed_set_is_typed_by_its_literal():
+    found = str_methods(STUB.parent)
+    assert found == FREE_TEXT_METHODS, (
+        f"typed str: {sorted(found - FREE_TEXT_METHODS)}: give a closed set its Literal (or list free "
+        f"text in FREE_TEXT_METHODS); gone: {sorted(FREE_TEXT_METHODS - found)}"
+    )

@@ -1,6 +1,8 @@
 """FFT composition of grid PMFs and the reads of a composed spectrum (cpp/bindings/register_pld_compose.cpp);
 a composition's tuning as one ``ComposeOptions`` object."""
 
+from typing import Literal
+
 import numpy as np
 import numpy.typing as npt
 
@@ -71,7 +73,7 @@ def compose_lower_many(
     workers: int | None,
     loss_shifts: list[float],
     arguments: list[npt.NDArray[np.float64]],
-    method: str,
+    method: Literal["epsilon", "delta"],
     spectral: bool = True,
     options: ComposeOptions = ...,
 ) -> list[tuple[npt.NDArray[np.float64] | None, ComposedPMF | None]]: ...
@@ -101,7 +103,7 @@ def compose_upper_many(
     workers: int | None,
     loss_shifts: list[float],
     arguments: list[npt.NDArray[np.float64]],
-    method: str,
+    method: Literal["epsilon", "delta"],
     spectral: bool = True,
     options: ComposeOptions = ...,
 ) -> list[npt.NDArray[np.float64]]: ...
@@ -127,7 +129,7 @@ def spectral_lower(
     p_inf: float,
     charges: _pld.Charges,
     arguments: npt.NDArray[np.float64],
-    method: str,
+    method: Literal["epsilon", "delta"],
 ) -> npt.NDArray[np.float64]: ...
 def spectral_sums(
     bins: npt.ArrayLike,

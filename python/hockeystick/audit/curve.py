@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -40,7 +40,9 @@ from .tails import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["CurveAudit", "audit_curve", "certified_tradeoff"]
 
-METHODS = ("clopper_pearson", "one_run_fdp")
+# the two curve tests (``audit_curve``'s ``method``)
+CurveMethod = Literal["clopper_pearson", "one_run_fdp"]
+METHODS: tuple[CurveMethod, ...] = ("clopper_pearson", "one_run_fdp")
 # where the one-run test reads the certified curve: 0, 1 and log-spaced towards both ends (the test
 # reads f(1 - r) for r down to significance / m, so the grid must resolve x near 1 as finely as
 # near 0)
@@ -61,8 +63,8 @@ class CurveAudit:
         Whether the scores refute the curve at ``significance``.
     significance : float
         The test's level: the probability of refuting a right accountant is at most this.
-    method : str
-        "clopper_pearson" or "one_run_fdp".
+    method : {"clopper_pearson", "one_run_fdp"}
+        The curve test (``METHODS``).
     threshold : float
         The witness threshold: the one with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or
         the first refuting one, else the one of the highest precision (one run); +inf where no
@@ -74,7 +76,7 @@ class CurveAudit:
 
     refuted: bool
     significance: float
-    method: str
+    method: CurveMethod
     threshold: float
     tpr_lower: float | None = None
     fpr_upper: float | None = None

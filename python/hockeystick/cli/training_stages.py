@@ -27,9 +27,6 @@ TRAINING_MECHANISMS = {
     "dp_fedavg": ("total_clients", "clients_per_round"),
 }
 
-# how a training run's batches are drawn -> the mechanism of one of its steps
-_STEP_MECHANISM = {"poisson": "subsampled_gaussian", "fixed_size": "fixed_size_subsampled_gaussian"}
-
 # the compose file's grid is the whole run's: a stage does not set its own
 _GRID_WORDS = ("value_discretization_interval", "accuracy")
 
@@ -85,6 +82,7 @@ def _training_stage(number: int, name: str, stage: Mapping[str, Any]) -> dict[st
     """The mechanism stage of one training run: its step's mechanism, sigma = z, the sampling words
     of that mechanism, and rounds = the run's steps."""
     from .. import training  # lazy: start-up time
+    from ..training.sampling_schemes import sampling_scheme
 
     where = f"stage {number} ({name})"
     words = {str(key): value for key, value in stage.items() if key != "mechanism"}
@@ -98,13 +96,14 @@ def _training_stage(number: int, name: str, stage: Mapping[str, Any]) -> dict[st
         raise ValueError(
             f"{where}: a stage is one run: give one value of each parameter, not a list"
         )
+    scheme = sampling_scheme(run.sampling)
     step: dict[str, Any] = {
-        "mechanism": _STEP_MECHANISM[run.sampling],
+        "mechanism": scheme.step_mechanism,
         "sigma": float(run.noise_multiplier.ravel()[0]),
         "rounds": int(run.steps.ravel()[0]),
     }
     population, batch = TRAINING_MECHANISMS[name]
-    if run.sampling == "fixed_size":
+    if scheme.drawn_batches is not None:  # drawn batches: the batch and its population
         return {**step, "batch_size": int(words[batch]), "n": int(words[population])}
     rate = next(
         (words[key] for key in ("sample_rate", *training.SAMPLE_RATE_SYNONYMS) if key in words),
@@ -122,7 +121,7 @@ def _check_words(where: str, name: str, words: Mapping[str, Any]) -> None:
     """What a training stage cannot say: its own grid, DP-SGD's length in rounds (a mechanism
     stage's repeat count), a sampling with no per-step mechanism (the run's class checks the
     rest)."""
-    from ..training import SAMPLINGS  # lazy: start-up time
+    from ..training.sampling_schemes import sampling_schemes  # lazy: start-up time
 
     grid = [key for key in _GRID_WORDS if key in words]
     if grid:
@@ -134,9 +133,10 @@ def _check_words(where: str, name: str, words: Mapping[str, Any]) -> None:
             f"{where}: a DP-SGD run is counted in steps or epochs: give steps (not rounds)"
         )
     sampling = words.get("sampling", "poisson")
-    if sampling not in _STEP_MECHANISM and sampling in SAMPLINGS:
+    stepped = [s.word for s in sampling_schemes() if s.step_mechanism is not None]
+    if sampling not in stepped and sampling in {s.word for s in sampling_schemes()}:
         raise ValueError(
             f'{where}: sampling = "{sampling}" has no per-step mechanism to compose with other stages; compose '
-            f"{' or '.join(f'sampling = {s!r}' for s in _STEP_MECHANISM)} runs, or account this run alone "
+            f"{' or '.join(f'sampling = {s!r}' for s in stepped)} runs, or account this run alone "
             f"(hockeystick epsilon --sampling {sampling} ...)"
         )

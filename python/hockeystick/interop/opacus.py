@@ -159,7 +159,7 @@ def _plan(history: list[tuple[float, float, int]]) -> CompositionPlan:
         if q == 0 or steps == 0:
             continue
         if q == 1:
-            plan.add_gaussian(1.0 / sigma, steps)
+            plan.add_gaussian(1.0 / sigma, steps, ("gaussian", sigma, 1.0))
         else:
             plan.add(("poisson_gaussian", sigma, q), steps)
     return plan

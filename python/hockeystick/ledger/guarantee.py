@@ -15,10 +15,14 @@ Kinds (``KINDS``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = ["KINDS", "PrivacyGuarantee"]
 
-KINDS = ("certified composition", "filter", "odometer")
+# the guarantee (``PrivacyGuarantee.kind``) and what computed it (``PrivacyGuarantee.method``)
+Kind = Literal["certified composition", "filter", "odometer"]
+Method = Literal["pld", "rdp", "gdp"]
+KINDS: tuple[Kind, ...] = ("certified composition", "filter", "odometer")
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,8 @@ class PrivacyGuarantee:
     ('filter', 2.0)
     """
 
-    kind: str
-    method: str
+    kind: Kind
+    method: Method
     epsilon: float
     delta: float
     rounds: int

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..pld.mechanisms import StageEntry, round_entry
+from ..pld.mechanisms import StageEntry, described_round, round_entry
 from .registered_round import registered_entry
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def compose_round(
     if entry.cached_compose is not None:
         entry.cached_compose(accountant, rounds, **fields)
     else:
-        accountant.compose(entry.build(**fields, value_discretization_interval=h), rounds)
+        accountant.compose(described_round(entry, fields, h), rounds)
 
 
 def bracketed(one: Any) -> bool:

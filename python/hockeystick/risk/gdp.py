@@ -63,6 +63,7 @@ from ..base.accountant_docs import accountant_docs
 from ..fdp import GaussianDP
 from ..ledger import PrivacyLedger
 from ..ledger.fixed_schedule import pld_accountant
+from ..ledger.round_facets import bracketed
 from ..numerics import certified_theta as _ct
 from ..numerics import hockey_stick as _hs
 from .profile import delta_sides, profiled
@@ -443,13 +444,10 @@ class _LedgerProfile:
         runs = list(ledger.counts().items())
         h = ledger.value_discretization_interval
         self.upper_side = pld_accountant(runs, h)
-        # a matrix-mechanism round known within a sensitivity bracket: the lower side composes its
-        # lower end
-        bracketed = any(
-            one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
-            for one, _ in runs
-        )
-        self.lower_side = pld_accountant(runs, h, "lower") if bracketed else self.upper_side
+        # a round known within a bracket (its entry's ``lower`` facet: a matrix mechanism's
+        # sensitivity): the lower side composes its lower end
+        bracketed_round = any(bracketed(one) for one, _ in runs)
+        self.lower_side = pld_accountant(runs, h, "lower") if bracketed_round else self.upper_side
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
         """delta(eps) of the ledger's rounds: the upper side composed at their upper sensitivities,

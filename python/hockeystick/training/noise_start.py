@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..numerics.hockey_stick import theta_radius
-from ..pld.accountants import shuffled_radius
 from ..pld.refine import calibration_grids as pld_calibration_grids
 from ..pld.refine import central_limit_start as pld_calibration_start
+from .sampling_schemes import sampling_scheme
 from .vocabulary import Sampling
 
 _LARGEST_EPSILON = 1e307  # theta_radius's largest epsilon
@@ -68,7 +68,9 @@ def epoch_noise_start(
         # the radius solve forms 2 epsilon: a target past 1e307 starts where 1e307 would (all but no
         # noise)
         epsilon = np.minimum(np.asarray(epsilon, float), _LARGEST_EPSILON)
-        if sampling == "poisson" and params.get("sample_rate") is not None:
+        scheme = sampling_scheme(sampling)
+        by_rate = scheme.drawn_batches is None  # Poisson sampling: built by its rate
+        if by_rate and params.get("sample_rate") is not None:
             rate = np.asarray(params["sample_rate"], float)
             if params.get(names[3]) is not None:
                 taken = np.asarray(params[names[3]], float)
@@ -86,16 +88,11 @@ def epoch_noise_start(
             steps = np.asarray(params[names[3]], float)
         else:
             steps = np.ceil(np.asarray(params.get(names[2], 1.0), float) * per_epoch)
-        if sampling == "poisson":
+        if by_rate:
             rate = np.asarray(params[names[1]], float) / np.asarray(params[names[0]], float)
             return _poisson_start(epsilon, delta, rate, steps)
-        if sampling == "shuffle":
-            mu = np.asarray(
-                theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float
-            )
-            with np.errstate(divide="ignore", invalid="ignore"):
-                guess = shuffled_radius(np.ceil(steps / per_epoch), mu)
-            return np.where(np.isfinite(guess) & (guess > 0), guess, 1.0)
+        if scheme.epoch_noise is not None:  # the scheme's own start
+            return np.asarray(scheme.epoch_noise(epsilon, delta, steps, per_epoch), float)
         return pld_calibration_start(
             "sigma", epsilon, delta, {"sampling_rate": 1.0 / per_epoch, "rounds": steps}
         )

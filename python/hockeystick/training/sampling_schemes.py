@@ -36,6 +36,8 @@ DrawnBatches = Callable[[Any, Any, Any, Any, tuple[Any, Any], dict[str, Any]], A
 # (remove, add) one-direction PLDs of the scheme's accountant; add None for a symmetric PLD; None
 # for an accountant that keeps no directions
 Directions = Callable[[Any], "tuple[Any, Any] | None"]
+# a start of the noise search from the targets (epsilon, delta), the steps and the steps per epoch
+EpochNoise = Callable[[Any, Any, Any, Any], Any]
 
 
 def _replace_one_pair(accountant: Any) -> tuple[Any, Any]:
@@ -70,10 +72,22 @@ class SamplingScheme:
     calibrates_batch : bool
         ``calibrate`` may solve for the batch size (its bound depends on it, increasingly).
     noise_start : bool
-        ``calibrate`` starts a noise multiplier's search at ``training.epoch_noise_start``.
+        ``calibrate`` starts a noise multiplier's search at ``training.epoch_noise_start``: a run
+        built by its rate at its subsampled Gaussian's central-limit noise, drawn batches at
+        ``epoch_noise`` or else at that of Poisson sampling at rate 1 / t, t steps per epoch.
     directions : callable or None
         ``directions(accountant)``: its (remove, add) one-direction PLDs (``risk``'s directional
         curves); None: the symmetric profile for a replace-one scheme, no directions otherwise.
+    step_mechanism : str or None
+        The registered compose stage of one step (``hockeystick compose``'s training stages: Poisson
+        sampling's by its rate, drawn batches' by ``batch_size`` and ``n``); None: a run of the
+        scheme is accounted alone.
+    epoch_noise : callable or None
+        ``epoch_noise(epsilon, delta, steps, per_epoch)``: a closer start of the noise search, per
+        target (``noise_start``); None: Poisson sampling's at rate 1 / t.
+    joint_draws : str
+        How its batches draw a user's records together: the reason ``examples_per_user`` (a user's
+        records counted as one) has no certified mixture under it.
     """
 
     word: str
@@ -86,6 +100,9 @@ class SamplingScheme:
     calibrates_batch: bool = True
     noise_start: bool = False
     directions: Directions | None = None
+    step_mechanism: str | None = None
+    epoch_noise: EpochNoise | None = None
+    joint_draws: str = "its batches draw a user's records jointly"
 
     @property
     def suffix(self) -> str:
@@ -255,6 +272,12 @@ def _balls_in_bins_directions(accountant: Any) -> tuple[Any, Any] | None:
     return balls_in_bins_pair(accountant)
 
 
+def _shuffled_noise(epsilon: Any, delta: Any, steps: Any, per_epoch: Any) -> Any:
+    from .shuffled_start import shuffled_start
+
+    return shuffled_start(epsilon, delta, steps, per_epoch)
+
+
 register_sampling(
     SamplingScheme(
         word="poisson",
@@ -264,6 +287,7 @@ register_sampling(
         cli_help="poisson (default; add/remove one)",
         noise_start=True,
         directions=_poisson_directions,
+        step_mechanism="subsampled_gaussian",
     )
 )
 register_sampling(
@@ -274,6 +298,12 @@ register_sampling(
         how="fixed-size batches, replace-one PLD",
         cli_help="fixed_size (exactly --batch-size records each step; replace one)",
         drawn_batches=_fixed_size,
+        step_mechanism="fixed_size_subsampled_gaussian",
+        joint_draws=(
+            "a fixed-size batch draws a user's records without replacement (a hypergeometric "
+            "count), and under replace-one the user's k records are replaced by another user's, "
+            "drawn in a count of their own"
+        ),
     )
 )
 register_sampling(
@@ -287,6 +317,10 @@ register_sampling(
         every_record_each_epoch=True,
         noise_start=True,
         directions=_balls_in_bins_directions,
+        joint_draws=(
+            "random allocation puts each of a user's records in one step of the epoch, so the k "
+            "records' places in the epoch are drawn jointly"
+        ),
     )
 )
 register_sampling(
@@ -300,5 +334,9 @@ register_sampling(
         every_record_each_epoch=True,
         calibrates_batch=False,  # the shuffled upper side does not depend on the batch size
         noise_start=True,
+        epoch_noise=_shuffled_noise,
+        joint_draws=(
+            "a permutation places a user's k records in an epoch's batches jointly, under replace-one"
+        ),
     )
 )

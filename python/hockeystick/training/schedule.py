@@ -19,9 +19,10 @@ Dong & Wang 2022, Thm. 10), bounded above and below on the stages' composed PLD
 The grid: ``value_discretization_interval`` as given; else the 1e-4 grid, whose bracket is that of
 the default ``pld.PLDAccountant`` composing the same stages, and where all stages share one
 multiplier the single run's default (the grid chosen from the delta asked, ``refine.question``).
-Where the tails cut from the T steps would pass ``TAIL_SHARE`` of the delta asked
-(``refine.question.question_tail``), the stages are also composed at the question's smaller tail and
-the two certified brackets intersected, so the answer is never looser than the default accountant's.
+On that grid the question is asked of the run the stages' composed PLD describes
+(``pld.accountants.tail_narrowed``): where the tails cut from the T steps would pass ``TAIL_SHARE``
+of the delta asked, its rounds are also composed at the question's smaller tail and the two
+certified brackets intersected, so the answer is never looser than the default accountant's.
 
 Lists in the ordinary arguments keep their meaning: ``noise_multiplier=[1.1, 0.9], epochs=[30, 30]``
 are two separate runs (numpy broadcasting); a schedule is one run, so its stages take single
@@ -44,8 +45,7 @@ from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..pld.accountants import PLDAccountant
-from ..pld.grid import DEFAULT_TAIL, Result
-from ..pld.refine import RDP_MARGIN, question_tail, within_tolerance
+from ..pld.grid import Result
 from .sampling_schemes import sampling_words
 from .steps import ceil_ratio
 from .vocabulary import Sampling
@@ -212,47 +212,16 @@ class StagedRun:
         return self._accountant.delta(epsilon, bound=bound)
 
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on epsilon(delta) of the staged run: the default accountant's bracket,
-        intersected with the bracket at the question's tail where the default tail's cuts would pass
-        its share of delta, its upper side lowered to the RDP conversion's where it is left wider
-        than the default tolerance (the module docstring)."""
-        side = _validation.bound_side(bound)
-        deltas = _validation.delta_values(delta)
-        distinct = len({(s.noise_multiplier, s.sample_rate) for s in self.stages})
-        if self._interval is not None or self._tail is not None or distinct == 1:
+        """Certified bound on epsilon(delta) of the staged run: on the default grid and tail, the
+        bracket of the run its composed PLD describes, narrowed at the question's tail
+        (``pld.accountants.tail_narrowed``); else the accountant's (the module docstring)."""
+        if self._interval is not None or self._tail is not None:
+            _validation.bound_side(bound)
+            _validation.delta_values(delta)
             return self._accountant.epsilon(delta, bound=bound)
-        lower, upper = (np.asarray(x) for x in self._accountant.epsilon(deltas, bound="both"))  # type: ignore[union-attr]
-        tail = question_tail(self.steps, float(np.min(deltas))) if deltas.size else DEFAULT_TAIL
-        if tail < DEFAULT_TAIL:
-            lower_q, upper_q = self._composed(tail).epsilon(deltas, bound="both")  # type: ignore[misc]
-            lower, upper = np.maximum(lower, lower_q), np.minimum(upper, upper_q)
-        wide = ~within_tolerance(lower, upper)
-        if np.any(wide):
-            upper = np.where(wide, np.minimum(upper, self._rdp_upper(deltas)), upper)
-        sides = tuple(float(x) if x.ndim == 0 else x for x in (lower, upper))
-        return sides if side == "both" else sides[0] if side == "lower" else sides[1]  # type: ignore[return-value]
+        from ..pld.accountants import tail_narrowed_epsilon  # a staged question reads it
 
-    def _rdp_upper(self, deltas: np.ndarray) -> np.ndarray:
-        """The RDP conversion's epsilon of the stages (their RDP curves add up: Mironov 2017, Prop.
-        1; each the subsampled Gaussian's at dp_accounting's orders, Mironov, Talwar & Zhang 2019;
-        the conversion: Balle et al. 2020, Thm. 21), rounded up by ``RDP_MARGIN`` relative as the
-        single run's default rounds it."""
-        from ..rdp import (
-            DEFAULT_ORDERS,
-            SubsampledGaussianRDP,
-            rdp_to_epsilon,
-        )  # lazy: only wide brackets read it
-
-        rdp = SubsampledGaussianRDP(
-            sigma=[s.noise_multiplier for s in self.stages],
-            sampling_rate=[s.sample_rate for s in self.stages],
-            rounds=[s.steps for s in self.stages],
-            orders=DEFAULT_ORDERS,
-        )
-        total = rdp.rdp.sum(axis=0)
-        return np.asarray(rdp_to_epsilon(total, rdp.orders, deltas), dtype=np.float64) * (
-            1.0 + RDP_MARGIN
-        )
+        return tail_narrowed_epsilon(self._accountant, delta, bound=bound)
 
     def epsilon_curve(self, delta: float, *, steps: np.ndarray) -> CurveAlongRun:
         """The certified bracket of epsilon at ``delta`` after each of ``steps`` (``PLDAccountant.epsilon_curve``)."""

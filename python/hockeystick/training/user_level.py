@@ -43,6 +43,7 @@ from ..pld.grid import PrivacyLossDistribution, Result
 from ..pld.mechanisms import DEFAULT_INTERVAL
 from ..pld.sampling import checked_examples_per_user, examples_per_user_gaussian
 from .pointwise import answer_pointwise
+from .sampling_schemes import SamplingScheme, sampling_schemes
 
 __all__ = ["UserLevelDPSGD", "refuse_user_level_sampling", "user_level_without_stages"]
 
@@ -79,7 +80,8 @@ def refuse_user_level_sampling(
                 "value_discretization_interval"
             )
     if sampling != "poisson":
-        joint = _JOINT_DRAWS.get(str(sampling), "its batches draw a user's records jointly")
+        scheme = next((s for s in sampling_schemes() if s.word == sampling), None)
+        joint = (scheme or SamplingScheme).joint_draws  # the scheme's facet, or its default
         raise ValueError(
             f'examples_per_user is certified with sampling="poisson" only, got sampling="{sampling}": {joint}, and '
             'no dominating pair of a user\'s joint contribution is proved for it here. Use sampling="poisson" (the '
@@ -88,16 +90,6 @@ def refuse_user_level_sampling(
             "2020, Thm. 10), looser than the mixture"
         )
 
-
-# how each sampling other than Poisson draws a user's examples together (the reason no mixture is
-# certified for it)
-_JOINT_DRAWS = {
-    "fixed_size": "a fixed-size batch draws a user's records without replacement (a hypergeometric count), and "
-    "under replace-one the user's k records are replaced by another user's, drawn in a count of their own",
-    "balls_in_bins": "random allocation puts each of a user's records in one step of the epoch, so the k records' "
-    "places in the epoch are drawn jointly",
-    "shuffle": "a permutation places a user's k records in an epoch's batches jointly, under replace-one",
-}
 
 _NO_CURVE = (
     "a curve along the run is not available with examples_per_user: ask DPSGD(..., steps=s, "

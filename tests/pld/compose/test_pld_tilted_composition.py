@@ -10,6 +10,7 @@ here; the tilted one must bound the exact curve on both sides at deltas 1e-20 to
 
 from __future__ import annotations
 
+import decimal
 import math
 import warnings
 
@@ -35,17 +36,29 @@ ROUNDS = 100
 
 def exact_composition(factors: list[tuple[int, list[int], int]]) -> tuple[int, list[int], int]:
     """(k_lo, numerators, bits) of the composition of ``count`` rounds of each (k_lo, numerators over 2^BITS, count),
-    exactly: the masses are numerators / 2^bits."""
+    exactly: the masses are numerators / 2^bits.
+
+    Kronecker substitution in base 10: each factor's polynomial sum_k a_k X^k at X = 10^digits, one digit wider
+    than any coefficient of the product can be, raised to its count in ``decimal`` at unbounded precision (its
+    large products are number-theoretic transforms, where ``int``'s are Karatsuba's: at 1000 rounds the power has
+    27 million digits), with any rounding trapped, so the power is exact; its coefficients are its digit blocks.
+    """
     rounds = sum(count for _, _, count in factors)
-    width = BITS * rounds + 16  # every coefficient of the product is below 2^(BITS rounds)
-    power = 1
+    # every coefficient of the product is at most the total numerator 2^(BITS rounds) < 10^digits
+    digits = math.ceil(BITS * rounds * math.log10(2)) + 2
+    exact = decimal.Context(
+        prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, traps=[decimal.Inexact, decimal.Rounded]
+    )
+    power = decimal.Decimal(1)
     for _, numerators, count in factors:
-        power *= sum(a << (width * i) for i, a in enumerate(numerators)) ** count
-    mask = (1 << width) - 1
-    coefficients = []
-    while power:
-        coefficients.append(power & mask)
-        power >>= width
+        x = decimal.Decimal("".join(str(a).zfill(digits) for a in reversed(numerators)))
+        power = exact.multiply(power, exact.power(x, count))
+    text = format(power, "f")
+    # blocks from the least significant digit up; int() of a Decimal has no cap on digits, int() of a str has
+    coefficients = [
+        int(decimal.Decimal(text[max(0, end - digits) : end]))
+        for end in range(len(text), 0, -digits)
+    ]
     return sum(k_lo * count for k_lo, _, count in factors), coefficients, BITS * rounds
 
 

@@ -19,7 +19,7 @@ from dp_accounting import dp_event as E
 import hockeystick.pld as pld
 from hockeystick.pld.compose import truncation
 from hockeystick.pld.mechanisms import constructors as mechanisms
-from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine import dominated_direction, round_cache
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
@@ -89,6 +89,7 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    round_cache.clear()  # every discretization built here, none kept from an earlier test
     windows = []
     compose = dominated_direction.compose_all
 
@@ -177,6 +178,7 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
         return compose(plds, *args, **kwargs)
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    round_cache.clear()  # every discretization built here, none kept from an earlier test
     monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
     eps = np.array([0.5, 1.0, 2.0, 4.0])
     acc = pld.SubsampledGaussianPLD(
@@ -225,6 +227,7 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
         return original(sigma, q, **kwargs)
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    round_cache.clear()  # every discretization built here, none kept from an earlier test
     points = [(0.8, 1e-3, 10.0, 1.0), (0.8, 1e-3, 3000.0, 1.0)]
     x = np.array([0.5, 2.0])
     dominated_direction.delta_sides(

@@ -101,3 +101,121 @@ def test_ledger_checkpoints_discretize_each_distinct_round_once(monkeypatch):
     acc.compose_subsampled_gaussian(1.0, 0.01, 3).compose_subsampled_gaussian(1.2, 0.01, 2)
     assert brackets[-1] == acc.epsilon(1e-5, bound="both")
     assert all(a[1] < b[1] for a, b in zip(brackets, brackets[1:]))  # each round adds loss
+
+
+def _same_pmfs(a: pld.PrivacyLossDistribution, b: pld.PrivacyLossDistribution) -> bool:
+    """Whether two PLDs hold the same factors' PMFs, bit for bit (both sides where built)."""
+    fa = [f for d in a.directions for f in d]
+    fb = [f for d in b.directions for f in d]
+    sides = [(x.upper, y.upper) for x, y in zip(fa, fb)] + [
+        (x.lower, y.lower) for x, y in zip(fa, fb) if x.lower is not None or y.lower is not None
+    ]
+    return len(fa) == len(fb) and all(
+        p is not None
+        and r is not None
+        and p.k_lo == r.k_lo
+        and p.p_inf == r.p_inf
+        and np.array_equal(p.p, r.p)
+        for p, r in sides
+    )
+
+
+def test_one_direction_keeps_each_discretization_under_its_exact_key():
+    """A refinement's one-direction discretizations (``dominated_direction``'s): asked again with the same
+    (sigma, q, sensitivity, h, tail, direction, side) they are not built again and are the PLDs a fresh build
+    gives, bit for bit; any other grid, tail, direction or side is built anew."""
+    from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
+
+    built: list[tuple[str, bool, float, float, int]] = []
+
+    def build(sigma, q, **kwargs):
+        built.append(
+            (
+                kwargs["directions"],
+                kwargs["optimistic"],
+                kwargs["value_discretization_interval"],
+                kwargs["tail"],
+                len(sigma),
+            )
+        )
+        return subsampled_gaussians(sigma, q, **kwargs)
+
+    round_cache.clear()
+    pairs = [(0.8, 1e-3, 1.0), (1.3, 0.05, 1.0)]
+    first = round_cache.one_direction(pairs, 2e-4, 1e-12, "remove", True, 1, build=build)
+    again = round_cache.one_direction(pairs[::-1], 2e-4, 1e-12, "remove", True, 1, build=build)
+    assert built == [("remove", True, 2e-4, 1e-12, 2)]
+    assert again[0] is first[1] and again[1] is first[0]
+    for pair, kept in zip(pairs, first):
+        fresh = subsampled_gaussians(
+            [pair[0]],
+            [pair[1]],
+            sensitivity=[pair[2]],
+            value_discretization_interval=2e-4,
+            tail=1e-12,
+            optimistic=True,
+            directions="remove",
+        )[0]
+        assert _same_pmfs(kept, fresh)
+        assert len(kept.directions) == 1 and kept.directions[0]
+    for h, tail, direction, optimistic in (
+        (1e-4, 1e-12, "remove", True),
+        (2e-4, 1e-13, "remove", True),
+        (2e-4, 1e-12, "add", True),
+        (2e-4, 1e-12, "remove", False),
+    ):
+        round_cache.one_direction(pairs[:1], h, tail, direction, optimistic, 1, build=build)
+        assert built[-1] == (direction, optimistic, h, tail, 1)
+    assert len(built) == 5
+
+
+def test_a_refinements_batches_discretize_a_grid_once(monkeypatch):
+    """G1's costliest block (sigma 0.5, q 1e-4, every rounds value refined below q in batches of a few
+    points): each (direction, side, grid, tail) is discretized once over the batches and steps, and the
+    brackets equal those of a refinement that builds every batch's discretizations anew."""
+    from hockeystick.pld.refine import dominated_direction
+
+    seen: list[tuple[str, bool, float, float]] = []
+    original = dominated_direction.subsampled_gaussians
+
+    def recording(sigma, q, **kwargs):
+        seen.append(
+            (
+                kwargs["directions"],
+                kwargs["optimistic"],
+                kwargs["value_discretization_interval"],
+                kwargs["tail"],
+            )
+        )
+        return original(sigma, q, **kwargs)
+
+    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    rounds = np.round(np.logspace(1, 5, 50))[::4]
+    eps = np.array([0.5, 2.0, 6.0])
+
+    def block() -> tuple[np.ndarray, np.ndarray]:
+        return pld.SubsampledGaussianPLD(
+            sigma=0.5,
+            sampling_rate=1e-4,
+            rounds=rounds[:, None],
+            accuracy=1e-2,
+            delta_accuracy="epsilon",
+            workers=1,
+        ).delta(eps[None, :], bound="both")
+
+    round_cache.clear()
+    lo, up = block()
+    assert seen and len(seen) == len(set(seen))  # no key built twice
+    kept = len(seen)
+    real = round_cache.one_direction
+
+    def anew(*args, **kwargs):
+        round_cache.clear()  # nothing kept: every batch builds its own
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(round_cache, "one_direction", anew)
+    fresh_lo, fresh_up = block()
+    assert len(seen) - kept > kept  # built anew, the batches repeat discretizations
+    np.testing.assert_array_equal(lo, fresh_lo)
+    np.testing.assert_array_equal(up, fresh_up)
+    assert np.all((0 <= lo) & (lo <= up) & (up <= 1))

@@ -66,6 +66,22 @@ def test_tail_span_bounds_one_rounds_loss_at_its_tail():
     )  # out of range: left to the discretization
 
 
+def test_coarsest_fit_is_one_rounds_span_whatever_the_rounds():
+    """``coarsest_fit`` reads one round's span, kept per (sigma, q, sensitivity, tail): every rounds value
+    gets ``tail_span`` of its own point over ``TAIL_WINDOW``, the same double, and the loss at the cut
+    (from its definition) bounds it as above."""
+    from hockeystick.pld.refine.points import TAIL_WINDOW
+
+    for sigma, q, tail in ((1.2038, 1.148e-6, 1e-300), (0.5, 1e-4, 1e-15), (2.0, 0.3, 1e-12)):
+        spans = {tail_span((sigma, q, rounds, 1.0), tail) for rounds in (1.0, 79.0, 1e5)}
+        assert len(spans) == 1 and next(iter(spans)) > 0.0
+        for rounds in (1.0, 79.0, 1e5, 79.0):
+            assert coarsest_fit((sigma, q, rounds, 1.0), tail) == next(iter(spans)) / TAIL_WINDOW
+    assert coarsest_fit((1.2038, 1.148e-6, 79.0, 1.0), 1e-15) < coarsest_fit(
+        (1.2038, 1.148e-6, 79.0, 1.0), 1e-300
+    )  # the tail is part of the key: a deeper cut spans more
+
+
 def test_window_refused_reads_the_composition_refusal():
     assert window_refused(
         ValueError("the composed loss window needs 68264640 grid points (max_points=49367304)")

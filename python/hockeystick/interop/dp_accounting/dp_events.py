@@ -132,8 +132,8 @@ def _visit(
 ) -> None:
     """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: compositions unwrapped by an
     explicit stack (a run built one ``compose`` at a time nests a ``ComposedDpEvent`` per step:
-    thousands deep, past Python's recursion limit), each other event by its case in ``_VISITS``, or
-    a random allocation matched by name (``_is_random_allocation``), in the composition's order."""
+    thousands deep, past Python's recursion limit), each other event as ``_visit_one`` reads it (a
+    random allocation matched by name, ``_is_random_allocation``), in the composition's order."""
     stack: list[tuple[ev.DpEvent, int]] = [(event, count)]
     while stack:
         event, count = stack.pop()
@@ -201,7 +201,7 @@ def _visit_fixed_size(
 def _fold_gaussian(event: ev.DpEvent, mechanism: Any, count: int, plan: CompositionPlan) -> None:
     """``count`` runs of a Gaussian pair folded into the plan's closed form (its radius squared
     added: no grid, so no loss reach to refuse), refusing a sum past the largest double."""
-    plan.add_gaussian(mechanism.gaussian_radius(), count)
+    plan.add_gaussian(mechanism.gaussian_radius(), count, mechanism.spec())
     if not math.isfinite(plan.gaussian_r2):  # count r^2 summed past the largest double
         field = mechanism.dp_event_field
         raise ParameterOutOfRange(

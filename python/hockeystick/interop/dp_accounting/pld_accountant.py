@@ -56,7 +56,7 @@ from ...pld.accountants import (
     single_subsampled_gaussian,
     zcdp_total,
 )
-from ...pld.mechanisms import DEFAULT_INTERVAL
+from ...pld.mechanisms import DEFAULT_INTERVAL, mechanism_of
 from ...pld.refine import AccuracyNotMetWarning
 from ...rdp import DEFAULT_ORDERS
 from .dp_events import plan_for
@@ -72,13 +72,13 @@ __all__ = ["HockeystickPLDAccountant"]
 
 
 def _delta_floor(spec: tuple[object, ...]) -> float:
-    """A lower bound on the mass at loss +infinity of one run (its delta at every epsilon): delta of
-    (eps, delta)-DP, q of a sample of a non-private event; 0 where none is known."""
-    if spec[0] == "eps_delta":
-        return cast(float, spec[2])
+    """A lower bound on the mass at loss +infinity of one run (its delta at every epsilon): its
+    mechanism's ``delta_floor`` (delta of (eps, delta)-DP), q of a Poisson sample of a non-private
+    event; 0 where none is known."""
     if spec[0] == "poisson_pair" and spec[2] == NON_PRIVATE:
         return cast(float, spec[1])
-    return 0.0
+    floor: float = mechanism_of(spec).delta_floor()
+    return floor
 
 
 def pure_epsilon_bracket(

@@ -60,6 +60,7 @@ from ...base.accountant import Bound, Quantity
 from ...base.accountant_docs import accountant_docs
 from ...ledger.fixed_schedule import pld_accountant
 from ...ledger.ledger import PrivacyLedger
+from ...ledger.round_facets import bracketed
 from ...pld.accountants import PLDAccountant
 from .pld_format import ExchangedPMF
 
@@ -443,11 +444,8 @@ class FixedSchedule:
         else:
             h = ledger.value_discretization_interval
             self._upper = pld_accountant(runs, h)
-            bracketed = any(
-                one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
-                for one, _ in runs
-            )
-            self._lower = pld_accountant(runs, h, "lower") if bracketed else self._upper
+            bracketed_round = any(bracketed(one) for one, _ in runs)
+            self._lower = pld_accountant(runs, h, "lower") if bracketed_round else self._upper
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
         """The certified delta at ``epsilon`` on the side ``bound`` asks for.

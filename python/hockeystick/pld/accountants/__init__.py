@@ -2,8 +2,9 @@
 
 ``subsampled_gaussian`` (``SubsampledGaussianPLD``, ``PLDAccountant``), ``fixed_batch`` (fixed-size
 batches, replace-one), ``allocation`` (epochs of balls-in-bins and of shuffled batches), ``stages``
-(heterogeneous runs), ``composition_plan`` (a multiset of mechanisms, the dp_accounting and Opacus
-adapters' front end) with ``plan`` (its certified profile and the catalogue of its mechanisms),
+(heterogeneous runs), ``tail_narrowed`` (a described run of several subsampled Gaussians narrowed
+at the question's tail: staged training runs), ``composition_plan`` (a multiset of mechanisms, the
+dp_accounting and Opacus adapters' front end) with ``plan`` (its certified profile and the catalogue of its mechanisms),
 ``plan_sides`` (the curves those share) and ``zcdp_plan`` (zCDP runs, which have no PLD).
 """
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from .stages import stage_relations as stage_relations
     from .subsampled_gaussian import PLDAccountant as PLDAccountant
     from .subsampled_gaussian import SubsampledGaussianPLD as SubsampledGaussianPLD
+    from .tail_narrowed import tail_narrowed_epsilon as tail_narrowed_epsilon
     from .zcdp_plan import Zcdp as Zcdp
     from .zcdp_plan import has_zcdp as has_zcdp
     from .zcdp_plan import zcdp_alone as zcdp_alone
@@ -66,6 +68,7 @@ FRONT_DOOR = {
     "shuffled_radius": "allocation",
     "single_subsampled_gaussian": "question_plan",
     "stage_relations": "stages",
+    "tail_narrowed_epsilon": "tail_narrowed",
     "zcdp_alone": "zcdp_plan",
     "zcdp_total": "zcdp_plan",
 }

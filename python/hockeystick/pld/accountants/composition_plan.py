@@ -34,19 +34,47 @@ class CompositionPlan:
     gaussian_r2: float = 0.0
     non_private: bool = False
     gaussian_r2_operations: int = 0
+    # the folded Gaussians as specs and counts (``Mechanism.spec``), the run they are; None once a
+    # radius without its spec is folded (read through ``folded_gaussians``)
+    gaussians: dict[Spec, int] | None = field(default_factory=dict, compare=False)
 
     def add(self, mechanism: Spec, count: int) -> None:
         self.counts[mechanism] = self.counts.get(mechanism, 0) + int(count)
 
-    def add_gaussian(self, radius: float, count: int) -> None:
+    def add_gaussian(self, radius: float, count: int, spec: Spec | None = None) -> None:
         """``count`` Gaussians of ``radius``, itself one correctly rounded quotient (shift / sigma):
-        five operations with the count's conversion to a double, the two products and the sum."""
+        five operations with the count's conversion to a double, the two products and the sum.
+        ``spec``: the Gaussian mechanism's (``Mechanism.spec``), kept with its count where given
+        (a Gaussian of radius 0 releases nothing and is not kept)."""
         self.gaussian_r2 += count * radius * radius
         self.gaussian_r2_operations += 5
+        if spec is None:
+            self.gaussians = None
+        elif self.gaussians is not None and radius != 0.0:
+            self.gaussians[spec] = self.gaussians.get(spec, 0) + int(count)
+
+    def folded_gaussians(self) -> dict[Spec, int] | None:
+        """The folded Gaussians' specs and counts where every radius folded came with its spec
+        (``add_gaussian``; a plan rebuilt from its key or its radius alone has none), else None.
+
+        Returns
+        -------
+        dict or None
+            Spec -> count of the Gaussians folded into ``gaussian_r2``.
+        """
+        if self.gaussians is None or (self.gaussian_r2 != 0.0 and not self.gaussians):
+            return None
+        return self.gaussians
 
     def merge(self, other: CompositionPlan) -> None:
         for m, c in other.counts.items():
             self.add(m, c)
+        mine, theirs = self.folded_gaussians(), other.folded_gaussians()
+        self.gaussians = (
+            None
+            if mine is None or theirs is None
+            else {m: mine.get(m, 0) + theirs.get(m, 0) for m in {**mine, **theirs}}
+        )
         self.gaussian_r2 += other.gaussian_r2
         self.gaussian_r2_operations += other.gaussian_r2_operations + 1
         self.non_private |= other.non_private
@@ -87,9 +115,11 @@ class CompositionPlan:
 
     def scaled(self, count: int) -> CompositionPlan:
         """``count`` runs of this plan (a new plan; r^2 times the count: two more rounded operations)."""
+        folded = self.folded_gaussians()
         return CompositionPlan(
             {m: c * count for m, c in self.counts.items()},
             self.gaussian_r2 * count,
             self.non_private,
             self.gaussian_r2_operations + 2,
+            None if folded is None else {m: c * count for m, c in folded.items()},
         )

@@ -162,7 +162,8 @@ class PlanProfile:
     def _gaussian_beside(self, h: float) -> bool:
         """Whether the folded Gaussian is read beside the grid part in closed form on the fixed grid
         h (``plan_gaussian_beside``): grid mechanisms describing no run the question reader reads
-        (``Mechanism.sources``), their windows (summed: a bound on the composed ones) few enough."""
+        (``described_run.described_segments`` of their specs), their windows (summed: a bound on
+        the composed ones) few enough."""
         return (
             self.fixed_interval is not None
             and self.plan.gaussian_r2 > 0

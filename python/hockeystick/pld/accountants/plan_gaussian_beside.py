@@ -30,6 +30,7 @@ from ..compose import atoms_epsilon
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.pmf import GridPMF
 from ..mechanisms.mechanism import Mechanism
+from ..question.described_run import described_segments, of_specs
 from .plan_sides import gaussian_side, worst
 
 UNIT_ROUNDOFF = 2.0**-53
@@ -57,7 +58,7 @@ def reads_beside(
 ) -> bool:
     """Whether grid mechanisms (each with its PLD on grid h and its count) are read beside a
     Gaussian of squared radius ``radius2`` in closed form (*): none describes a run the question
-    reader reads itself (``Mechanism.sources``), and their windows, summed over directions and
+    reader reads itself (``described_run.described_segments`` of its spec), and their windows, summed over directions and
     counts (a bound on the composed windows), are few enough (``beside_pays``).
 
     Parameters
@@ -74,7 +75,7 @@ def reads_beside(
     bool
         True where (*) is read.
     """
-    if any(m.sources() is not None for m, _, _ in factors):
+    if any(described_segments(of_specs([(m.spec(), 1)])) is not None for m, _, _ in factors):
         return False
     points = sum(c * sum(p.p.size for p in pld.composed(True)) for _, pld, c in factors)
     return beside_pays(points, math.sqrt(radius2), h)

@@ -9,8 +9,8 @@ where that grid's tails leave the upper side infinite at the delta asked, the up
 conversion's of the same composition (the caller's, else the plan's own, ``plan_rdp``), with a
 warning naming ``accuracy=``.
 
-The plan's run is read as a composed PLD's is: described by its mechanisms (``described``:
-``Mechanism.sources`` through the registry, ``question.described_run``), and asked of the question
+The plan's run is read as a composed PLD's is: described by its mechanisms' specs and counts
+(``described``, ``question.described_run``), and asked of the question
 stage's one read of a described run (``question.reader.segments_bracket``: one kind of round the
 front door's default, several the tilted composition of the factors).
 """
@@ -23,8 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...base.accountant import Quantity
-from ..mechanisms.registry import mechanism_of
-from ..question.described_run import Described, Segment, described_segments, of_sources
+from ..question.described_run import Described, Segment, described_segments, of_specs
 from ..question.reader import segments_bracket
 from ..refine import question
 from .composition_plan import CompositionPlan
@@ -37,12 +36,24 @@ Run = tuple[float, float, int]
 
 
 def described(plan: CompositionPlan) -> Described | None:
-    """The run ``plan`` describes (``question.described_run``): each mechanism's ``sources`` through
-    the registry, with its count; None for a plan with a non-private event or a folded Gaussian
-    radius (the plan's Gaussians are read in closed form, ``plan.PlanProfile``)."""
-    if plan.non_private or plan.gaussian_r2 != 0.0:
+    """The run ``plan`` describes (``question.described_run.of_specs``): each mechanism's spec with
+    its count, the Gaussians it folds into one radius (``CompositionPlan.folded_gaussians``) among
+    them; None for a plan with a non-private event or a folded radius whose specs it does not keep.
+
+    Parameters
+    ----------
+    plan : CompositionPlan
+        The plan.
+
+    Returns
+    -------
+    dict or None
+        The rounds of each distinct mechanism spec.
+    """
+    folded = plan.folded_gaussians()
+    if plan.non_private or folded is None:
         return None
-    return of_sources((mechanism_of(spec).sources(), count) for spec, count in plan.counts.items())
+    return of_specs([*plan.counts.items(), *folded.items()])
 
 
 def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
@@ -60,6 +71,18 @@ def subsampled_gaussian_segments(plan: CompositionPlan) -> list[Segment] | None:
     rounds of several of them only (``described_run.described_segments``), else None."""
     segments = described_segments(described(plan))
     return segments if segments is not None and len(segments) >= 2 else None
+
+
+def _one_run(plan: CompositionPlan, run: Run) -> list[Segment]:
+    """The one segment of rounds ``plan`` describes, where ``run`` is
+    ``single_subsampled_gaussian(plan)`` (the question reads the plan's description, not the run
+    its door passes)."""
+    segments = described_segments(described(plan))
+    if segments is None or [(*s[:2], c) for s, c in segments] != [tuple(run)]:
+        raise ValueError(
+            f"run must be single_subsampled_gaussian(plan), the plan's one run, got {run!r}"
+        )
+    return segments
 
 
 class QuestionEpsilon:
@@ -113,7 +136,7 @@ class QuestionEpsilon:
         tilted composition's reads (``refine.tilted_factors_delta``): on the peers' own grid a
         certified upper delta is their uncharged estimate plus the round-off charges."""
         if run is not None:
-            return self._read([((run[0], run[1], 1.0), run[2])], "delta", epsilon, 0.0, 1.0)
+            return self._read(_one_run(plan, run), "delta", epsilon, 0.0, 1.0)
         lower, upper = profile().delta(epsilon)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:
@@ -142,7 +165,7 @@ class QuestionEpsilon:
         (``refine.tilted_factors``: on coarser grids where wide, on half the peers' default grid
         where not exact)."""
         if run is not None:
-            return self._read([((run[0], run[1], 1.0), run[2])], "epsilon", delta, 0.0, math.inf)
+            return self._read(_one_run(plan, run), "epsilon", delta, 0.0, math.inf)
         lower, upper = profile().epsilon(delta)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:

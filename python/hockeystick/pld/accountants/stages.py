@@ -38,6 +38,7 @@ from typing import Any
 
 from ...base.validation import did_you_mean
 from ..mechanisms.constructors import DEFAULT_INTERVAL
+from ..mechanisms.described_factors import described_round
 from ..mechanisms.neighbouring import RELATION_WORDS, run_relations
 from ..mechanisms.registry import StageEntry, stage_entry
 from .subsampled_gaussian import PLDAccountant
@@ -160,9 +161,8 @@ def compose_stages(
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
     for number, one in enumerate(parsed, start=1):
         try:
-            pld = one.entry.build(
-                **one.parameters,
-                value_discretization_interval=accountant.value_discretization_interval,
+            pld = described_round(
+                one.entry, one.parameters, accountant.value_discretization_interval
             )
         except (ValueError, TypeError) as exc:
             raise ValueError(f"stage {number} ({one.entry.name}): {exc}") from None

@@ -73,12 +73,12 @@ def delta_values(delta: ArrayLike) -> np.ndarray:
 @dataclass(frozen=True)
 class Source:
     """The mechanism a factor discretizes, kept so that a question can read it again on grids and
-    tails of its own (``install_question_reader``): one round of the Poisson-subsampled Gaussian of
-    noise ``noise`` = sigma / sensitivity and sampling rate ``sampling_rate``, in the neighbouring
-    ``direction`` "remove" or "add" (q < 1), or "symmetric" (q = 1, the Gaussian mechanism)."""
+    tails of its own (``install_question_reader``): one round of the registered mechanism ``spec``
+    (its name and parameters, ``Mechanism.spec``; ``mechanisms.registry.mechanism_of`` builds it),
+    and the direction of its pair the factor holds: "remove" or "add" (the first or second of a
+    pair of two directions, ``mechanism.two_directions``), or "symmetric" (its one direction)."""
 
-    noise: float
-    sampling_rate: float
+    spec: tuple[Any, ...]
     direction: str
 
 

@@ -27,9 +27,13 @@ if TYPE_CHECKING:
     from .constructors import noise_over_sensitivity as noise_over_sensitivity
     from .constructors import pair_factor as pair_factor
     from .constructors import subsampled_gaussians as subsampled_gaussians
+    from .described_factors import described_round as described_round
     from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
     from .discrete_gaussian import discrete_gaussian_top_loss as discrete_gaussian_top_loss
     from .gaussian_mixture import mixture_of_gaussians as mixture_of_gaussians
+    from .largest_loss import Directions as Directions
+    from .largest_loss import poisson_sampled_losses as poisson_sampled_losses
+    from .largest_loss import round_outward as round_outward
     from .mechanism import Spec as Spec
     from .neighbouring import RELATION_WORDS as RELATION_WORDS
     from .neighbouring import relations_bounded as relations_bounded
@@ -55,10 +59,12 @@ FRONT_DOOR = {
     "DISCRETE_GAUSSIAN_MAX_OUTCOMES": "discrete_gaussian:MAX_OUTCOMES",
     "DISCRETE_GAUSSIAN_MAX_SIGMA": "discrete_gaussian:MAX_SIGMA",
     "DiscreteGaussian": "discrete_gaussian",
+    "Directions": "largest_loss",
     "PoissonGaussian": "constructors",
     "RELATION_WORDS": "neighbouring",
     "Spec": "mechanism",
     "StageEntry": "registry",
+    "described_round": "described_factors",
     "canonical_pair": "canonical",
     "checked_interval": "constructors",
     "checked_tail": "constructors",
@@ -72,8 +78,10 @@ FRONT_DOOR = {
     "noise_over_sensitivity": "constructors",
     "pair_atoms": "atoms_from_pairs",
     "pair_factor": "constructors",
+    "poisson_sampled_losses": "largest_loss",
     "relations_bounded": "neighbouring",
     "round_entry": "registry",
+    "round_outward": "largest_loss",
     "stage_entry": "registry",
     "stage_names": "registry",
     "subsampled_gaussians": "constructors",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
 from .mechanism import Mechanism, Pair, Spec
+
+if TYPE_CHECKING:
+    from .largest_loss import Directions
 
 # The farthest grid index at which an atom's loss is an exact multiple of the interval (indices are
 # exact in doubles up to 2^53; the grid composes two such ends without overflow): past it no cell
@@ -212,6 +215,17 @@ class EpsDelta(Mechanism):
     def loss_reach(self) -> float:
         """epsilon: the canonical pair's finite losses are +-epsilon."""
         return self.eps
+
+    def largest_losses(self) -> Directions | None:
+        """(eps, 0)-DP: epsilon both ways, attained by the canonical pair; None for delta > 0 (its
+        mass delta at loss +infinity, ``delta_floor``)."""
+        from .largest_loss import both_ways
+
+        return both_ways(Fraction(self.eps)) if self.delta == 0.0 else None
+
+    def delta_floor(self) -> float:
+        """delta: the canonical pair's mass at loss +infinity (Kairouz, Oh, Viswanath 2015)."""
+        return self.delta
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return eps_delta_dp(self.eps, self.delta, value_discretization_interval=h)

@@ -32,6 +32,7 @@ from .registry import stage
 
 if TYPE_CHECKING:
     from ...base.event_refusal import NonPrivateRun
+    from .largest_loss import Directions as LargestLosses
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -455,13 +456,23 @@ def subsampled_gaussians(
             _factor(
                 f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})",
                 of[i],
-                source=Source(float(s[i]), float(q[i]), name if q[i] < 1.0 else "symmetric"),
+                source=_round_source(float(s[i]), float(q[i]), name),
             )
             for name, of in (("remove", remove_of), ("add", add_of))
             if i in of
         ]
         out.append(PrivacyLossDistribution([{f: 1} for f in factors], t))
     return out
+
+
+def _round_source(noise: float, q: float, direction: str) -> Source:
+    """The registered mechanism one round of ``subsampled_gaussian`` is, and the direction its
+    factor holds: the Poisson-subsampled Gaussian of noise sigma / sensitivity (``PoissonGaussian``)
+    in ``direction`` where q < 1, the Gaussian of radius 1 / noise (``Gaussian``, its one
+    direction) where q = 1."""
+    if q < 1.0:
+        return Source(("poisson_gaussian", noise, q), direction)
+    return Source(("gaussian", noise, 1.0), "symmetric")
 
 
 def _too_many_cells(s: np.ndarray, h: float) -> str:
@@ -1105,6 +1116,13 @@ class Laplace(Mechanism):
         """c / scale (c copies move the query by c)."""
         return c / self.scale
 
+    def largest_losses(self) -> LargestLosses:
+        """1 / scale both ways, attained with positive probability past the shift (exact: the
+        reciprocal of a double as a rational)."""
+        from .largest_loss import both_ways
+
+        return both_ways(1 / Fraction(self.scale))
+
     def poisson_sampled(self, q: float) -> Mechanism | None:
         """Its Poisson sample: the Laplace location mixture of shifts 0 and 1 with weights 1 - q and
         q (Zhu, Dong & Wang 2022, Thm 11; ``pld.mechanisms.laplace_mixture``)."""
@@ -1112,6 +1130,14 @@ class Laplace(Mechanism):
 
         sampled: Mechanism = mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
         return sampled
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Laplace | None:
+        """A ``laplace`` stage of sensitivity 1 (its default) is ``Laplace(scale)``: ``grid_pld``
+        is that stage's constructor."""
+        if set(parameters) - {"scale", "sensitivity"} or parameters.get("sensitivity", 1.0) != 1.0:
+            return None
+        return cls(parameters["scale"]) if "scale" in parameters else None
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return laplace(self.scale, value_discretization_interval=h)
@@ -1164,6 +1190,15 @@ class Gaussian(Mechanism):
             return np.zeros(np.shape(orders))
         return gaussian_rdp(sigma / (2.0 if relation == "replace_one" else 1.0), orders)
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Gaussian | None:
+        """A ``gaussian`` stage: ``Gaussian(sigma, sensitivity)`` (``grid_pld`` is that stage's
+        constructor, the query moved by the sensitivity); its factors name it already, as
+        ``subsampled_gaussian`` at rate 1 names them."""
+        given = dict(parameters)
+        shift = given.pop("sensitivity", 1.0)
+        return cls(given["sigma"], shift) if set(given) == {"sigma"} else None
+
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return gaussian(self.sigma, sensitivity=self.shift, value_discretization_interval=h)
 
@@ -1202,12 +1237,15 @@ class PoissonGaussian(Mechanism):
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return subsampled_gaussian(self.sigma, self.q, value_discretization_interval=h)
 
-    def sources(self) -> tuple[Source, ...] | None:
-        """Remove and add, as ``subsampled_gaussian``'s factors describe them (0 < q < 1; else None)."""
-        if not (self.sigma > 0.0 and 0.0 < self.q < 1.0):
-            return None
-        sigma, q = float(self.sigma), float(self.q)
-        return Source(sigma, q, "remove"), Source(sigma, q, "add")
+
+def _batch_stage(parameters: dict[str, Any]) -> tuple[Any, Any, Any] | None:
+    """(sigma, batch_size, n) of a fixed-size batch stage's parameters at sensitivity 1 and the
+    default tail, else None."""
+    given = dict(parameters)
+    n = given.pop("n", None)
+    if given.pop("sensitivity", 1.0) != 1.0 or n is None or set(given) != {"sigma", "batch_size"}:
+        return None
+    return given["sigma"], given["batch_size"], n
 
 
 @dataclass(frozen=True)
@@ -1218,9 +1256,18 @@ class WithoutReplacementGaussian(Mechanism):
     (``fixed_size_subsampled_gaussian``)."""
 
     name: ClassVar[str] = "without_replacement_gaussian"
+    stage_name: ClassVar[str | None] = "fixed_size_subsampled_gaussian"
     sigma: float
     m: int
     n: int
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> WithoutReplacementGaussian | None:
+        """A ``fixed_size_subsampled_gaussian`` stage of sensitivity 1 (its default):
+        ``WithoutReplacementGaussian(sigma, batch_size, n)`` (``grid_pld`` is that stage's
+        constructor)."""
+        fields = _batch_stage(parameters)
+        return None if fields is None else cls(*fields)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return fixed_size_subsampled_gaussian(

@@ -322,6 +322,14 @@ class DiscreteGaussian(Mechanism):
         sampled: Mechanism = mechanism_of(("poisson_discrete_gaussian", self.sigma, self.s, q))
         return sampled
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> DiscreteGaussian | None:
+        """A ``discrete_gaussian`` round of the ledger: ``DiscreteGaussian(sigma, int(sensitivity))``,
+        the mechanism its constructor discretizes."""
+        if set(parameters) != {"sigma", "sensitivity"}:
+            return None
+        return cls(parameters["sigma"], int(parameters["sensitivity"]))
+
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         p, q = discrete_gaussian_pair(self.sigma, self.s)
         return from_distributions(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
 from .mechanism import Mechanism, Pair
 from .registry import stage
+
+if TYPE_CHECKING:
+    from .largest_loss import Directions
 
 SMALLEST_NORMAL = float(
     np.finfo(np.float64).tiny
@@ -241,6 +244,15 @@ class DiscreteLaplace(Mechanism):
         """c a s (c copies move the query by c s)."""
         return c * self.a * self.s
 
+    def largest_losses(self) -> Directions:
+        """a s both ways, attained on the pair's outcome past the shift (exact: a rational times
+        an integer)."""
+        from fractions import Fraction
+
+        from .largest_loss import both_ways
+
+        return both_ways(Fraction(self.a) * self.s)
+
     def poisson_sampled(self, q: float) -> Mechanism | None:
         """Its Poisson sample's exact finite pair (``pld.sampling.subsampling``: the mixture with
         the record's absence, Zhu, Dong & Wang 2022, Thm 11)."""
@@ -248,6 +260,16 @@ class DiscreteLaplace(Mechanism):
 
         sampled: Mechanism = mechanism_of(("poisson_discrete_laplace", self.a, self.s, q))
         return sampled
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> DiscreteLaplace | None:
+        """A ``discrete_laplace`` stage: ``DiscreteLaplace(parameter, sensitivity)``, sensitivity 1
+        where it gives none (``grid_pld`` is that stage's constructor)."""
+        given = dict(parameters)
+        sensitivity = given.pop("sensitivity", 1)
+        if set(given) != {"parameter"}:
+            return None
+        return cls(given["parameter"], sensitivity)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return discrete_laplace(self.a, self.s, value_discretization_interval=h)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ... import _core
 from ...base import validation as _validation
@@ -34,6 +34,9 @@ from .constructors import (
 from .mechanism import Mechanism
 from .monotone import check_mixture, core_side_factor
 from .registry import stage
+
+if TYPE_CHECKING:
+    from .largest_loss import Directions
 
 
 def _scale(scale: float) -> float:
@@ -231,3 +234,15 @@ class LaplaceMixture(Mechanism):
             for x in laplace_mixture_atom_losses(self.scale, self.shifts, self.weights)
             if x != 0.0
         ]
+
+    def largest_losses(self) -> Directions | None:
+        """The Poisson-sampled Laplace (shifts (0, 1), weights (1 - q, q)): the Laplace's 1 / scale
+        both ways through the sampling map (``largest_loss.poisson_sampled_losses``); None for
+        other mixtures."""
+        from fractions import Fraction
+
+        from .largest_loss import both_ways, poisson_sampled_losses
+
+        if tuple(self.shifts) != (0.0, 1.0):
+            return None
+        return poisson_sampled_losses(self.weights[1], both_ways(1 / Fraction(self.scale)))

@@ -2,7 +2,10 @@
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans,
-their keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name``
+their keys and the dp_accounting adapter's events stay plain tuples.  The spec is also how a run
+is described to the question: a plan's run is its specs and counts, and a factor that knows the
+mechanism it discretizes carries its spec (``Factor.source``), both read by
+``pld.question.described_run``.  A class with its own ``name``
 registers itself when it is defined (``registry.register_class``), and
 ``registry.mechanism_of(spec)`` builds the mechanism a spec names: the class is the one place its
 name lives.
@@ -36,10 +39,14 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
   curve ``rdp(orders)`` of that mechanism, ``NOT_OFFERED`` without one), ``loss_reach()`` and
   ``group_loss_reach(c)`` (the reach door: how far one run's, or a group of c copies', privacy
   loss can reach, for the refusals of a grid too wide; ``dp_event_field`` names the event's field a
-  refusal names) and ``poisson_sampled(q)`` (the Poisson door: a pair of its Poisson sample at rate
-  q, composed in place of the generic sampled pair of its curves).  A facet refuses an event it has
+  refusal names), ``poisson_sampled(q)`` (the Poisson door: a pair of its Poisson sample at rate
+  q, composed in place of the generic sampled pair of its curves), ``largest_losses()`` and
+  ``delta_floor()`` (the pure-DP door: the largest loss per direction, ``largest_loss``, and the
+  mass at loss +infinity).  A facet refuses an event it has
   no analysis for by raising ``base.event_refusal.EventRefused``; a door turns ``NOT_OFFERED``
   into its own refusal.
+- ``from_stage(**parameters)``: the mechanism one round of the compose stage of the same name is
+  (``registry.stage``), or None; a stage's round then describes it (``described_factors``).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the
@@ -59,11 +66,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 
 from ..grid.atoms import Atoms
-from ..grid.distribution import PrivacyLossDistribution, Source
+from ..grid.distribution import PrivacyLossDistribution
 from .registry import register_class
 
 if TYPE_CHECKING:
     from ...base.event_refusal import NonPrivateRun, NotOffered
+    from .largest_loss import Directions
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set
@@ -84,6 +92,9 @@ class Mechanism(ABC):
     # the dp_accounting event class describing it, or its dotted name (module.ClassName), if any
     dp_event: ClassVar[type | str | None] = None
     dp_event_field: ClassVar[str] = ""  # the event's field a refusal of its loss reach names
+    # the compose stage one round of which it is, where the stage's name is not its own
+    # (``from_stage``)
+    stage_name: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Register a subclass that names itself (its own ``name``) in ``registry``."""
@@ -175,6 +186,29 @@ class Mechanism(ABC):
         curve = mechanism.rdp(orders)
         return NOT_OFFERED if curve is None else curve
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> Mechanism | None:
+        """The mechanism one round of the compose stage of the same name (or ``stage_name``) is,
+        for the stage's ``parameters`` (``registry.stage``), or None where no instance of this
+        class is exactly it.
+
+        A factor of that round then carries the mechanism's spec (``Factor.source``,
+        ``described_factors``), so a compose file's or a ledger's run reaches the question as
+        (spec, count).  None by default; a class whose ``grid_pld`` is its stage's constructor
+        called with its fields gives them from the stage's parameters.
+
+        Parameters
+        ----------
+        **parameters
+            The stage's parameters, as given to its constructor (the grid's left out).
+
+        Returns
+        -------
+        Mechanism or None
+            The mechanism, or None.
+        """
+        return None
+
     def gaussian_radius(self) -> float | None:
         """The radius r of the Gaussian pair this mechanism is, where a plan folds it into its closed
         form (the squares of the radii add: the composition is the Gaussian of radius sqrt(sum r^2),
@@ -197,6 +231,35 @@ class Mechanism(ABC):
         (the sum of c steps'); a Gaussian pair's, ``gaussian_reach`` of c times its radius."""
         return c * self.loss_reach()
 
+    def largest_losses(self) -> Directions | None:
+        """Certified (lower, upper) on one run's largest privacy loss, remove and add, or None.
+
+        The essential supremum of the loss in each direction, as exact rationals (``largest_loss``):
+        the dp_accounting adapter sums them over a composition for its pure-DP epsilon (target delta
+        0), the larger direction's sum.  None where no closed form is known (a Gaussian's loss is
+        unbounded; a run with a delta floor has an atom at +infinity): the adapter then reads the
+        composed profile.
+
+        Returns
+        -------
+        tuple of tuple of Fraction or None
+            ((remove lower, remove upper), (add lower, add upper)), or None.
+        """
+        return None
+
+    def delta_floor(self) -> float:
+        """A lower bound on one run's mass at loss +infinity (its delta at every epsilon); 0 if none.
+
+        The dp_accounting adapter refuses target delta 0 for a composition holding a run with a
+        positive floor (delta(epsilon) >= 1 - prod (1 - floor)^count at every epsilon).
+
+        Returns
+        -------
+        float
+            The floor, in [0, 1].
+        """
+        return 0.0
+
     def composed_as_atoms(self) -> bool:
         """Whether the class has a finite pair (``finite_pairs``): it is composed as exact atoms on
         a lattice, not on a loss grid, so no grid range bounds its reach."""
@@ -211,12 +274,6 @@ class Mechanism(ABC):
         """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled
         pair of each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples
         its curves (``pld.sampling.subsampled_pair``)."""
-        return None
-
-    def sources(self) -> tuple[Source, ...] | None:
-        """The run one round of it is, per neighbouring direction, as its ``grid_pld``'s factors
-        describe it (``Factor.source``, read by ``pld.question.described_run``), or None where its
-        factors carry no description."""
         return None
 
     @abstractmethod

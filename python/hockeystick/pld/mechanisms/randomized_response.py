@@ -189,6 +189,17 @@ class RandomizedResponse(Mechanism):
         """log(1 + (1 - p) k / p): the loss of the bucket the input's value lands in."""
         return math.log1p((1.0 - self.p) * self.k / self.p)
 
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> RandomizedResponse | None:
+        """A ``randomized_response`` stage: ``RandomizedResponse(noise_parameter, num_buckets,
+        relation)``, the stage's default relation where it gives none (``grid_pld`` is that
+        stage's constructor)."""
+        given = dict(parameters)
+        relation = given.pop("relation", "replace_one")
+        if set(given) != {"noise_parameter", "num_buckets"}:
+            return None
+        return cls(given["noise_parameter"], given["num_buckets"], relation)
+
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return randomized_response(
             self.p, self.k, relation=self.relation, value_discretization_interval=h

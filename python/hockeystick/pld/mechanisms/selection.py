@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -70,6 +70,9 @@ from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, checked_interval, from_distributions
 from .mechanism import Mechanism
 from .monotone import core_side_factor
+
+if TYPE_CHECKING:
+    from .largest_loss import Directions
 
 # where the dp_accounting-style events of both mechanisms are defined (named, not imported: the
 # adapter sits above this stage; ``registry.dp_event_class`` matches the dotted names)
@@ -206,6 +209,15 @@ class ExponentialMechanism(Mechanism):
         """epsilon: the bounded-range pair's loss lies in [-epsilon, epsilon] (module docstring)."""
         return self.eps
 
+    def largest_losses(self) -> Directions:
+        """epsilon both ways: the bounded-range pair's loss reaches epsilon, approached by the
+        realizable pairs on 1 + m candidates, eps/2 + log((1 + m E) / (E + m)), E = e^{eps/2}."""
+        from fractions import Fraction
+
+        from .largest_loss import both_ways
+
+        return both_ways(Fraction(self.eps))
+
     def rdp(self, orders: np.ndarray) -> np.ndarray:
         """The exact Rényi curve of epsilon-bounded-range mechanisms, rounded up (Cesar & Rogers
         2021; ``rdp.bounded_range``)."""
@@ -238,6 +250,14 @@ class PermuteAndFlip(Mechanism):
     def loss_reach(self) -> float:
         """epsilon: an epsilon-DP pair's loss lies in [-epsilon, epsilon]."""
         return self.eps
+
+    def largest_losses(self) -> Directions:
+        """epsilon both ways, attained: the realizable pair's loss on the second candidate."""
+        from fractions import Fraction
+
+        from .largest_loss import both_ways
+
+        return both_ways(Fraction(self.eps))
 
     def rdp(self, orders: np.ndarray) -> np.ndarray:
         """The Rényi curve of any epsilon-DP mechanism, rounded up (``rdp.pure_dp``)."""

@@ -18,7 +18,9 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    it read again on a finer grid (``tilted_question.rare_upper``: nothing later refines a bracket
    within the tolerance);
 5. no tail given, the tilted factors' reads where a bracket is still wide
-   (``tilted_factors.wide_brackets``: rare participation).
+   (``tilted_factors.wide_brackets``: rare participation);
+6. no tail given, a bracket still wide under rare participation read on grids finer than the
+   tilted reads' window cap (``refine.rare_finer_grids``).
 
 Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's
 (``fine_delta_brackets``). With ``accuracy=`` finer than the default's tolerance, the refined
@@ -238,7 +240,7 @@ def _last_reads(
     already (the indices ``fine_read``), each given its point's certified upper side of the add
     direction where known (``add_uppers``) and the reader of its earlier fine read where one was
     made (``readers``: its discretized rounds reused); then, no ``tail`` given, the tilted factors'
-    reads where a bracket is still wide."""
+    reads where a bracket is still wide, and the finer grids' (step 6) where still wide."""
     read = [
         b
         if i in fine_read
@@ -248,6 +250,10 @@ def _last_reads(
     ]
     if tail is None:
         read = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, read)]
+        if not all(np.all(question.within_tolerance(lo, up)) for lo, up in read):
+            from ..refine.rare_finer_grids import finer_brackets  # lazy: read only where left wide
+
+            read = [finer_brackets(p, x, lo, up, threads) for p, x, (lo, up) in zip(pts, xs, read)]
     return read
 
 

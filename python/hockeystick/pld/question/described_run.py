@@ -1,34 +1,64 @@
-"""The run a composition describes: counts per distinct mechanism (``Source``) in each neighbouring
-direction, or None where a part carries no description or the directions do not form one run.
+"""The run a composition describes: its rounds of each distinct registered mechanism (the
+mechanism's spec, ``Mechanism.spec``: its name and parameters, and a count), or None where a part
+carries no description or its neighbouring directions do not form one run.
 
 Every door's composition is read here, whatever built it: a composed PLD through its factors
-(``Factor.source``, ``of_pld``), a plan of mechanisms before any grid through each mechanism's own
-description (``Mechanism.sources``, ``of_sources``).  The reads ask one question of it:
+(``Factor.source``: the spec of the mechanism a factor discretizes and the direction of its pair it
+holds, ``of_pld``), a plan of mechanisms before any grid through its specs and counts
+(``of_specs``).  A PLD's factors describe a run where every direction holds the same rounds of each
+mechanism: a symmetric mechanism's one direction is paired with each direction of the others
+(``PrivacyLossDistribution.compose``), and a mechanism of two directions holds its first ("remove")
+in the PLD's first direction and its second ("add") in the second.  A PLD of one direction of such a
+mechanism (``subsampled_gaussian(..., directions="remove")``) bounds that direction alone and is not
+described: the run's bracket, the larger of the two directions, would not bound it.
 
-Two directions (remove, add) describe rounds of Poisson-subsampled Gaussians where each holds the
-same mechanisms (noise sigma / sensitivity, sampling rate q < 1) with the same counts, each in its
-own direction: every round of the run uses one neighbouring relation, add-or-remove (Zhu, Dong &
-Wang, AISTATS 2022, Sec. 5).  One direction of symmetric factors describes rounds of Gaussians,
-which compose into one Gaussian of radius sqrt(sum_i c_i / s_i^2) (Dong, Roth & Su 2022, Cor. 3.3).
-A PLD of one direction of subsampled rounds (``directions="remove"``) bounds that direction alone
-and is not described: the run's bracket, the larger of the two directions, would not bound it.
+The reads ask two questions of a run:
+
+* rounds of Poisson-subsampled Gaussians (``poisson_gaussian``, noise sigma / sensitivity, sampling
+  rate 0 < q < 1) only: every round of the run uses one neighbouring relation, add-or-remove (Zhu,
+  Dong & Wang, AISTATS 2022, Sec. 5) (``described_segments``);
+* rounds of Gaussians (``gaussian``) only, which compose into one Gaussian of radius
+  sqrt(sum_i c_i shift_i^2 / sigma_i^2) (Dong, Roth & Su 2022, Cor. 3.3) (``described_gaussians``).
+
+Any other run is described all the same; the reads that answer it read its PLD or its plan.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from typing import Any
 
-from ..grid.distribution import PrivacyLossDistribution, Source
+from ..grid.distribution import Factor, PrivacyLossDistribution, Source
 
+# a registered mechanism's spec: (name, *parameters), ``Mechanism.spec``
+Spec = tuple[Any, ...]
+# the run: the rounds of each distinct mechanism, in the order first met
+Described = dict[Spec, int]
 # rounds of Poisson-subsampled Gaussians: ((noise sigma / sensitivity, q, 1), rounds) per distinct
 # mechanism
 Segment = tuple[tuple[float, float, float], int]
-# per neighbouring direction, the rounds of each distinct mechanism
-Described = list[dict[Source, int]]
+
+# the direction a factor of a two-direction pair holds in each of a PLD's two directions
+_PAIR_DIRECTIONS = ("remove", "add")
+
+
+def _direction_counts(direction: dict[Factor, int], position: int, of: int) -> Described | None:
+    """The rounds of each mechanism in one of a PLD's ``of`` directions (at ``position``), or None
+    where a factor has no source or holds a direction of its pair that does not belong there."""
+    counts: Described = {}
+    for factor, count in direction.items():
+        source: Source | None = factor.source
+        if source is None:
+            return None
+        own = source.direction
+        if own != "symmetric" and (of != 2 or own != _PAIR_DIRECTIONS[position]):
+            return None
+        counts[source.spec] = counts.get(source.spec, 0) + int(count)
+    return counts
 
 
 def of_pld(pld: PrivacyLossDistribution) -> Described | None:
-    """The run ``pld``'s factors describe, or None where a factor carries no ``source``.
+    """The run ``pld``'s factors describe (module docstring), or None.
 
     Parameters
     ----------
@@ -37,108 +67,128 @@ def of_pld(pld: PrivacyLossDistribution) -> Described | None:
 
     Returns
     -------
-    list of dict or None
-        Per direction, the rounds of each distinct ``Source``.
+    dict or None
+        The rounds of each distinct mechanism spec, in the order first met; None where a factor
+        carries no ``source`` or the directions do not hold the same rounds.
     """
-    out: Described = []
-    for direction in pld.directions:
-        counts: dict[Source, int] = {}
-        for factor, count in direction.items():
-            if factor.source is None:
-                return None
-            counts[factor.source] = counts.get(factor.source, 0) + int(count)
-        out.append(counts)
-    return out
+    of = len(pld.directions)
+    runs = [_direction_counts(d, i, of) for i, d in enumerate(pld.directions)]
+    first = runs[0] if runs else None
+    if first is None or any(run != first for run in runs[1:]):
+        return None
+    return first
 
 
-def of_sources(runs: Iterable[tuple[Sequence[Source] | None, int]]) -> Described | None:
-    """The run of mechanisms each given by its description per direction (``Mechanism.sources``)
-    and its rounds, or None where one has none or the mechanisms' directions differ in number.
+def of_specs(runs: Iterable[tuple[Spec, int]]) -> Described:
+    """The run of mechanisms given by their specs and their rounds (a plan's, before any grid).
 
     Parameters
     ----------
-    runs : iterable of (sequence of Source or None, int)
-        Each mechanism's sources (one per direction) and its count of rounds.
+    runs : iterable of (tuple, int)
+        Each mechanism's spec (``Mechanism.spec``) and its count of rounds.
 
     Returns
     -------
-    list of dict or None
-        Per direction, the rounds of each distinct ``Source``.
+    dict
+        The rounds of each distinct spec, in the order first met.
     """
-    out: Described | None = None
-    for sources, count in runs:
-        if sources is None or (out is not None and len(out) != len(sources)):
-            return None
-        if out is None:
-            out = [{} for _ in sources]
-        for direction, source in zip(out, sources):
-            direction[source] = direction.get(source, 0) + int(count)
+    out: Described = {}
+    for spec, count in runs:
+        out[spec] = out.get(spec, 0) + int(count)
     return out
 
 
-def _counts(direction: Mapping[Source, int], name: str) -> dict[tuple[float, float], int] | None:
-    """(noise, q) -> rounds of one direction whose sources are all in direction ``name``, else None."""
-    counts: dict[tuple[float, float], int] = {}
-    for source, count in direction.items():
-        if source.direction != name:
-            return None
-        key = (source.noise, source.sampling_rate)
-        counts[key] = counts.get(key, 0) + int(count)
-    return counts
+def _poisson_gaussian(spec: Spec) -> tuple[float, float] | None:
+    """(noise, q) of a Poisson-subsampled Gaussian's spec, noise > 0 and 0 < q < 1; else None."""
+    if len(spec) != 3 or spec[0] != "poisson_gaussian":
+        return None
+    noise, q = float(spec[1]), float(spec[2])
+    return (noise, q) if noise > 0.0 and 0.0 < q < 1.0 else None
 
 
 def described_segments(run: Described | None) -> list[Segment] | None:
-    """The run's segments where ``run`` is rounds of Poisson-subsampled Gaussians in both
-    directions (module docstring), else None.
+    """The run's segments where ``run`` is rounds of Poisson-subsampled Gaussians only (module
+    docstring), else None.
 
     Parameters
     ----------
-    run : list of dict or None
-        ``of_pld``'s or ``of_sources``'s description.
+    run : dict or None
+        ``of_pld``'s or ``of_specs``'s description.
 
     Returns
     -------
     list of ((noise, q, 1.0), rounds) or None
         One segment per distinct (noise, q), in the order first met.
     """
-    if run is None or len(run) != 2:
+    if not run:
         return None
-    remove, add = _counts(run[0], "remove"), _counts(run[1], "add")
-    if remove is None or remove != add:
-        return None
-    return [((noise, q, 1.0), count) for (noise, q), count in remove.items()]
+    counts: dict[tuple[float, float], int] = {}
+    for spec, count in run.items():
+        key = _poisson_gaussian(spec)
+        if key is None:
+            return None
+        counts[key] = counts.get(key, 0) + int(count)
+    return [((noise, q, 1.0), count) for (noise, q), count in counts.items()]
 
 
 def described_gaussians(run: Described | None) -> list[tuple[float, int]] | None:
-    """(noise, rounds) per distinct Gaussian where ``run`` is one direction of Gaussian rounds,
-    else None.
+    """(noise, rounds) per distinct Gaussian (noise sigma / shift) where ``run`` is rounds of
+    Gaussians only, else None.
 
     Parameters
     ----------
-    run : list of dict or None
-        ``of_pld``'s or ``of_sources``'s description.
+    run : dict or None
+        ``of_pld``'s or ``of_specs``'s description.
 
     Returns
     -------
     list of (float, int) or None
         One entry per distinct noise, in the order first met.
     """
-    if run is None or len(run) != 1:
+    if not run:
         return None
-    counts = _counts(run[0], "symmetric")
-    return None if counts is None else [(noise, count) for (noise, _), count in counts.items()]
+    counts: dict[float, int] = {}
+    for spec, count in run.items():
+        if len(spec) != 3 or spec[0] != "gaussian":
+            return None
+        noise = float(spec[1]) / float(spec[2])
+        counts[noise] = counts.get(noise, 0) + int(count)
+    return list(counts.items())
 
 
 def subsampled_segments(pld: PrivacyLossDistribution) -> list[Segment] | None:
     """The run's segments where ``pld`` is rounds of Poisson-subsampled Gaussians in both directions
-    (module docstring), else None."""
+    (module docstring), else None.
+
+    Parameters
+    ----------
+    pld : PrivacyLossDistribution
+        A composed PLD.
+
+    Returns
+    -------
+    list of ((noise, q, 1.0), rounds) or None
+        ``described_segments`` of its run.
+    """
     if len(pld.directions) != 2:
         return None
     return described_segments(of_pld(pld))
 
 
 def gaussian_rounds(pld: PrivacyLossDistribution) -> list[tuple[float, int]] | None:
-    """(noise, rounds) per distinct Gaussian where ``pld`` is one direction of Gaussian rounds, else None."""
+    """(noise, rounds) per distinct Gaussian where ``pld`` is one direction of Gaussian rounds, else
+    None.
+
+    Parameters
+    ----------
+    pld : PrivacyLossDistribution
+        A composed PLD.
+
+    Returns
+    -------
+    list of (float, int) or None
+        ``described_gaussians`` of its run.
+    """
     if len(pld.directions) != 1:
         return None
     return described_gaussians(of_pld(pld))

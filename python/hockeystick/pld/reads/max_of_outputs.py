@@ -335,17 +335,5 @@ def max_of_outputs_deltas(segments: Sequence[Segment], epsilon: ArrayLike) -> np
     return np.asarray(_READS.max_of_outputs_delta(*arrays, epsilon=eps, fine=False))
 
 
-__all__ = [
-    "COARSE_Z",
-    "FINE_STEPS",
-    "LIBM_SLACK",
-    "LOG_TAIL_MARGIN",
-    "SUM_MARGIN",
-    "Segment",
-    "best_threshold",
-    "log_bound",
-    "log_sides",
-    "max_of_outputs_delta",
-    "max_of_outputs_deltas",
-    "max_of_outputs_epsilon",
-]
+# the three reads other stages use; the constants and the steps they share stay this module's
+__all__ = ["max_of_outputs_delta", "max_of_outputs_deltas", "max_of_outputs_epsilon"]

@@ -43,10 +43,10 @@ from ..grid.distribution import (
     PrivacyLossDistribution,
     brackets,
     compose_all,
-    undominated_lower_sides,
 )
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
+from . import round_cache
 
 COARSENING = 4
 
@@ -64,8 +64,9 @@ def _one_round(
     windows: Sequence[float] | None = None,
 ) -> list[PrivacyLossDistribution]:
     """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q,
-    sensitivity, h, tail); ``tail`` is one for all points or one per point, ``windows`` the composed
-    windows' tails (default: the discretization's)."""
+    sensitivity, h, tail) and kept for the refinement's later batches and steps
+    (``round_cache.one_direction``: the same doubles); ``tail`` is one for all points or one per
+    point, ``windows`` the composed windows' tails (default: the discretization's)."""
     tails = [float(t) for t in tail] if isinstance(tail, Sequence) else [float(tail)] * len(points)
     keys = [
         (p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t)
@@ -74,19 +75,17 @@ def _one_round(
     built: dict[tuple[float, float, float, float, float], PrivacyLossDistribution] = {}
     for h, t in dict.fromkeys(k[3:] for k in keys):
         pairs = list(dict.fromkeys(k for k in keys if k[3:] == (h, t)))
-        s, q, c = (np.array(v) for v in zip(*(k[:3] for k in pairs)))
         built.update(
             zip(
                 pairs,
-                subsampled_gaussians(
-                    s,
-                    q,
-                    sensitivity=c,
-                    value_discretization_interval=h,
-                    tail=t,
-                    optimistic=optimistic,
-                    directions=direction,
-                    threads=threads,
+                round_cache.one_direction(
+                    [k[:3] for k in pairs],
+                    h,
+                    t,
+                    direction,
+                    optimistic,
+                    threads,
+                    build=subsampled_gaussians,
                 ),
             )
         )
@@ -310,28 +309,32 @@ def _remove_lower_sides(
     direct_bins: bool,
     direct_min_charge: float | None,
 ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
-    """``delta_sides``: per point, the remove direction's optimistic sides that can raise the lower
-    bound (``undominated_lower_sides``, charged lower values at ``xs[i]``), none where the upper
-    side (the larger of ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every
-    argument."""
+    """``delta_sides``: per point, the remove direction's optimistic side (its one direction, 0)
+    with its charged lower values at ``xs[i]`` (no suffix maxima), none where the upper side (the
+    larger of ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every argument.
+
+    What ``undominated_lower_sides`` gives for these one-direction PLDs (their one direction leads
+    and no other can raise it), the optimistic sides composed in one batch as it composes them and
+    their values read in one core call (``charged_sides``: the same doubles as each PMF's
+    ``delta(x, envelope=False)``), not one interpreter round trip per PMF."""
     open_ = [
         i
         for i, (up, bound) in enumerate(zip(ups, bounds))
         if not np.all(np.maximum(up, bound) < settled)
     ]
     lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in removes]
-    for i, side in zip(
-        open_,
-        undominated_lower_sides(
-            [removes[i] for i in open_],
-            [[ups[i]] for i in open_],
-            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False),
-            threads or None,
-            direct_bins,
-            direct_min_charge,
-        ),
-    ):
-        lows[i] = side
+    compose_all(
+        [removes[i] for i in open_],
+        False,
+        [[0] for _ in open_],
+        threads or None,
+        direct_bins,
+        direct_min_charge,
+    )
+    optimistic = [removes[i].composed(False)[0] for i in open_]  # composed just above
+    values = charged_sides(optimistic, [xs[i] for i in open_], threads)
+    for i, pmf, low in zip(open_, optimistic, values):
+        lows[i] = {0: (pmf, low)}
     return lows
 
 

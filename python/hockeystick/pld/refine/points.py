@@ -6,6 +6,7 @@ until every argument meets ``accuracy`` or no grid narrows it further."""
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Iterator
@@ -267,7 +268,15 @@ def coarsest_fit(point: Point, tail: float) -> float:
     ``TAIL_WINDOW`` points: a composed window holds at least that span, and windows near the memory
     cap take minutes to compose (sigma 1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289 reach grids
     of 6.8e7 points before the cap refuses them)."""
-    return tail_span(point, tail) / TAIL_WINDOW
+    sigma, q, _, sensitivity = point
+    return _one_round_tail_span(sigma, q, sensitivity, tail) / TAIL_WINDOW
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_round_tail_span(sigma: float, q: float, sensitivity: float, tail: float) -> float:
+    """``tail_span`` of one round of (sigma, q, sensitivity): the rounds do not enter it, so a grid
+    block's rounds values, on each of their steps, read one value (the same double)."""
+    return tail_span((sigma, q, 1.0, sensitivity), tail)
 
 
 # the most grid points one round's loss span at the refinement's tail may take (``coarsest_fit``): a

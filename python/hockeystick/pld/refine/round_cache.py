@@ -6,26 +6,32 @@ discretization.  ``discretized`` returns it from here when some earlier call bui
 recently used entries are dropped once the kept grids exceed ``MAX_POINTS`` masses, 64 MB), so
 calibrating the rounds discretizes each (sigma, q) pair once, not once per trial.  The
 two-resolution lower blocks of a pair (``block_lowers``, ``two_resolution``: the costly part, a fine
-grid per (sigma, q, h)) are kept the same way, in the same budget.  Entries are immutable
-(``PrivacyLossDistribution.self_compose`` builds new objects around the same factors).
+grid per (sigma, q, h)) are kept the same way, in the same budget, and so are the one-direction
+discretizations of an ``accuracy=`` refinement (``one_direction``: a step's batches of one (sigma, q)
+and its next steps ask the same grid and tail again).  Entries are immutable
+(``PrivacyLossDistribution.self_compose`` builds new objects around the same factors), and a
+discretization depends on its key alone, so a kept one is the one a new call would build, bit for
+bit.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
 
 from ..compose import two_resolution
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.pmf import GridPMF
-from ..mechanisms.constructors import subsampled_gaussians
+from ..mechanisms.constructors import Directions, subsampled_gaussians
 
 MAX_POINTS = 1 << 23
 
 _lock = threading.Lock()
-# (sigma, q, sensitivity, h, tail, the optimistic side built or "blocks")
+# (sigma, q, sensitivity, h, tail, the optimistic side built, "blocks", or one direction and its
+# sides: "remove optimistic", "add pessimistic", ...)
 Key = tuple[float, float, float, float, float, bool | str]
 _kept: OrderedDict[Key, PrivacyLossDistribution | list[tuple[GridPMF, ...]]] = OrderedDict()
 _points = 0
@@ -126,3 +132,81 @@ def block_lowers(
     with _lock:
         _keep(key, built)
     return built
+
+
+def one_direction(
+    pairs: list[tuple[float, float, float]],
+    h: float,
+    tail: float,
+    direction: Directions,
+    optimistic: bool,
+    threads: int = 0,
+    build: Callable[..., list[PrivacyLossDistribution]] = subsampled_gaussians,
+) -> list[PrivacyLossDistribution]:
+    """One-round PLDs of one neighbouring ``direction`` ("remove", "add"; "both": both) of the
+    Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h with one-round ``tail``,
+    with the optimistic side or without: ``mechanisms.subsampled_gaussians(..., directions=direction,
+    optimistic=optimistic)``, those not kept built in one C++ call (``threads`` as ``discretized``'s).
+
+    Kept under their exact key, so that a refinement's batches of one (sigma, q) on one grid (and
+    its screens, ``refine.dominated_direction``) discretize it once: each discretization is a
+    function of its key alone (the core's items are independent of their batch and threads), so a
+    kept PLD has the same doubles as a new one.
+
+    Parameters
+    ----------
+    pairs : list of tuple of float
+        (sigma, sampling rate, sensitivity) per PLD, sampling rate in (0, 1].
+    h : float
+        The grid interval, > 0.
+    tail : float
+        The one-round discretization's tail, in (0, 1).
+    direction : {"remove", "add", "both"}
+        The neighbouring direction(s) discretized.
+    optimistic : bool
+        Whether the optimistic side is built too (else the PLDs give upper bounds only).
+    threads : int, default 0
+        OpenMP threads of the C++ call (0: all cores).
+    build : callable, default ``mechanisms.subsampled_gaussians``
+        What builds the PLDs not kept, called with ``subsampled_gaussians``' arguments (a caller
+        passes the name it imported, so that a test recording that caller's discretizations sees
+        the ones built).
+
+    Returns
+    -------
+    list of PrivacyLossDistribution
+        One per pair, in order (a pair listed twice gives the same object twice).
+
+    Raises
+    ------
+    ValueError
+        As ``subsampled_gaussians`` refuses the parameters (naming them).
+    """
+    side = f"{direction} {'optimistic' if optimistic else 'pessimistic'}"
+    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
+    with _lock:
+        for pair in pairs:
+            key = (*pair, h, tail, side)
+            if key in _kept:
+                _kept.move_to_end(key)
+                kept = _kept[key]
+                assert isinstance(kept, PrivacyLossDistribution)
+                found[pair] = kept
+    missing = [p for p in dict.fromkeys(pairs) if p not in found]
+    if missing:
+        s, q, c = (np.array(v) for v in zip(*missing))
+        built = build(
+            s,
+            q,
+            sensitivity=c,
+            value_discretization_interval=h,
+            tail=tail,
+            optimistic=optimistic,
+            directions=direction,
+            threads=threads,
+        )
+        with _lock:
+            for pair, dist in zip(missing, built):
+                found[pair] = dist
+                _keep((*pair, h, tail, side), dist)
+    return [found[p] for p in pairs]

@@ -14,7 +14,7 @@ Continuous mechanisms are subsampled through their location-mixture form instead
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from ..mechanisms.constructors import DEFAULT_INTERVAL, from_distributions
 from ..mechanisms.discrete_gaussian import discrete_gaussian_pair
 from ..mechanisms.discrete_laplace import discrete_laplace_pair
 from ..mechanisms.mechanism import Mechanism, Pair, two_directions
+
+if TYPE_CHECKING:
+    from ..mechanisms.largest_loss import Directions
 
 
 def poisson_subsampled_pair(
@@ -136,6 +139,16 @@ class PoissonDiscreteLaplace(Mechanism):
         return two_directions(
             poisson_subsampled_pair(*discrete_laplace_pair(self.a, self.s), self.q)
         )
+
+    def largest_losses(self) -> Directions | None:
+        """The discrete Laplace's a s both ways through the sampling map
+        (``largest_loss.poisson_sampled_losses``: exact on the realizable pair of an empty sample
+        against the record alone)."""
+        from fractions import Fraction
+
+        from ..mechanisms.largest_loss import both_ways, poisson_sampled_losses
+
+        return poisson_sampled_losses(self.q, both_ways(Fraction(self.a) * self.s))
 
 
 @dataclass(frozen=True)

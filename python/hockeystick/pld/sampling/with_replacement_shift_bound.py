@@ -37,7 +37,7 @@ AISTATS 2022) and composes adaptively.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -264,9 +264,25 @@ class WithReplacementGaussian(Mechanism):
     (Schuchardt et al. 2024, Sec. 3); the smaller is reported."""
 
     name: ClassVar[str] = "with_replacement_gaussian"
+    stage_name: ClassVar[str | None] = "with_replacement_subsampled_gaussian"
     sigma: float
     k: int
     n: int
+
+    @classmethod
+    def from_stage(cls, **parameters: Any) -> WithReplacementGaussian | None:
+        """A ``with_replacement_subsampled_gaussian`` stage of sensitivity 1 (its default):
+        ``WithReplacementGaussian(sigma, batch_size, n)`` (``grid_pld`` is that stage's
+        constructor)."""
+        given = dict(parameters)
+        n = given.pop("n", None)
+        if (
+            given.pop("sensitivity", 1.0) != 1.0
+            or n is None
+            or set(given) != {"sigma", "batch_size"}
+        ):
+            return None
+        return cls(given["sigma"], given["batch_size"], n)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return with_replacement_subsampled_gaussian(

@@ -1,0 +1,162 @@
+"""Rare participation's reads on grids finer than the tilted reads' window cap
+(``refine.rare_finer_grids``): the grid choices, the capped reader's reads held on the safe side of
+independent references, and the default bracket at a point of the box that only these reads bring
+within the tolerance (sigma 0.5, q 1e-5, 10^7 rounds, delta 1e-10: [4.26820, 4.27287] without them).
+
+References: the max-of-outputs test's certified lower bound (``reads.max_of_outputs``, closed-form
+Gaussian tails), the RDP conversion's certified upper bound (``question.rdp_upper``) and
+dp_accounting's optimistic PLD on its default grid (below the truth), and, between each other, the
+two certified sides of independent constructions."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
+from hockeystick.pld.refine import question, rare_finer_grids, tilted_question
+from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
+from hockeystick.pld.refine.rare_finer_grids import (
+    FIRST_INTERVAL,
+    CappedTiltedReader,
+    finer_bracket,
+    lower_grid,
+    upper_halvings,
+)
+
+# sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its window on FIRST_INTERVAL / 2 passes the tilted
+# reads' cap (2^22), and dp_accounting composes it in about a second
+CHEAP_POINT = (0.5, 1e-4, 1e4, 1.0)
+CHEAP_DELTA = 1e-8
+WIDE_POINT = (0.5, 1e-5, 1e7, 1.0)
+WIDE_DELTA = 1e-10
+
+
+def dp_accounting_epsilon(pessimistic: bool) -> float:
+    """dp_accounting's epsilon of ``CHEAP_POINT`` at ``CHEAP_DELTA`` on its default grid 1e-4 (its
+    optimistic side, privacy buckets, is below the truth; its pessimistic side is not always above
+    it)."""
+    pld_module = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    sigma, q, rounds, _ = CHEAP_POINT
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its optimistic side says it falls back to privacy buckets
+        pld = pld_module.from_gaussian_mechanism(
+            sigma,
+            sampling_prob=q,
+            value_discretization_interval=1e-4,
+            pessimistic_estimate=pessimistic,
+        )
+        return float(pld.self_compose(int(rounds)).get_epsilon_for_delta(CHEAP_DELTA))
+
+
+def references(point: tuple[float, float, float, float], delta: float) -> tuple[float, float]:
+    """The certified max-of-outputs lower bound and RDP upper bound at ``delta``."""
+    sigma, q, rounds, sensitivity = point
+    test = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], delta)
+    rdp = float(question.rdp_upper(point, np.array([delta]))[0])
+    return test, rdp
+
+
+def test_the_lower_grid_is_the_finest_whose_estimated_window_fits() -> None:
+    cap, ratio = rare_finer_grids.LOWER_MAX_POINTS, rare_finer_grids.LOWER_WINDOW_RATIO
+    finest, coarsest = rare_finer_grids.LOWER_INTERVALS
+    # the finest grid's window is ratio x (FIRST_INTERVAL / finest) times the upper read's
+    fits_finest = int(cap / (ratio * FIRST_INTERVAL / finest))
+    assert lower_grid(fits_finest) == finest
+    assert lower_grid(fits_finest + 1) == coarsest
+    assert lower_grid(int(cap / ratio) + 1) is None
+    assert lower_grid(0) is None
+
+
+@pytest.mark.parametrize(
+    "first, second, lower, halvings",
+    [
+        # the model's upper side after k halvings: second - fall (1 - 2^-k), its target lower +
+        # 0.75 e-3 (the tolerance at epsilon below 4 is 1e-3)
+        (2.0 + 4e-3, 2.0 + 2e-3, 2.0, 2),  # 2e-3 - 2e-3 x 3/4 = 5e-4 <= 7.5e-4, not at k = 1
+        (2.0 + 2e-3, 2.0 + 1e-3, 2.0, 1),  # 1e-3 - 1e-3 / 2 = 5e-4
+        (2.0 + 4e-2, 2.0 + 2e-2, 2.0, 3),  # never meets it: the finest that fits
+        (2.0 + 1e-3, 2.0 + 1e-3, 2.0, 0),  # no fall: no model
+        (math.inf, 2.0 + 1e-3, 2.0, 0),
+    ],
+)
+def test_upper_halvings_meets_the_target_or_takes_the_finest_grid_that_fits(
+    first: float, second: float, lower: float, halvings: int
+) -> None:
+    assert upper_halvings(first, second, lower, 1000) == halvings
+
+
+def test_upper_halvings_is_bounded_by_the_window_cap() -> None:
+    cap = rare_finer_grids.UPPER_MAX_POINTS
+    # a grid 2^(k + 1) times finer than FIRST_INTERVAL holds 2^(k + 1) times the window
+    assert upper_halvings(2.04, 2.02, 2.0, cap // 8) == 2
+    assert upper_halvings(2.04, 2.02, 2.0, cap // 4) == 1
+    assert upper_halvings(2.04, 2.02, 2.0, cap // 4 + 1) == 0
+    assert upper_halvings(2.04, 2.02, 2.0, 0) == 0
+
+
+@pytest.mark.parametrize(
+    "point, delta, lower, upper",
+    [
+        ((0.5, 2e-4, 1e4, 1.0), 1e-8, 3.0, 3.1),  # not rare participation
+        ((0.5, 1e-5, 1e7, 1.0), 1e-10, 4.2690, 4.2695),  # within the tolerance already
+        ((0.5, 1e-5, 1e7, 1.0), 1e-10, 4.0, math.inf),  # no finite upper side to search from
+        ((0.5, 1e-5, 100.0, 1.0), 1e-10, 0.0, 1.0),  # too few rounds for the aligned cells
+        ((0.5, 1e-5, 1e7, 1.0), 1e-25, 4.0, 9.0),  # delta below the aligned cells' tail
+    ],
+)
+def test_a_bracket_outside_the_reads_domain_is_returned_as_given(
+    point: tuple[float, float, float, float], delta: float, lower: float, upper: float
+) -> None:
+    assert finer_bracket(point, delta, lower, upper) == (lower, upper)
+
+
+@pytest.mark.slow
+def test_the_capped_reader_reads_past_the_tilted_cap_on_the_safe_side_of_the_references() -> None:
+    """About 8 CPU s.  The upper read on ``FIRST_INTERVAL`` and the aligned cells' lower read on
+    the same grid, two certified sides of independent constructions (the pessimistic tilted
+    composition and Jensen's cells), meet within 1e-5; dp_accounting's pessimistic estimate is
+    not a reference here: on its default grid it reads 3.5796137, below both (3.579616 and
+    3.579621), as at other points of the box."""
+    test, rdp = references(CHEAP_POINT, CHEAP_DELTA)
+    h = FIRST_INTERVAL
+    capped = CappedTiltedReader(CHEAP_POINT, rare_finer_grids.UPPER_MAX_POINTS)
+    upper = capped.upper_at_exponent(CHEAP_DELTA, h, rdp, math.inf, test)
+    # the premise: the window read holds more points than the tilted reads' cap allows
+    assert capped.window_points(h) > tilted_question.MAX_POINTS
+    # certified upper side: above the independent lower bounds, below the RDP conversion
+    assert max(test, dp_accounting_epsilon(pessimistic=False)) <= upper <= rdp
+    lower = aligned_lower_epsilon(
+        0.5, 1e-4, 10**4, CHEAP_DELTA, upper, h, tilted_question.exponent_tilt, 1 << 25
+    )
+    assert test <= lower <= upper <= lower + 1e-5
+
+
+@pytest.mark.slow
+def test_no_upper_read_where_the_cap_refuses_every_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rare_finer_grids, "UPPER_MAX_POINTS", 1000)
+    monkeypatch.setattr(rare_finer_grids, "LOWER_MAX_POINTS", 1000)
+    test, rdp = references(WIDE_POINT, WIDE_DELTA)
+    # the windows all pass 1000 points: each side stays as given
+    assert finer_bracket(WIDE_POINT, WIDE_DELTA, test, rdp) == (test, rdp)
+
+
+@pytest.mark.slow
+def test_the_default_bracket_at_sigma_0_5_q_1e_5_ten_million_rounds_is_within_the_tolerance() -> (
+    None
+):
+    """About 20 CPU s: without the finer grids' reads the bracket is [4.26820, 4.27287], 4.4
+    tolerances wide; with them, within one."""
+    sigma, q, rounds, _ = WIDE_POINT
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lower, upper = SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=q, rounds=int(rounds)
+        ).epsilon(WIDE_DELTA, bound="both")
+    test, rdp = references(WIDE_POINT, WIDE_DELTA)
+    assert test <= float(upper) <= rdp and float(lower) <= rdp
+    assert question.within_tolerance(np.array(lower), np.array(upper)), (lower, upper)
