@@ -16,9 +16,12 @@ dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as its u
 and CPU time of compose + the epsilon (``--repeats``: medians of that many interleaved runs; compose
 and epsilon are also timed apart).  The summary's first line is the default adapter's CPU speed-up
 over dp_accounting, median over the trees.  dp_accounting runs on one thread; hockeystick's core
-loops on every core past 2^15 element evaluations, and OpenMP's idle thread spins between those
-loops, counted as CPU time (docs/sweeps.md): ``OMP_WAIT_POLICY=passive`` in the environment (printed
-at the start) measures the work alone.
+loops use every core from parallel_work element evaluations on (cpp/bindings/loops.hpp), and the
+threads such a loop wakes spin idle for a while after it, counted as CPU time (docs/sweeps.md):
+each call's CPU includes that tail (the process sleeps ``SETTLE`` seconds after it, its CPU clock
+running), so it is charged to the call that woke them, not to the next one timed.
+``OMP_WAIT_POLICY=passive`` in the environment (printed at the start, with the CPU model) measures
+the work alone.
 Accuracy: our certified bracket width (upper - lower) beside dp_accounting's (pessimistic -
 optimistic, the optimistic PLD built untimed).
 
@@ -61,11 +64,28 @@ def _timed(fn):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
+# How long the process sleeps after each tree's call before its CPU clock is read again: longer than
+# the idle spinning an OpenMP team (libgomp: GOMP_SPINCOUNT, 300 000 spins by default, a few
+# milliseconds) or OpenBLAS's threads leave behind a call that returns, so that spinning is charged
+# to the call that woke the threads, not to the next call measured (the other library's).
+SETTLE = 0.05
+
+
+def _settled_tail() -> float:
+    """CPU seconds the process burns while its calling thread sleeps SETTLE seconds: the idle
+    spinning of threads the call just measured left awake."""
+    c = time.process_time()
+    time.sleep(SETTLE)
+    return time.process_time() - c
+
+
 def _split(make, tree, delta: float = DELTA):
-    """(result, wall, CPU, compose CPU, query CPU) of make().compose(tree) then its epsilon at delta."""
+    """(result, wall, CPU, compose CPU, query CPU) of make().compose(tree) then its epsilon at
+    delta; the query's CPU includes the settled tail (``_settled_tail``), its wall does not."""
     acc, cw, cc = _timed(lambda: make().compose(tree))
     query = acc.get_epsilon_bracket if hasattr(acc, "get_epsilon_bracket") else acc.get_epsilon
     out, qw, qc = _timed(lambda: query(delta))
+    qc += _settled_tail()
     return out, cw + qw, cc + qc, cc, qc
 
 
@@ -164,7 +184,7 @@ def summarize_trees(rows: list[dict]) -> None:
         f"{(default_cpu >= 10).sum()}; slowest: "
         + ", ".join(f"tree {rows[i]['seed']} x{default_cpu[i]:.1f}" for i in slowest)
         + f"; total CPU hockeystick {sum(r['default_cpu'] for r in rows):.3f} s, dp_accounting "
-        f"{sum(r['their_cpu'] for r in rows):.3f} s (load average {os.getloadavg()[0]:.2f})"
+        f"{sum(r['their_cpu'] for r in rows):.3f} s (load average {os.getloadavg()[0]:.2f}, {_cpu_model()})"
     )
     speed_wall = np.array([r["their_wall"] / max(r["ours_wall"], 1e-9) for r in rows])
     speed_cpu = np.array([r["their_cpu"] / max(r["ours_cpu"], 1e-9) for r in rows])
@@ -362,6 +382,20 @@ def test_along_run_smoke():
     assert all(cpu > 0 for cpu, _ in medians.values())
 
 
+def _cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo; the platform's processor string elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or "unknown CPU"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -389,6 +423,8 @@ def main() -> None:
     print(
         "load average at start:",
         os.getloadavg(),
+        _cpu_model(),
+        f"{os.cpu_count()} cores",
         {k: os.environ.get(k) for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")},
     )
     if not args.skip_tracking:

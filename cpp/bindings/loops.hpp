@@ -6,11 +6,12 @@
 // pragma of its own.
 //
 // Thread rule (resolve_threads): threads <= 0 asks for every core when the loop's work is
-// at least parallel_work (2^15 element evaluations, or the equivalent a per-item loop
-// estimates for its items) and one thread below, where starting a team costs more than it
-// saves; an explicit count is used as given, capped at 4x the processors (so a typo cannot
-// make OpenMP allocate a stack per requested thread) and at the number of items.  Results
-// never depend on the count: every item writes only its own outputs, from its own inputs.
+// at least parallel_work (2^18 element evaluations, or the equivalent a per-item loop
+// estimates for its items) and one thread below, where waking a team costs more than it
+// saves (parallel_work is the break-even); an explicit count is used as given, capped at
+// 4x the processors (so a typo cannot make OpenMP allocate a stack per requested thread)
+// and at the number of items.  Results never depend on the count: every item writes only its
+// own outputs, from its own inputs.
 //
 // NaN policy (raise_nan_at): the core returns NaN only outside its domain.  A driver that
 // sees a NaN output finds the first one (lowest flat index) and asks the family's explain
@@ -40,8 +41,15 @@ namespace hockeystick_bindings {
 
 namespace py = pybind11;
 
-// Work (element evaluations) from which threads <= 0 means every core.
-constexpr std::int64_t parallel_work = std::int64_t{1} << 15;
+// Work (element evaluations) from which threads <= 0 means every core: the break-even of a team.
+// After a parallel region its idle threads spin before they sleep (libgomp's GOMP_SPINCOUNT, 300 000
+// spins unless OMP_WAIT_POLICY says otherwise: ~8 ms of CPU a thread on a 2.6 GHz x86-64 core), and
+// the region saves at most half its work's wall time on two cores, so a team pays (saves more wall
+// time than its threads then burn CPU) from ~16 ms of work.  At ~60 ns an evaluation (theta's AVX2
+// kernel ~9 ns, log_theta ~70 ns, a subsampled-Gaussian cell's two ~90 ns each) that is 2^18.
+// Below it the loop runs on the calling thread, and so does every region its items open (a small
+// PLD's cell loops).
+constexpr std::int64_t parallel_work = std::int64_t{1} << 18;
 
 // Threads for a loop of `items` items (by default as many as the work) costing `work` element
 // evaluations in all.

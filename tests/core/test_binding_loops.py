@@ -35,7 +35,10 @@ def _radii(t: int) -> np.ndarray:
 
 
 _R1, _R2 = _radii(40), _radii(40)
-_N = 40000  # above the automatic rule's 2^15 elements
+_N = 40000  # many pieces for the explicit counts (the automatic rule keeps these on one thread)
+# above the automatic rule's parallel_work (2^18 element evaluations, cpp/bindings/loops.hpp): a team
+_N_TEAM = 300_000
+_R_TEAM, _S_TEAM = np.random.default_rng(1).uniform(0.0, 6.0, (2, _N_TEAM))  # its own draws
 _EPS, _DELTA = _grid(_N, 0.0, 8.0), 10.0 ** _grid(_N, -12, -1)
 _R, _S = _grid(_N, 0.0, 6.0), _grid(_N, 0.0, 6.0)
 _PMF = RNG.dirichlet(np.ones(3000))
@@ -94,6 +97,8 @@ def _charged_curve() -> Any:
 
 CALLS: dict[str, Callable[[int], Any]] = {
     "theta": lambda t: _core.hockey_stick.theta(_R, _S, threads=t),
+    # the automatic rule (threads 0, -1) forms a team here
+    "theta, above parallel_work": lambda t: _core.hockey_stick.theta(_R_TEAM, _S_TEAM, threads=t),
     "log_theta": lambda t: _core.hockey_stick.log_theta(_R, _S, threads=t),
     "theta_radius": lambda t: _core.hockey_stick.theta_radius(_EPS, _DELTA, threads=t),
     "gaussian_factor_pairs": lambda t: _core.contraction.gaussian_factor_pairs(

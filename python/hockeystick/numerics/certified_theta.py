@@ -84,8 +84,11 @@ def radius_down(r: np.ndarray | float) -> np.ndarray | float:
     return np.multiply(r, 1.0 - RADIUS_ERROR)
 
 
-def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndarray:
-    """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module docstring."""
+def _rounded(
+    r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool, threads: int | None = None
+) -> np.ndarray:
+    """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module
+    docstring; ``threads``: log_theta's where t is below FLOOR (None: the core's choice)."""
     if not up:
         return np.where(t >= TINY, t * _C_LO, 0.0)
     out = np.array(np.minimum(t * _C_UP, 1.0))  # a writable copy, also for 0-d
@@ -93,7 +96,9 @@ def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndar
     if below.any():
         rb, eb = np.broadcast_to(r, t.shape)[below], np.broadcast_to(eps, t.shape)[below]
         with np.errstate(under="ignore"):
-            logged = np.exp(np.asarray(_hs.log_theta(rb, eb), dtype=np.float64) + _LOG_MARGIN)
+            logged = np.exp(
+                np.asarray(_hs.log_theta(rb, eb, threads=threads), dtype=np.float64) + _LOG_MARGIN
+            )
         out[below] = np.where(
             (rb == 0) | np.isinf(eb),
             0.0,  # theta = 0 exactly at r = 0 or eps = inf
@@ -117,7 +122,7 @@ def _theta_pair(
 def theta_upper(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """A certified upper bound on theta(r, eps): the computed value widened by its documented error, rounded up."""
     rb, eb, t = _theta_pair(r, epsilon, threads)
-    return _scalar_or(_rounded(rb, eb, t, up=True))
+    return _scalar_or(_rounded(rb, eb, t, up=True, threads=threads))
 
 
 def theta_lower(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:

@@ -111,7 +111,9 @@ def grid_beside_gaussian(
             shifted = (moved[:, None] - losses[None, :]).ravel()
             weights = gaussian_side(radius, shifted, upper, threads=1)
             weights = weights.reshape(e.size, n)
-            total = weights @ p
+            # a sum of products in numpy's own loop, not a BLAS matrix-vector product: a long one
+            # wakes OpenBLAS's threads, which then spin on cores the core's own loops need
+            total = np.einsum("ij,j->i", weights, p)
             grow = 1.0 + relative
             charge = pmf.charge_of_weighted_sum(
                 weights.sum(axis=1) * grow, np.sqrt((weights * weights).sum(axis=1) * grow) * grow

@@ -171,7 +171,7 @@ class AccurateBands {
         std::complex<double>* row = s_.row(r);
         const std::int64_t width = s_.band[r];
         const TwiddleTable& table = *table_;
-#pragma omp parallel for schedule(static) if (width * pmf.n > kLeastParallelProducts && plan_.threads != 1)
+#pragma omp parallel for schedule(static) if (width * pmf.n > kLeastParallelProducts && plan_.team_allowed())
         for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, table);
     }
 

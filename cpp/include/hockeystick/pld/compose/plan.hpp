@@ -85,8 +85,9 @@ namespace detail {
 // The plan of a batch: its FFT length m and bins, the FFT's bound per unit of l1 norm, and which paths it
 // takes.  Invariant: direct_on, band_on, taylor_on and spectra_on hold only where long double carries its 64
 // bits on this thread now (the x87 precision control can be lowered at run time, and those paths' bounds use
-// u_L = 2^-64), and threads is 1 where direct bins are asked and some thread of the OpenMP team runs below 64
-// bits (a pool thread keeps the control word it was created with), so every bound holds on every thread used.
+// u_L = 2^-64), and team_allowed() is false where threads is 1, or where direct bins are asked and some thread of
+// the OpenMP team runs below 64 bits (a pool thread keeps the control word it was created with), so every bound
+// holds on every thread used.
 struct BatchPlan {
     std::int64_t m = 0, bins = 0;
     double stages = 1.0;  // ceil(log2 m), at least 1
@@ -100,6 +101,19 @@ struct BatchPlan {
     bool taylor_on = false;
     bool spectra_on = false;  // items may be kept as their live bins (spectral_read)
     double long_fft_products = kLongFftProducts, direct_min_charge = kDirectMinCharge;
+    bool probe_team = false;  // direct bins asked on a team: team_allowed probes its long double first
+
+    // Whether a parallel region of this batch (one whose work passed its own threshold) may run on the OpenMP
+    // team.  The team is probed (team_full_long_double_precision) by the first region that asks, not when the
+    // plan is made: the probe is a parallel region itself, and in a batch whose regions all stay on the calling
+    // thread it would wake the team only to leave its threads spinning idle after it (cpp/bindings/loops.hpp's
+    // parallel_work gives the cost).
+    bool team_allowed() const {
+        if (threads == 1) return false;
+        if (probe_team && team_probe < 0) team_probe = team_full_long_double_precision() ? 1 : 0;
+        return !probe_team || team_probe == 1;
+    }
+    mutable int team_probe = -1;  // team_allowed's probe: -1 not yet asked, else its answer
 };
 
 inline BatchPlan batch_plan(std::int64_t m, bool pessimistic, const ComposeOptions& options, const RealFftBackend& fft,
@@ -111,7 +125,7 @@ inline BatchPlan batch_plan(std::int64_t m, bool pessimistic, const ComposeOptio
     plan.fft_err = fft_error_per_mass(m);
     plan.pessimistic = pessimistic;
     plan.threads = options.threads;
-    if (options.direct_bins && kLongPower && plan.threads != 1 && !team_full_long_double_precision()) plan.threads = 1;
+    plan.probe_team = options.direct_bins && kLongPower && plan.threads != 1;
     const bool full_long = kLongPower && full_long_double_precision();
     plan.direct_on = options.direct_bins && full_long;
     plan.band_on = options.band_rows && full_long && m % kBandSplit == 0 && m / kBandSplit >= kLeastBandSamples;

@@ -309,7 +309,7 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
     std::int64_t visits = 0;  // the bins the items' powers visit
     for (std::int64_t i = 0; i < items; ++i)
         visits += static_cast<std::int64_t>(prepared.candidates[rows.item_rows[i][0]].size());
-    const bool parallel = items >= kLeastParallelItems && visits >= kLeastParallelBins && plan.threads != 1;
+    const bool parallel = items >= kLeastParallelItems && visits >= kLeastParallelBins && plan.team_allowed();
     static_cast<void>(parallel);  // read by the OpenMP clause only
 #pragma omp parallel for schedule(dynamic, 1) if (parallel)
     for (std::int64_t i = 0; i < items; ++i)

@@ -378,6 +378,12 @@ class CellIntegrator {
     typename batch_of<M>::type batch_;
 };
 
+// The cell loops below form an OpenMP team only from this many cells: the bindings' break-even
+// (cpp/bindings/loops.hpp's parallel_work, 2^18 evaluations at two a cell; ~24 ms of cells), since
+// below it the team's idle threads would burn more CPU spinning after the loops than their wall time
+// saves.  A caller that grants one thread (OpenMP's nthreads-var) keeps every loop on it anyway.
+constexpr std::int64_t kLeastParallelCells = std::int64_t{1} << 17;
+
 // Cells::edge_error of the edges (edge[j] = x at loss l_j clamped to [x_lo, x_hi]): the largest
 // mech.edge_loss_error over the edges that start a cell (those clamped to x_hi end one only; a
 // cell starting at x_lo takes its loss there as computed, l_lo, through its offset), plus the
@@ -390,7 +396,7 @@ double edge_error_bound(const M& mech, const std::vector<double>& edge, std::int
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const std::int64_t n = static_cast<std::int64_t>(edge.size()) - 1;
     double worst = mech.edge_loss_error(&l_lo, &x_lo, 1), l_max = std::fabs(l_lo);
-#pragma omp parallel for schedule(static) reduction(max : worst, l_max) if (n > 20000)
+#pragma omp parallel for schedule(static) reduction(max : worst, l_max) if (n >= kLeastParallelCells)
     for (std::int64_t first = 1; first < n; first += edge_block) {
         double l[edge_block], x[edge_block];
         std::int64_t kept = 0;
@@ -431,7 +437,7 @@ void half_cells(const M& mech, const std::vector<double>& edge, double x_lo, dou
     cells.d_hi.assign(n, -1.0);
     const double a = 0.5 * h;  // exact
     const CellGrid half{a, std::expm1(a), std::exp(a)};
-#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
+#pragma omp parallel for schedule(dynamic, 1) if (n >= kLeastParallelCells)
     for (std::int64_t first = 0; first < n; first += block) {
         CellIntegrator<M> integrate(mech);
         for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
@@ -473,7 +479,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     edge[0] = x_lo;
     edge[n] = x_hi;
     constexpr std::int64_t block = edge_block;
-#pragma omp parallel for schedule(static) if (n > 20000)
+#pragma omp parallel for schedule(static) if (n >= kLeastParallelCells)
     for (std::int64_t first = 1; first < n; first += block) {
         const std::int64_t count = std::min(block, n - first);
         double* x = &edge[first];
@@ -489,7 +495,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     cells.edge_error = edge_error_bound(mech, edge, cells.k_lo, h, x_lo, l_lo, x_hi);
     // L(x) - l at the start x of a (half-)cell of lower end l: zero except where x_lo lies inside it.
     auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
-#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
+#pragma omp parallel for schedule(dynamic, 1) if (n >= kLeastParallelCells)
     for (std::int64_t first = 0; first < n; first += block) {
         CellIntegrator<M> integrate(mech);
         for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
