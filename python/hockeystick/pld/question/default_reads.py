@@ -18,7 +18,9 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    it read again on a finer grid (``tilted_question.rare_upper``: nothing later refines a bracket
    within the tolerance);
 5. no tail given, the tilted factors' reads where a bracket is still wide
-   (``tilted_factors.wide_brackets``: rare participation);
+   (``tilted_factors.wide_brackets``: rare participation), and where they bring it within the
+   tolerance but not within half of it, its upper side read on a finer grid as in step 4
+   (``tilted_question.rare_brackets``);
 6. no tail given, a bracket still wide under rare participation read on grids finer than the
    tilted reads' window cap (``refine.rare_finer_grids``).
 
@@ -240,7 +242,9 @@ def _last_reads(
     already (the indices ``fine_read``), each given its point's certified upper side of the add
     direction where known (``add_uppers``) and the reader of its earlier fine read where one was
     made (``readers``: its discretized rounds reused); then, no ``tail`` given, the tilted factors'
-    reads where a bracket is still wide, and the finer grids' (step 6) where still wide."""
+    reads where a bracket is still wide (the upper side of one they bring within the tolerance but
+    not within half of it read again on a finer grid), and the finer grids' (step 6) where still
+    wide."""
     read = [
         b
         if i in fine_read
@@ -249,7 +253,12 @@ def _last_reads(
         if b is not None
     ]
     if tail is None:
+        wide = [not np.all(question.within_tolerance(lo, up)) for lo, up in read]
         read = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, read)]
+        read = [
+            tilted_question.rare_brackets(p, x, lo, up, None, threads) if w else (lo, up)
+            for p, x, (lo, up), w in zip(pts, xs, read, wide)
+        ]
         if not all(np.all(question.within_tolerance(lo, up)) for lo, up in read):
             from ..refine.rare_finer_grids import finer_brackets  # lazy: read only where left wide
 
