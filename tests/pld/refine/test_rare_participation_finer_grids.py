@@ -22,11 +22,11 @@ from hockeystick.pld.refine import question, rare_finer_grids, tilted_question
 from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
 from hockeystick.pld.refine.rare_finer_grids import (
     FIRST_INTERVAL,
-    CappedTiltedReader,
     finer_bracket,
     lower_grid,
     upper_halvings,
 )
+from hockeystick.pld.refine.tilted_question import TiltedReader
 
 # sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its window on FIRST_INTERVAL / 2 passes the tilted
 # reads' cap (2^22), and dp_accounting composes it in about a second
@@ -124,7 +124,7 @@ def test_the_capped_reader_reads_past_the_tilted_cap_on_the_safe_side_of_the_ref
     3.579621), as at other points of the box."""
     test, rdp = references(CHEAP_POINT, CHEAP_DELTA)
     h = FIRST_INTERVAL
-    capped = CappedTiltedReader(CHEAP_POINT, rare_finer_grids.UPPER_MAX_POINTS)
+    capped = TiltedReader(CHEAP_POINT, max_points=rare_finer_grids.UPPER_MAX_POINTS)
     upper = capped.upper_at_exponent(CHEAP_DELTA, h, rdp, math.inf, test)
     # the premise: the window read holds more points than the tilted reads' cap allows
     assert capped.window_points(h) > tilted_question.MAX_POINTS

@@ -39,14 +39,10 @@ import math
 
 import numpy as np
 
-from ..compose import tilted
-from ..grid.pmf import GridPMF
-from ..grid.tail import DEFAULT_TAIL
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
-from .directional_delta import Direction
 from .grid_start import Point
-from .tilted_question import WINDOW_TAIL, TiltedReader, exponent_tilt
+from .tilted_question import TiltedReader, exponent_tilt
 
 # the first grid of the upper side's reads: a quarter of the fine read's (the grids it and
 # ``tilted_question.rare_upper`` read are no finer)
@@ -67,42 +63,6 @@ TARGET_SHARE = 0.75
 # the aligned read's window over the pessimistic tilted read's on the same grid (its window is uncut,
 # at 1e-3 delta): 1.8 to 2.2 on the box's wide points, with room
 LOWER_WINDOW_RATIO = 2.5
-
-
-class CappedTiltedReader(TiltedReader):
-    """A ``TiltedReader`` whose tilted windows may hold up to ``max_points`` points (its own cap in
-    place of ``tilted_question.MAX_POINTS``): the same reads, each certified, on grids finer than
-    that cap allows."""
-
-    def __init__(self, point: Point, max_points: int, threads: int = 0):
-        super().__init__(point, None, threads)
-        self.max_points = int(max_points)
-
-    def composition(
-        self,
-        h: float,
-        direction: Direction,
-        tail: float,
-        terms: list[tuple[GridPMF, int]],
-        lam: float,
-        pessimistic: bool,
-        window_tail: float = DEFAULT_TAIL,
-    ) -> tilted.TiltedComposition:
-        """``terms`` composed under the tilt ``lam``, its window cut at ``window_tail`` of the
-        tilted mass and within ``max_points``, made once per (grid, tail, direction, side, tilt,
-        window tail)."""
-        key = (h, direction, tail, pessimistic, lam, window_tail)
-        if key not in self._compositions:
-            self._compositions[key] = tilted.compose_tilted(
-                terms,
-                lam * h,
-                pessimistic=pessimistic,
-                tail=window_tail,
-                max_points=self.max_points,
-                window_tail=WINDOW_TAIL,
-                workers=None if self.threads == 0 else self.threads,
-            )
-        return self._compositions[key]
 
 
 def lower_grid(window: int) -> float | None:
@@ -178,7 +138,7 @@ def finer_bracket(
     """
     if not applies(point, delta, lower, upper):
         return lower, upper
-    reader = CappedTiltedReader(point, UPPER_MAX_POINTS, threads)
+    reader = TiltedReader(point, None, threads, max_points=UPPER_MAX_POINTS)
     first, window = upper_read(reader, delta, FIRST_INTERVAL, upper, lower)
     upper = max(lower, min(upper, first))
     h = lower_grid(window)

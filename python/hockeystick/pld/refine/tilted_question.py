@@ -194,12 +194,21 @@ class TiltedReader:
     10^6 rounds, delta 1e-20 the remove direction's upper epsilon falls from 0.048 (tail 1e-29) to
     about 0.02 (1e-24).  A ``tail`` given (the caller's) is both directions' instead.  ``threads``:
     the OpenMP and FFT threads of its discretizations and compositions (0: all cores; an
-    accountant's worker thread passes its own, 1, so that threads do not nest)."""
+    accountant's worker thread passes its own, 1, so that threads do not nest).  ``max_points``: the
+    most points a tilted window may hold (``MAX_POINTS``; a larger cap reads finer grids, each read
+    certified alike)."""
 
-    def __init__(self, point: Point, tail: float | None = None, threads: int = 0):
+    def __init__(
+        self,
+        point: Point,
+        tail: float | None = None,
+        threads: int = 0,
+        max_points: int = MAX_POINTS,
+    ):
         self.point = point
         self.tail = tail
         self.threads = threads
+        self.max_points = int(max_points)
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
         # (grid, direction, tail, side, tilt, window tail) -> the tilted composition
         self._compositions: dict[
@@ -264,7 +273,8 @@ class TiltedReader:
         window_tail: float = DEFAULT_TAIL,
     ) -> tilted.TiltedComposition:
         """``terms`` composed under the tilt ``lam``, its window cut at ``window_tail`` of the
-        tilted mass, made once per (grid, tail, direction, side, tilt, window tail)."""
+        tilted mass and within ``max_points``, made once per (grid, tail, direction, side, tilt,
+        window tail)."""
         key = (h, direction, tail, pessimistic, lam, window_tail)
         if key not in self._compositions:
             self._compositions[key] = tilted.compose_tilted(
@@ -272,7 +282,7 @@ class TiltedReader:
                 lam * h,
                 pessimistic=pessimistic,
                 tail=window_tail,
-                max_points=MAX_POINTS,
+                max_points=self.max_points,
                 window_tail=WINDOW_TAIL,
                 workers=None if self.threads == 0 else self.threads,
             )
