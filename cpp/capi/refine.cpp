@@ -10,7 +10,7 @@
 // direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
 // accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls,
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
-// grids kTiltFineGrids (half the peers' 1e-4, then theirs) whose windows fit; before those grids, the lower side is
+// grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit; before those grids, the lower side is
 // raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
 // against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
 // grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
@@ -56,7 +56,7 @@ constexpr long long kMaxRounds = 1LL << 53;  // the most rounds a PLD composes (
 constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
-constexpr double kDeltaFloor = 1e-9;    // the delta width's floor (delta_refinement.hpp's delta_floor)
+constexpr double kDeltaFloor = 1e-9;  // the delta width's floor (delta_refinement.hpp's delta_floor)
 constexpr double kLeastDelta = 1e-300;  // the least delta whose tails the tilted delta reads size
 constexpr double kDefaultAccuracy = 1e-3;  // the accuracy the header gives as the calls' default (e.g. 1e-3)
 
