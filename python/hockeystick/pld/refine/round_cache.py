@@ -72,6 +72,37 @@ def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) 
         _points -= _size(old)
 
 
+def _kept_or_built(
+    pairs: list[tuple[float, float, float]],
+    kept_under: Callable[[tuple[float, float, float]], list[Key]],
+    keep_under: Callable[[tuple[float, float, float]], Key],
+    build: Callable[[np.ndarray, np.ndarray, np.ndarray], list[PrivacyLossDistribution]],
+) -> list[PrivacyLossDistribution]:
+    """Each pair's PLD: the first of its keys ``kept_under(pair)`` kept (made the most recently
+    used), else built with the other missing pairs in one ``build(sigmas, qs, sensitivities)``
+    call and kept under ``keep_under(pair)``; in the order of ``pairs`` (a pair listed twice gives
+    the same object twice)."""
+    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
+    with _lock:
+        for pair in pairs:
+            for key in kept_under(pair):
+                if key in _kept:
+                    _kept.move_to_end(key)
+                    kept = _kept[key]
+                    assert isinstance(kept, PrivacyLossDistribution)
+                    found[pair] = kept
+                    break
+    missing = [p for p in dict.fromkeys(pairs) if p not in found]
+    if missing:
+        s, q, c = (np.array(v) for v in zip(*missing))
+        with_built = build(s, q, c)
+        with _lock:
+            for pair, dist in zip(missing, with_built):
+                found[pair] = dist
+                _keep(keep_under(pair), dist)
+    return [found[p] for p in pairs]
+
+
 def discretized(
     pairs: list[tuple[float, float, float]],
     h: float,
@@ -85,21 +116,13 @@ def discretized(
     pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a
     request for the pessimistic side only.
     """
-    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
-    with _lock:
-        for pair in pairs:
-            for side in (True,) if optimistic else (False, True):
-                key = (*pair, h, tail, side)
-                if key in _kept:
-                    _kept.move_to_end(key)
-                    kept = _kept[key]
-                    assert isinstance(kept, PrivacyLossDistribution)
-                    found[pair] = kept
-                    break
-    missing = [p for p in dict.fromkeys(pairs) if p not in found]
-    if missing:
-        s, q, c = (np.array(v) for v in zip(*missing))
-        built = subsampled_gaussians(
+    return _kept_or_built(
+        pairs,
+        lambda pair: [
+            (*pair, h, tail, side) for side in ((True,) if optimistic else (False, True))
+        ],
+        lambda pair: (*pair, h, tail, optimistic),
+        lambda s, q, c: subsampled_gaussians(
             s,
             q,
             sensitivity=c,
@@ -107,12 +130,8 @@ def discretized(
             tail=tail,
             optimistic=optimistic,
             threads=threads,
-        )
-        with _lock:
-            for pair, dist in zip(missing, built):
-                found[pair] = dist
-                _keep((*pair, h, tail, optimistic), dist)
-    return [found[p] for p in pairs]
+        ),
+    )
 
 
 def block_lowers(
@@ -183,19 +202,11 @@ def one_direction(
         As ``subsampled_gaussians`` refuses the parameters (naming them).
     """
     side = f"{direction} {'optimistic' if optimistic else 'pessimistic'}"
-    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
-    with _lock:
-        for pair in pairs:
-            key = (*pair, h, tail, side)
-            if key in _kept:
-                _kept.move_to_end(key)
-                kept = _kept[key]
-                assert isinstance(kept, PrivacyLossDistribution)
-                found[pair] = kept
-    missing = [p for p in dict.fromkeys(pairs) if p not in found]
-    if missing:
-        s, q, c = (np.array(v) for v in zip(*missing))
-        built = build(
+    return _kept_or_built(
+        pairs,
+        lambda pair: [(*pair, h, tail, side)],
+        lambda pair: (*pair, h, tail, side),
+        lambda s, q, c: build(
             s,
             q,
             sensitivity=c,
@@ -204,9 +215,5 @@ def one_direction(
             optimistic=optimistic,
             directions=direction,
             threads=threads,
-        )
-        with _lock:
-            for pair, dist in zip(missing, built):
-                found[pair] = dist
-                _keep((*pair, h, tail, side), dist)
-    return [found[p] for p in pairs]
+        ),
+    )
