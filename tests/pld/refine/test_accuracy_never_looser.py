@@ -53,6 +53,24 @@ def test_a_coarser_accuracy_is_bounded_where_the_default_is():
     assert lower <= d_upper
 
 
+def test_a_coarser_accuracy_its_reads_miss_reads_the_defaults():
+    """accuracy=1e-3 at delta 1e-10 after 10^5 rounds of a rare record (sigma 0.6, q 1e-5): the refinement and the
+    tilted reads leave [0.687, 0.755], 68 times wider than asked, and the RDP conversion bounds the upper side; the
+    default's last reads (the fine and aligned reads of rare participation) are within it, so the bracket asked is
+    the two intersected: within the accuracy, and its upper side at most the default's."""
+    sigma, q, rounds, delta = 0.6, 1e-5, 100_000, 1e-10
+    d_lower, d_upper = _both(
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(delta, bound="both")
+    )
+    lower, upper = _both(
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=1e-3).epsilon(
+            delta, bound="both"
+        )
+    )
+    assert upper - lower <= 1e-3
+    assert upper <= d_upper and d_lower <= upper
+
+
 @pytest.mark.parametrize("grid", [1e-3, 5e-5])
 def test_a_pld_on_any_grid_is_no_looser_than_the_default(grid):
     """A PLD object on a coarser or finer grid, or with a smaller tail, read at delta 1e-10: its upper side at most

@@ -322,7 +322,9 @@ def accuracy_sides(
     ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
     (``epsilon_brackets``: more accuracy is never looser); otherwise, where a refined bracket is
     unbounded or wider than the tolerance asked (the plain composition's charges past delta), with
-    step 3's reads.
+    step 3's reads, and where it is still wider than asked, with the default's: a coarser accuracy
+    reads no less than the default where its own reads miss what it asks (rare participation at a
+    small delta, whose tight sides come from the default's last reads).
 
     Parameters
     ----------
@@ -352,9 +354,20 @@ def accuracy_sides(
             (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
             for (lo, up), (d_lo, d_up) in zip(refined, found)
         ]
-    out = []
-    for point, x, (lo, up) in zip(pts, xs, refined):
-        if not np.all(within_epsilon_tolerance(lo, up, accuracy, front.relative_accuracy)):
-            lo, up = past_the_charges(point, x, lo, up, given_tail(front), threads)
-        out.append((lo, up))
+
+    def within(lo: np.ndarray, up: np.ndarray) -> bool:
+        return bool(np.all(within_epsilon_tolerance(lo, up, accuracy, front.relative_accuracy)))
+
+    out = [
+        (lo, up) if within(lo, up) else past_the_charges(p, x, lo, up, given_tail(front), threads)
+        for p, x, (lo, up) in zip(pts, xs, refined)
+    ]
+    wide = [i for i, (lo, up) in enumerate(out) if not within(lo, up)]
+    if wide:
+        found, _ = epsilon_brackets(
+            front, [pts[i] for i in wide], [xs[i] for i in wide], threads, False
+        )
+        for i, (d_lo, d_up) in zip(wide, found):
+            lo = np.maximum(out[i][0], d_lo)
+            out[i] = (lo, np.maximum(lo, np.minimum(out[i][1], d_up)))
     return out
