@@ -30,20 +30,31 @@ from ..compose import atoms_epsilon
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.pmf import GridPMF
 from ..mechanisms.mechanism import Mechanism
-from ..question.described_run import described_segments, of_specs
+from .plan_beside_root import blocked_estimate, epsilon_near
 from .plan_sides import gaussian_side, worst
 
 UNIT_ROUNDOFF = 2.0**-53
 # A Gaussian factor of radius r on grid h spans about this many radii (its loss N(r^2/2, r^2) to a
 # tail of 1e-15 each side, with the cells' margin): about GAUSSIAN_SPAN r / h points.
 GAUSSIAN_SPAN = 16.0
-# (*) is read where the grid part has at most this share of the Gaussian factor's points: an
-# epsilon search reads (*) at some 25 arguments, each one theta a grid point (~40 ns), where the
-# Gaussian on the grid costs a discretized cell (~300 ns) and its share of two compositions per point
-# (~170 ns): even at about 0.4 of them.
-BESIDE_SHARE = 0.25
+# (*) is read where the grid part's composed windows hold at most this share of the Gaussian
+# factor's points: a bracket reads (*) at some 16 arguments (``plan_beside_root``), each one theta a
+# grid point of each direction (~45 ns with its share of the sums), where the Gaussian on the grid
+# costs a discretized cell (~180 ns) and its share of two compositions, which it widens: even at
+# about 0.4 to 0.6 of them.
+BESIDE_SHARE = 0.5
+# A composed window spans about this many standard deviations of the composed loss (a tail of
+# 1e-15 on each side is some 8 of them), plus one window of each factor.
+WINDOW_DEVIATIONS = 17.0
 # Arguments read at once: the (argument, grid point) table stays within a few MiB.
 ROWS_ENTRIES = 1 << 19
+# Each side's epsilon is narrowed to this width (``plan_beside_root.epsilon_near``), from an
+# estimate found to this one.
+SEARCH_TOLERANCE = 1e-13
+ESTIMATE_TOLERANCE = 1e-12
+# ... where the part's directions hold at least this many points; on fewer an argument read costs
+# mostly the call's overhead, and the search from [0, top] narrows each side to 1e-9 instead.
+ESTIMATED_POINTS = 8192
 
 
 def beside_pays(points: int, radius: float, h: float) -> bool:
@@ -53,13 +64,50 @@ def beside_pays(points: int, radius: float, h: float) -> bool:
     return points <= BESIDE_SHARE * GAUSSIAN_SPAN * radius / h
 
 
+def composed_points(factors: list[tuple[PrivacyLossDistribution, int]], h: float) -> int:
+    """About how many points the composition of ``factors`` (each a PLD on grid h and its count)
+    takes over its directions, from its factors alone: per direction the smaller of the summed
+    windows (count times each factor's, a bound) and ``WINDOW_DEVIATIONS`` standard deviations of
+    the composed loss (its variance the counts times each factor's) plus one window of each factor.
+
+    Parameters
+    ----------
+    factors : list of (PrivacyLossDistribution, int)
+        The factors on grid h and their counts.
+    h : float
+        The grid spacing.
+
+    Returns
+    -------
+    int
+        The estimated points, summed over the directions.
+    """
+    sides = [(pld.composed(True), count) for pld, count in factors]
+    directions = max((len(pmfs) for pmfs, _ in sides), default=0)
+    total = 0
+    for d in range(directions):
+        summed, one, variance = 0, 0, 0.0
+        for pmfs, count in sides:
+            pmf = pmfs[d % len(pmfs)]
+            mass = float(pmf.p.sum())
+            summed += count * pmf.p.size
+            one += pmf.p.size
+            if mass > 0.0:  # numpy's own loops, not BLAS: its threads would spin on the cores
+                k = np.arange(pmf.p.size, dtype=np.float64)
+                mean = float(np.einsum("i,i->", pmf.p, k)) / mass
+                variance += count * float(np.einsum("i,i,i->", pmf.p, k - mean, k - mean)) / mass
+        total += min(summed, int(WINDOW_DEVIATIONS * math.sqrt(variance)) + one)
+    return total
+
+
 def reads_beside(
     factors: list[tuple[Mechanism, PrivacyLossDistribution, int]], radius2: float, h: float
 ) -> bool:
     """Whether grid mechanisms (each with its PLD on grid h and its count) are read beside a
-    Gaussian of squared radius ``radius2`` in closed form (*): none describes a run the question
-    reader reads itself (``described_run.described_segments`` of its spec), and their windows, summed over directions and
-    counts (a bound on the composed windows), are few enough (``beside_pays``).
+    Gaussian of squared radius ``radius2`` in closed form (*): where their composed windows
+    (``composed_points``) are few enough (``beside_pays``).  Either way the bracket is the
+    composition's own: a grid part beside a Gaussian is no run the question reader reads (rounds of
+    Poisson-subsampled Gaussians alone, or of Gaussians alone: ``question.described_run``).
 
     Parameters
     ----------
@@ -75,9 +123,7 @@ def reads_beside(
     bool
         True where (*) is read.
     """
-    if any(described_segments(of_specs([(m.spec(), 1)])) is not None for m, _, _ in factors):
-        return False
-    points = sum(c * sum(p.p.size for p in pld.composed(True)) for _, pld, c in factors)
+    points = composed_points([(pld, c) for _, pld, c in factors], h)
     return beside_pays(points, math.sqrt(radius2), h)
 
 
@@ -142,8 +188,10 @@ def beside_bracket(
 ) -> tuple[float, float]:
     """Certified (lower, upper) of ``method`` at x of the grid part ``part`` composed with the
     Gaussian pair whose radius lies in ``radius`` = (r_lo, r_hi): each side of (*) the maximum over
-    the neighbouring directions (Zhu, Dong & Wang 2022, Sec. 5), epsilon by a root search on each
-    certified side (``atoms_epsilon.epsilon_search``, tolerance 1e-9; ``hints`` where it starts).
+    the neighbouring directions (Zhu, Dong & Wang 2022, Sec. 5), epsilon on each certified side from a few
+    reads near the root estimated on the part's masses merged in blocks (``plan_beside_root``,
+    narrowed to ``SEARCH_TOLERANCE``), or, on a part of fewer than ``ESTIMATED_POINTS`` points, by
+    a root search (``atoms_epsilon.epsilon_search``, tolerance 1e-9); ``hints`` where each starts.
 
     Parameters
     ----------
@@ -175,5 +223,14 @@ def beside_bracket(
     # past the grid's top loss and the Gaussian's r^2 / 2 + 40 r (theta < 1e-300 beyond) both
     # sides are constant
     top = max((p.k_lo + p.p.size) * p.h for p in part.composed(True)) + r * r / 2 + 40 * r + 1
-    lower = atoms_epsilon.epsilon_search(side(False), x, False, top, 1e-9, hints)
-    return lower, atoms_epsilon.epsilon_search(side(True), x, True, top, 1e-9, hints + (lower,))
+
+    def certified(upper: bool, near: tuple[float, ...]) -> float:
+        if sum(p.p.size for p in part.composed(upper)) < ESTIMATED_POINTS:
+            return atoms_epsilon.epsilon_search(side(upper), x, upper, top, 1e-9, near)
+        # where the root lies, from the masses merged in blocks; then a few reads of the side there
+        rough = blocked_estimate(part.composed(upper), radius[1 if upper else 0], upper)
+        estimate = atoms_epsilon.epsilon_search(rough, x, upper, top, ESTIMATE_TOLERANCE, near)
+        return epsilon_near(side(upper), x, upper, top, SEARCH_TOLERANCE, estimate, near)
+
+    lower = certified(False, hints)
+    return lower, certified(True, hints + (lower,))
