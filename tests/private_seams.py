@@ -33,6 +33,8 @@ SEAMS = {
     "_fixed_brackets": "the fixed grid's brackets with the add direction's upper side they pass to the fine read",
     "_factors": "the tilted reader's kept discretized rounds (a point the fine read tried keeps them for its last read)",
     "_compositions": "the tilted reader's kept windows, which it drops once a point is read",
+    "_uncut": "the tilted reader's second read of a cut window, patched to compose its fallback again (the "
+    "reference the read without that composition must match)",
     "_untilted": "a tilted window's untilted suffix sums and their slack, against the in-place untilt's",
     "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",
     "_evaluate": "the composition plan's evaluation on a searched grid (tests/plan_grids.py)",

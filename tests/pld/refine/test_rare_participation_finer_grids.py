@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.compose import tilted
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, rare_finer_grids, tilted_question
 from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
@@ -160,3 +161,41 @@ def test_the_default_bracket_at_sigma_0_5_q_1e_5_ten_million_rounds_is_within_th
     test, rdp = references(WIDE_POINT, WIDE_DELTA)
     assert test <= float(upper) <= rdp and float(lower) <= rdp
     assert question.within_tolerance(np.array(lower), np.array(upper)), (lower, upper)
+
+
+def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_without_composing_it_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The issue's run (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10) on 2.5e-5 under a cap of 1.5 M
+    points: the remove direction's window cut at the read tail (1e-6, 1.38 M points) may owe its
+    read to the cut, so it is read again; the uncut window passes the cap, and the composition's
+    fallback, cut at ``WINDOW_TAIL`` (the read tail), would compose that same window again.  The
+    read takes it from the cut one (with the fallback's charge of the cut mass) and gives the answer
+    the composed fallback gives, bit for bit, composing one window fewer."""
+    point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
+    h, cap = 2.5e-5, 1_500_000
+    windows: list[int] = []
+    compose = tilted.compose
+
+    def counted(*args: object, **kwargs: object) -> object:
+        out = compose(*args, **kwargs)  # type: ignore[arg-type]
+        windows.append(int(out.p.size))
+        return out
+
+    monkeypatch.setattr(tilted, "compose", counted)
+    found = TiltedReader(point, max_points=cap).upper_at_exponent(delta, h, start, math.inf, least)
+    taken = list(windows)
+
+    def composed_again(self: TiltedReader, h, direction, tail, terms, lam, window_tail, cut):  # type: ignore[no-untyped-def]
+        return self.composition(h, direction, tail, [terms], lam, True)
+
+    windows.clear()
+    monkeypatch.setattr(TiltedReader, "_uncut", composed_again)
+    reference = TiltedReader(point, max_points=cap).upper_at_exponent(
+        delta, h, start, math.inf, least
+    )
+    test, rdp = references(point, delta)
+    assert test <= found == reference <= rdp  # the same certified read, on the safe side
+    # the reference composed one window twice (the cut one, then its fallback); the read, once
+    assert len(windows) == len(set(windows)) + 1
+    assert len(taken) == len(windows) - 1 and set(taken) == set(windows)

@@ -25,6 +25,7 @@ whatever limited it, and, on ``question.FINE_INTERVAL``, for every default brack
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import cast
@@ -271,10 +272,12 @@ class TiltedReader:
         lam: float,
         pessimistic: bool,
         window_tail: float = DEFAULT_TAIL,
+        fallback: bool = True,
     ) -> tilted.TiltedComposition:
         """``terms`` composed under the tilt ``lam``, its window cut at ``window_tail`` of the
-        tilted mass and within ``max_points``, made once per (grid, tail, direction, side, tilt,
-        window tail)."""
+        tilted mass and within ``max_points`` (past it, where ``fallback``, the pessimistic side cut
+        at ``WINDOW_TAIL``: ``tilted.compose_tilted``'s ``window_tail``; else the ValueError), made
+        once per (grid, tail, direction, side, tilt, window tail)."""
         key = (h, direction, tail, pessimistic, lam, window_tail)
         if key not in self._compositions:
             self._compositions[key] = tilted.compose_tilted(
@@ -283,7 +286,7 @@ class TiltedReader:
                 pessimistic=pessimistic,
                 tail=window_tail,
                 max_points=self.max_points,
-                window_tail=WINDOW_TAIL,
+                window_tail=WINDOW_TAIL if fallback else None,
                 workers=None if self.threads == 0 else self.threads,
             )
         return self._compositions[key]
@@ -319,9 +322,34 @@ class TiltedReader:
             and up_side.above is None
             and self._cut_shows(up_side, (pmf, rounds), found, min(upper, up_side.top), delta)
         ):
-            up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True)
+            up_side = self._uncut(h, direction, tail, (pmf, rounds), lam, window_tail, up_side)
             found = self._upper_search(up_side, delta, upper, least)
         return found
+
+    def _uncut(
+        self,
+        h: float,
+        direction: Direction,
+        tail: float,
+        terms: tuple[GridPMF, int],
+        lam: float,
+        window_tail: float,
+        cut: tilted.TiltedComposition,
+    ) -> tilted.TiltedComposition:
+        """The window ``upper_side`` reads again where the ``cut`` one's read (at ``window_tail``)
+        may owe its value to the cut: the uncut window, or, past ``max_points``, the window cut at
+        ``WINDOW_TAIL`` with its cut mass charged by its Chernoff bound
+        (``tilted.compose_tilted``'s fallback).  Where ``window_tail`` is ``WINDOW_TAIL`` that
+        fallback composes the very window of ``cut`` (the same factors, tilt, tail and cap), so it is
+        taken from ``cut`` with the fallback's charge (``tilted.summed_moments``) instead of being
+        composed again: after 10^8 rounds on a grid of 7.8e-7, a window of 4.8e7 points, about 4 CPU
+        s."""
+        if window_tail != WINDOW_TAIL:
+            return self.composition(h, direction, tail, [terms], lam, True)
+        try:
+            return self.composition(h, direction, tail, [terms], lam, True, fallback=False)
+        except ValueError:  # the uncut window past the cap: the fallback's reading of ``cut``
+            return dataclasses.replace(cut, above=tilted.summed_moments([terms]))
 
     @staticmethod
     def _cut_shows(
