@@ -21,8 +21,9 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    (``tilted_factors.wide_brackets``: rare participation), and where they bring it within the
    tolerance but not within half of it, its upper side read on a finer grid as in step 4
    (``tilted_question.rare_brackets``);
-6. no tail given, a bracket still wide under rare participation read on grids finer than the
-   tilted reads' window cap (``refine.rare_finer_grids``).
+6. no tail given, under rare participation, a bracket still wide read on grids finer than the
+   tilted reads' window cap, and one within the tolerance but wider than a sixteenth of it given the
+   aligned cells' lower read (``refine.rare_finer_grids``).
 
 Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's
 (``fine_delta_brackets``). With ``accuracy=`` finer than the default's tolerance, the refined
@@ -243,8 +244,7 @@ def _last_reads(
     direction where known (``add_uppers``) and the reader of its earlier fine read where one was
     made (``readers``: its discretized rounds reused); then, no ``tail`` given, the tilted factors'
     reads where a bracket is still wide (the upper side of one they bring within the tolerance but
-    not within half of it read again on a finer grid), and the finer grids' (step 6) where still
-    wide."""
+    not within half of it read again on a finer grid), and, under rare participation, step 6."""
     read = [
         b
         if i in fine_read
@@ -259,8 +259,8 @@ def _last_reads(
             tilted_question.rare_brackets(p, x, lo, up, None, threads) if w else (lo, up)
             for p, x, (lo, up), w in zip(pts, xs, read, wide)
         ]
-        if not all(np.all(question.within_tolerance(lo, up)) for lo, up in read):
-            from ..refine.rare_finer_grids import finer_brackets  # lazy: read only where left wide
+        if any(p[1] <= question.RARE_FINE_RATE for p in pts):
+            from ..refine.rare_finer_grids import finer_brackets  # lazy: rare participation only
 
             read = [finer_brackets(p, x, lo, up, threads) for p, x, (lo, up) in zip(pts, xs, read)]
     return read

@@ -26,6 +26,19 @@ tolerance:
    tolerance, at most ``UPPER_HALVINGS`` halvings of ``FIRST_INTERVAL``, its window within
    ``UPPER_MAX_POINTS``): one read, not a ladder, since a read costs about its window's points.
 
+A bracket of such a point already within the tolerance but wider than ``TIGHT_SHARE`` of it
+(``tight_bracket``) has its lower side read by the aligned cells on ``FIRST_INTERVAL``, its window
+within ``TIGHT_MAX_POINTS``.  There the lower side is the optimistic reads', which round every
+round's loss down (first order in the grid), while the upper side is the fine read's, whose
+pessimistic excess is a few 1e-5 after 10^4 to 10^6 rounds: the bracket's width is mostly the lower
+side's.  dp_accounting's default (the pessimistic PMF on its 1e-4 grid, uncertified: its FFT's
+round-off is of order T u of the total mass, near delta after 10^4 to 10^6 rounds) can fall between
+such sides, below the truth: sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 reads 1.077178 against our
+[1.077060, 1.077481], and the aligned cells on 1.25e-5 certify 1.077214; sigma 0.5, q 1e-4, 10^4
+rounds, delta 1e-8 reads 3.5796137 against [3.5795432, 3.5796268], the cells 3.5796156.  The read
+costs about its window's points at 0.3 microseconds (1 to 3 CPU s over the box of q in [1e-6, 1e-4],
+T q in [1, 100]).
+
 Every read is certified, so the bracket is the intersection; a window refused after all (its
 ValueError) leaves that side as it was.  Memory: the pessimistic tilted read holds about 45 bytes a
 point of its window at its peak (48 M points, 2.1 GB resident), the aligned read about 65 (17.6 M
@@ -41,6 +54,7 @@ import numpy as np
 
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
+from .bracket_width import within_epsilon_tolerance
 from .grid_start import Point
 from .tilted_question import TiltedReader, exponent_tilt
 
@@ -63,6 +77,13 @@ TARGET_SHARE = 0.75
 # the aligned read's window over the pessimistic tilted read's on the same grid (its window is uncut,
 # at 1e-3 delta): 1.8 to 2.2 on the box's wide points, with room
 LOWER_WINDOW_RATIO = 2.5
+# a bracket within the tolerance wider than this share of it has its lower side read by the aligned
+# cells (``tight_bracket``): a sixteenth, 6.25e-5 below epsilon 4, below the distance between the
+# sides where dp_accounting's default fell between them (7e-5 to 1.2e-4 above the lower side)
+TIGHT_SHARE = 1.0 / 16.0
+# that read's window cap: 2^24 points, ~1.1 GB at its peak and ~5 CPU s (the box's windows on
+# FIRST_INTERVAL: up to 7.9 M points)
+TIGHT_MAX_POINTS = 1 << 24
 
 
 def lower_grid(window: int) -> float | None:
@@ -155,6 +176,53 @@ def finer_bracket(
     return lower, upper
 
 
+def tight_applies(point: Point, delta: float, lower: float, upper: float) -> bool:
+    """Whether the bracket (``lower``, ``upper``) at ``delta`` of ``point`` is read by
+    ``tight_bracket``: the domain of ``applies`` (rare participation, at least
+    ``aligned_lower.LEAST_ROUNDS`` rounds, delta at least ``aligned_lower.LEAST_DELTA``, a finite
+    upper side), a bracket within the default tolerance but wider than ``TIGHT_SHARE`` of it."""
+    sigma, q, rounds, sensitivity = point
+    share = TIGHT_SHARE
+    return bool(
+        0.0 < q <= question.RARE_FINE_RATE
+        and rounds >= LEAST_ROUNDS
+        and delta >= LEAST_DELTA
+        and math.isfinite(upper)
+        and question.within_tolerance(np.array(lower), np.array(upper))
+        and not within_epsilon_tolerance(
+            np.array(lower),
+            np.array(upper),
+            share * question.DEFAULT_ACCURACY,
+            share * question.DEFAULT_RELATIVE_ACCURACY,
+        )
+    )
+
+
+def tight_bracket(point: Point, delta: float, lower: float, upper: float) -> tuple[float, float]:
+    """(``lower``, ``upper``) at ``delta`` of ``point`` with its lower side raised to the aligned
+    cells' read on ``FIRST_INTERVAL`` (``lower_read``, its window within ``TIGHT_MAX_POINTS``)
+    where ``tight_applies`` (module docstring); as given elsewhere.
+
+    Parameters
+    ----------
+    point : tuple of float
+        (sigma, q, T, sensitivity) of the run.
+    delta : float
+        The delta asked, in (0, 1).
+    lower, upper : float
+        A certified epsilon bracket at ``delta``.
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper), never wider than given.
+    """
+    if not tight_applies(point, delta, lower, upper):
+        return lower, upper
+    lower = lower_read(point, delta, FIRST_INTERVAL, lower, upper, TIGHT_MAX_POINTS)
+    return lower, max(lower, upper)
+
+
 def wide(lower: float, upper: float) -> bool:
     """Whether the bracket [``lower``, ``upper``] is wider than the default tolerance."""
     return not bool(question.within_tolerance(np.array(lower), np.array(upper)))
@@ -177,14 +245,21 @@ def upper_read(
     return found, window
 
 
-def lower_read(point: Point, delta: float, h: float, lower: float, upper: float) -> float:
+def lower_read(
+    point: Point,
+    delta: float,
+    h: float,
+    lower: float,
+    upper: float,
+    max_points: int = LOWER_MAX_POINTS,
+) -> float:
     """``lower`` raised to the aligned cells' certified lower epsilon at ``delta`` of ``point`` on
     grid ``h`` (``aligned_lower.aligned_lower_epsilon``, searched below ``upper``, its window within
-    ``LOWER_MAX_POINTS``); as given where its window or its cells pass their caps."""
+    ``max_points``); as given where its window or its cells pass their caps."""
     sigma, q, rounds, sensitivity = point
     try:
         found = aligned_lower_epsilon(
-            sigma / sensitivity, q, int(rounds), delta, upper, h, exponent_tilt, LOWER_MAX_POINTS
+            sigma / sensitivity, q, int(rounds), delta, upper, h, exponent_tilt, max_points
         )
     except ValueError:  # past its window's cap or its cells': the lower side so far
         return lower
@@ -194,27 +269,30 @@ def lower_read(point: Point, delta: float, h: float, lower: float, upper: float)
 def finer_brackets(
     point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, threads: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``finer_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting).
+    """``finer_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting), or
+    ``tight_bracket`` where the bracket is within the tolerance already.
 
-    Parameters
-    ----------
-    point : tuple of float
-        (sigma, q, T, sensitivity) of the run.
-    delta, lower, upper : numpy.ndarray
-        The deltas and their certified epsilon brackets.
-    threads : int, default 0
-        The reads' threads (0: all cores).
+        Parameters
+        ----------
+        point : tuple of float
+            (sigma, q, T, sensitivity) of the run.
+        delta, lower, upper : numpy.ndarray
+            The deltas and their certified epsilon brackets.
+        threads : int, default 0
+            The reads' threads (0: all cores).
 
-    Returns
-    -------
-    tuple of numpy.ndarray
-        The certified (lower, upper) brackets, of ``lower``'s shape, never wider than given.
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The certified (lower, upper) brackets, of ``lower``'s shape, never wider than given.
     """
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     for j in range(flat.size):
-        lows[j], ups[j] = finer_bracket(
-            point, float(flat[j]), float(lows[j]), float(ups[j]), threads
-        )
+        at, lo, up = float(flat[j]), float(lows[j]), float(ups[j])
+        if applies(point, at, lo, up):
+            lows[j], ups[j] = finer_bracket(point, at, lo, up, threads)
+        else:
+            lows[j], ups[j] = tight_bracket(point, at, lo, up)
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
