@@ -69,7 +69,7 @@ from ..sampling.subsampling import (
 )
 from ..sampling.with_replacement_shift_bound import copy_count_weights
 from .composition_plan import CompositionPlan, PlanKey
-from .plan_gaussian_beside import beside_bracket, reads_beside
+from .plan_gaussian_beside import GAUSSIAN_SPAN, beside_bracket, reads_beside
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
 from .plan_tilted import tilted_bracket
 from .plan_tilted_curves import tilted_sides
@@ -538,18 +538,64 @@ def bounded_add_upper(pmfs: Sequence[GridPMF], method: Quantity, x: float, bound
     return max(remove, min(max(float(pmfs[1].epsilon(at)[0]), 0.0), bound))
 
 
+def summed_window_points(profile: PlanProfile, h: float) -> float | None:
+    """An upper bound on the points of ``profile``'s grid part's widest composed window on grid h,
+    from its factors built there (and kept for its reads): a composition's support lies in the sum
+    of its factors', so its window is at most count times each factor's widest, summed, the
+    folded Gaussian's taken as ``GAUSSIAN_SPAN`` r / h.  None where a mechanism carries an inner
+    plan (its factor on grid h is itself a composition, which the coarse probe of
+    ``PlanProfile.window_points`` measures first); 0 where that probe is.
+
+    Parameters
+    ----------
+    profile : PlanProfile
+        The plan's profile on grid h (its factors are built there).
+    h : float
+        The grid spacing.
+
+    Returns
+    -------
+    float or None
+        The bound, or None.
+
+    Raises
+    ------
+    ValueError
+        Where a factor cannot be built on grid h (its window past the cells a build takes).
+    """
+    if not profile._grid and profile.plan.gaussian_r2 == 0 or not profile.plan.counts:
+        return 0.0
+    if zcdp_total(profile.plan) is not None:
+        return 0.0
+    if any(isinstance(mechanism_of(m), _NESTED) for m in profile._grid):
+        return None
+    total = sum(
+        count * max(pmf.p.size for pmf in profile._factor(m, h).composed(True))
+        for m, count in profile._grid.items()
+    )
+    return total + GAUSSIAN_SPAN * math.sqrt(profile.plan.gaussian_r2) / h
+
+
 def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     """The plan's profile on the default grid ``DEFAULT_INTERVAL`` (dp_accounting's
     ``PLDAccountant``'s and ``training.DPSGD``'s), or, for a composition whose loss windows would
-    take more than ``DEFAULT_GRID_POINTS`` points there (``PlanProfile.window_points``, measured on
-    the coarse grid ``PROBE_INTERVAL``), on the accuracy-driven grid (``FALLBACK_ACCURACY``): a
+    take more than ``DEFAULT_GRID_POINTS`` points there (at most its factors' summed windows there,
+    ``summed_window_points``; else ``PlanProfile.window_points``, measured on the coarse
+    grid ``PROBE_INTERVAL``), on the accuracy-driven grid (``FALLBACK_ACCURACY``): a
     caller who chose no grid gets an answer within that memory."""
+    default = PlanProfile(plan, DEFAULT_INTERVAL, None)
+    try:  # the factors' summed windows bound the composed ones: below the cap, no probe is needed
+        bound = summed_window_points(default, DEFAULT_INTERVAL)
+    except ValueError:  # a factor alone is past the cells a build takes: the probe decides
+        bound = None
+    if bound is not None and bound <= DEFAULT_GRID_POINTS:
+        return default
     try:
         points = PlanProfile(plan, PROBE_INTERVAL, None).window_points(DEFAULT_INTERVAL)
     except ValueError:  # not even the coarse grid holds it
         return PlanProfile(plan, None, FALLBACK_ACCURACY)
     if points <= DEFAULT_GRID_POINTS:
-        return PlanProfile(plan, DEFAULT_INTERVAL, None)
+        return default
     return PlanProfile(plan, None, FALLBACK_ACCURACY)
 
 
@@ -759,3 +805,7 @@ class GroupBound(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return _group_bound(self.c, self.groups, self.mechanism, h)
+
+
+# The mechanisms whose factor on a grid is itself the composition of an inner plan there.
+_NESTED = (PoissonGeneric, WithoutReplacementGeneric, WithReplacementGeneric)

@@ -1,0 +1,104 @@
+"""The default grid's choice (pld/accountants/plan.py, ``default_grid_profile``): the factors' summed
+windows bound the composed window they would take, so below the cap no coarse probe is composed; a
+plan past the cap (by the bound and by the probe) is read on the accuracy-driven grid."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("dp_accounting")
+
+from dp_accounting import dp_event as E  # noqa: E402
+
+from hockeystick.interop.dp_accounting.dp_events import plan_for  # noqa: E402
+from hockeystick.interop.dp_accounting.pld_accountant import NeighboringRelation  # noqa: E402
+from hockeystick.pld.accountants import plan as plan_module  # noqa: E402
+from hockeystick.pld.accountants.plan import (  # noqa: E402
+    PlanProfile,
+    default_grid_profile,
+    summed_window_points,
+)
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution  # noqa: E402
+from hockeystick.pld.mechanisms.constructors import gaussian  # noqa: E402
+from hockeystick.pld.mechanisms.registry import mechanism_of  # noqa: E402
+
+H = 1e-4
+SAMPLED_AND_LAPLACE = E.ComposedDpEvent(
+    [
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.02, E.GaussianDpEvent(1.3)), 9),
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.2, E.LaplaceDpEvent(3.0)), 5),
+    ]
+)
+BESIDE_A_GAUSSIAN = E.ComposedDpEvent(
+    [E.GaussianDpEvent(3.5), E.SelfComposedDpEvent(E.LaplaceDpEvent(12.0), 4)]
+)
+NESTED = E.PoissonSampledDpEvent(
+    0.1, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.LaplaceDpEvent(4.0)])
+)
+
+
+def _plan(event):
+    return plan_for(event, 1, NeighboringRelation.ADD_OR_REMOVE_ONE)
+
+
+def _composed_window(plan) -> int:
+    """The widest window of the plan's grid mechanisms composed on grid H, with the folded Gaussian
+    on the grid too (the composition the default grid's reads make where it is not read beside)."""
+    total: PrivacyLossDistribution | None = None
+    parts = [(mechanism_of(m).grid_pld(H), c) for m, c in plan.counts.items()]
+    if plan.gaussian_r2 > 0:
+        parts.append((gaussian(plan.gaussian_r2**-0.5, value_discretization_interval=H), 1))
+    for pld, count in parts:
+        step = pld.self_compose(count) if count > 1 else pld
+        total = step if total is None else total.compose(step)
+    assert total is not None
+    return max(p.p.size for p in total.composed(True))
+
+
+@pytest.mark.parametrize("event", [SAMPLED_AND_LAPLACE, BESIDE_A_GAUSSIAN])
+def test_summed_windows_bound_the_composed_window(event):
+    plan = _plan(event)
+    bound = summed_window_points(PlanProfile(plan, H, None), H)
+    assert bound is not None and bound >= _composed_window(plan)
+
+
+def test_a_nested_plan_is_left_to_the_probe():
+    assert summed_window_points(PlanProfile(_plan(NESTED), H, None), H) is None
+
+
+def test_a_plan_of_gaussians_alone_has_no_window():
+    plan = _plan(E.SelfComposedDpEvent(E.GaussianDpEvent(2.0), 7))
+    assert summed_window_points(PlanProfile(plan, H, None), H) == 0.0
+
+
+def test_the_default_grid_where_the_bound_fits(monkeypatch):
+    """Below the cap the profile is the default grid's, and no probe is built."""
+    built: list[float | None] = []
+    original = PlanProfile.__init__
+
+    def recording(self, plan, interval, accuracy):
+        built.append(interval)
+        original(self, plan, interval, accuracy)
+
+    monkeypatch.setattr(PlanProfile, "__init__", recording)
+    profile = default_grid_profile(_plan(SAMPLED_AND_LAPLACE))
+    assert profile.fixed_interval == H and built == [H]
+
+
+@pytest.mark.parametrize("probe_fits", [False, True])
+def test_past_the_cap_the_probe_decides(monkeypatch, probe_fits):
+    """A cap below the bound sends the choice to the coarse probe: past the cap too, the plan is
+    read on the accuracy-driven grid; within it (a probe reading 0 points), on the default grid."""
+    plan = _plan(SAMPLED_AND_LAPLACE)
+    bound = summed_window_points(PlanProfile(plan, H, None), H)
+    probe = PlanProfile(plan, plan_module.PROBE_INTERVAL, None).window_points(H)
+    assert bound is not None and probe > 0
+    monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", 0.5 * min(probe, bound))
+    if probe_fits:
+        monkeypatch.setattr(PlanProfile, "window_points", lambda self, h: 0.0)
+    profile = default_grid_profile(plan)
+    if probe_fits:
+        assert profile.fixed_interval == H
+    else:
+        assert profile.fixed_interval is None
+        assert profile.accuracy == plan_module.FALLBACK_ACCURACY
