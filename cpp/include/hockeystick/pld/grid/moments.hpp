@@ -45,7 +45,9 @@ inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
 // (the log and the shift).  Eight lams of one sign share one pass over p (independent
 // recurrences, each term formed exactly as with one lam).  If a scaled sum is below 1e-250, a
 // second pass (one exp per element) scales by the largest log p_k + lam l_k, with the same
-// margin plus that of its exponents.
+// margin plus that of its exponents; the log p_k are taken once per call for all its lams, and a
+// term whose exponent is below -746 is skipped (its exp is exactly 0: e^-746 is below half the
+// least subnormal double), so that pass costs one exp per term that counts.
 namespace detail {
 
 inline double raised_log_mgf(double v, std::int64_t n, double shift) {
@@ -53,15 +55,30 @@ inline double raised_log_mgf(double v, std::int64_t n, double shift) {
     return v + 2.0 * (n + 850 + 4.0 * (2.0 * std::fabs(shift) + 745.0)) * u + 4.0 * u * (std::fabs(v) + 1.0);
 }
 
-inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
+// log p_k for each p_k > 0 (-inf elsewhere, never read), filled on first use and kept for every lam of a call.
+inline const double* log_masses(const double* p, std::int64_t n, std::vector<double>& log_p) {
+    if (log_p.empty()) {
+        log_p.resize(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k)
+            log_p[k] = p[k] > 0.0 ? std::log(p[k]) : -std::numeric_limits<double>::infinity();
+    }
+    return log_p.data();
+}
+
+inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam,
+                               std::vector<double>& log_p) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double* lp = log_masses(p, n, log_p);
     double top = -std::numeric_limits<double>::infinity();
     for (std::int64_t k = 0; k < n; ++k)
-        if (p[k] > 0.0) top = std::max(top, std::log(p[k]) + lam * (k_lo + k) * h);
+        if (p[k] > 0.0) top = std::max(top, lp[k] + lam * (k_lo + k) * h);
     if (!std::isfinite(top)) return top;
     double sum = 0.0;
-    for (std::int64_t k = 0; k < n; ++k)
-        if (p[k] > 0.0) sum += std::exp(std::log(p[k]) + lam * (k_lo + k) * h - top);
+    for (std::int64_t k = 0; k < n; ++k) {
+        if (!(p[k] > 0.0)) continue;
+        const double x = lp[k] + lam * (k_lo + k) * h - top;
+        if (x >= -746.0) sum += std::exp(x);  // below, exp(x) is exactly 0 and adds nothing
+    }
     // Each exponent's argument is off by <= 2 u (|top| + 750) absolute (log p_k >= -745).
     return raised_log_mgf(top + std::log(sum), n, 0.0) + 4.0 * u * (std::fabs(top) + 750.0);
 }
@@ -69,7 +86,7 @@ inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_l
 // One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid).
 template <int lanes>
 inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
-                              bool down, double* out) {
+                              bool down, double* out, std::vector<double>& log_p) {
     constexpr std::int64_t block = 32;
     double shift[lanes], r[lanes], t[lanes], sum[lanes];
     const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane
@@ -92,7 +109,7 @@ inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo
     }
     for (int j = 0; j < used; ++j)
         out[j] = sum[j] > 1e-250 ? raised_log_mgf(shift[j] + std::log(sum[j]), n, shift[j])
-                                 : rescaled_log_mgf(p, n, k_lo, h, l[j]);
+                                 : rescaled_log_mgf(p, n, k_lo, h, l[j], log_p);
 }
 
 }  // namespace detail
@@ -100,6 +117,7 @@ inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo
 inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* lam,
                          std::int64_t m, double* out) {
     constexpr int lanes = 8;
+    std::vector<double> log_p;  // log p_k, taken where a lam first needs the rescaled pass
     for (const bool down : {true, false}) {
         std::vector<std::int64_t> idx;  // the lams of this sign
         for (std::int64_t i = 0; i < m; ++i)
@@ -110,11 +128,11 @@ inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, dou
             for (int j = 0; j < lanes; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
             // as few lanes as the lams left need (each lane's terms are the same whatever the lane count)
             if (used <= 2)
-                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res);
+                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res, log_p);
             else if (used <= 4)
-                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res);
+                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res, log_p);
             else
-                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res);
+                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res, log_p);
             for (int j = 0; j < used; ++j) out[idx[i0 + j]] = res[j];
         }
     }
