@@ -51,7 +51,7 @@ ROWS_ENTRIES = 1 << 19
 # Each side's epsilon is narrowed to this width (``plan_beside_root.epsilon_near``), from an
 # estimate found to this one.
 SEARCH_TOLERANCE = 1e-13
-ESTIMATE_TOLERANCE = 1e-12
+ESTIMATE_TOLERANCE = 1e-10
 # ... where the part's directions hold at least this many points; on fewer an argument read costs
 # mostly the call's overhead, and the search from [0, top] narrows each side to 1e-9 instead.
 ESTIMATED_POINTS = 8192
