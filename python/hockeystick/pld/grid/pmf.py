@@ -65,12 +65,62 @@ class GridPMF(ChargedGrid):
         if self.pessimistic:
             return self._charged_side(eps, True, threads)
         low = self.charged_lower(eps, threads)
-        if self.total_error == 0.0 or not envelope:
+        if not envelope:
             return low
-        # The round-off charge falls as eps rises (fewer grid points above), so the charged curve
-        # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds
-        # delta(eps): take the largest one, at eps or at a grid point above it (the charge is
-        # constant between).
+        return self._raised_to_envelope(eps, low, threads)
+
+    def lower_with_envelope(
+        self, epsilon: np.ndarray, low: np.ndarray, threads: int = 0
+    ) -> np.ndarray:
+        """An optimistic PMF's ``delta`` at eps from its charged lower values there, read already.
+
+        A caller that read ``delta(epsilon, envelope=False)`` for many PMFs in one core call
+        (``_core.pld_reads.charged_sides``: the same doubles) raises them to the suffix maxima here
+        without reading them again: the same values as ``delta(epsilon)``.
+
+        Parameters
+        ----------
+        epsilon : numpy.ndarray
+            The eps at which ``low`` was read (the true curve's argument), any shape.
+        low : numpy.ndarray
+            ``delta(epsilon, envelope=False)`` of this PMF, the shape of ``epsilon``.
+        threads : int, default 0
+            The core's threads for the curve's reads (0: all cores).
+
+        Returns
+        -------
+        numpy.ndarray
+            The certified lower delta at each eps, the shape of ``epsilon``: ``low`` raised to the
+            largest charged lower value at any grid point above eps (``delta``'s optimistic side).
+
+        Raises
+        ------
+        ValueError
+            If the PMF is pessimistic (its ``delta`` is an upper side, which no envelope raises), or
+            ``low`` does not have the shape of ``epsilon``.
+        """
+        if self.pessimistic:
+            raise ValueError(
+                "lower_with_envelope reads an optimistic PMF's lower side; this PMF is pessimistic: "
+                "call delta(epsilon) for its upper side"
+            )
+        eps = self.curve_argument(np.asarray(epsilon, dtype=np.float64))
+        values = np.asarray(low, dtype=np.float64)
+        if values.shape != eps.shape:
+            raise ValueError(
+                f"low must have the shape of epsilon {eps.shape}, got {values.shape}: pass "
+                "delta(epsilon, envelope=False) of this PMF"
+            )
+        return self._raised_to_envelope(eps, values, threads)
+
+    def _raised_to_envelope(self, eps: np.ndarray, low: np.ndarray, threads: int) -> np.ndarray:
+        """``low`` (the charged lower values at eps, the curve's argument) raised to the suffix
+        maxima: the round-off charge falls as eps rises (fewer grid points above), so the charged
+        curve may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds
+        delta(eps): take the largest one, at eps or at a grid point above it (the charge is constant
+        between).  ``low`` itself where nothing is charged."""
+        if self.total_error == 0.0:
+            return low
         with np.errstate(over="ignore"):  # eps near 1e308: clipped to the top of the grid
             k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return pmf_envelope.envelope_near(self, k.ravel(), low.ravel(), threads).reshape(low.shape)

@@ -211,6 +211,13 @@ def epsilon_brackets(
     return out
 
 
+def _first_composed(plds: Sequence[PrivacyLossDistribution], pessimistic: bool) -> list[GridPMF]:
+    """The composed PMF of each one-direction PLD's direction on one side, which ``compose_all``
+    has just composed: read where it keeps it, without asking ``compose_all`` again per PLD (the
+    same objects ``PrivacyLossDistribution.composed`` returns)."""
+    return [cast(GridPMF, pld._composed[bool(pessimistic)][0]) for pld in plds]
+
+
 def charged_sides(
     pmfs: Sequence[GridPMF], xs: Sequence[np.ndarray], threads: int = 0
 ) -> list[np.ndarray]:
@@ -264,17 +271,18 @@ def delta_sides(
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
     workers = threads or None
     removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
-    compose_all(
-        removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
-    )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
+    # both directions' pessimistic sides composed in one batch (a point's remove direction and its
+    # screen share its window's tail, so one composition call per tail), then their upper sides
+    # read in one core call: the remove direction's, then the screen's
     compose_all(
-        screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+        removes + screens,
+        True,
+        workers=workers,
+        direct_bins=direct_bins,
+        direct_min_charge=direct_min_charge,
     )
-    # both directions' upper sides in one core call: the remove direction's, then the screen's
-    read = charged_sides(
-        [d.composed(True)[0] for d in removes + screens], list(xs) + list(xs), threads
-    )
+    read = charged_sides(_first_composed(removes + screens, True), list(xs) + list(xs), threads)
     ups, bounds = read[: len(points)], read[len(points) :]
     lows = _remove_lower_sides(
         removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge
@@ -285,7 +293,8 @@ def delta_sides(
         cleared = not lows[i] or bool(np.all((bound <= lows[i][0][1]) | (bound < floor)))
         out.append(
             (
-                [removes[i].composed(True)[0]] + ([screen.composed(True)[0]] if cleared else []),
+                [_first_composed([removes[i]], True)[0]]
+                + (_first_composed([screen], True) if cleared else []),
                 [ups[i]] + ([bound] if cleared else []),
                 lows[i],
             )
@@ -331,7 +340,7 @@ def _remove_lower_sides(
         direct_bins,
         direct_min_charge,
     )
-    optimistic = [removes[i].composed(False)[0] for i in open_]  # composed just above
+    optimistic = _first_composed([removes[i] for i in open_], False)  # composed just above
     values = charged_sides(optimistic, [xs[i] for i in open_], threads)
     for i, pmf, low in zip(open_, optimistic, values):
         lows[i] = {0: (pmf, low)}
@@ -367,7 +376,7 @@ def _add_direction(
     compose_all(
         adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
     )
-    add_ups = charged_sides([add.composed(True)[0] for add in adds], [xs[i] for i in rest], threads)
+    add_ups = charged_sides(_first_composed(adds, True), [xs[i] for i in rest], threads)
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
     compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
     # the optimistic sides composed just above, their charged lower values in one core call
@@ -380,7 +389,7 @@ def _add_direction(
         pessimistic, uppers, sides = out[i]
         if k in lower:
             sides = {**sides, 1: lower[k]}
-        out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
+        out[i] = (pessimistic + _first_composed([add], True), uppers + [up], sides)
 
 
 def delta_uppers(
@@ -404,7 +413,5 @@ def delta_uppers(
     )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(removes + screens, True, workers=workers)
-    read = charged_sides(
-        [d.composed(True)[0] for d in removes + screens], list(xs) + list(xs), threads
-    )
+    read = charged_sides(_first_composed(removes + screens, True), list(xs) + list(xs), threads)
     return [np.maximum(up, bound) for up, bound in zip(read[: len(points)], read[len(points) :])]

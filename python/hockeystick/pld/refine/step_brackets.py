@@ -388,8 +388,8 @@ class StepBrackets:
         if lower_parts is None:
             lower_parts = [fixed_part(pmf, eps, low) for pmf, low in sides.values()]
         charges = charges + of_largest(lower_parts, [low for _, low in sides.values()])
-        optimistic = [sides[d][0] for d in sorted(sides)]
-        lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
+        order = sorted(sides)
+        lower = np.max([sides[d][1] for d in order], axis=0)
         right, left = offset_rows(eps.size, own)
         # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not
         # eps - d)
@@ -404,8 +404,15 @@ class StepBrackets:
         wide[left] = np.tile(
             wide[:own], (left.stop - left.start) // own
         )  # their lower sides certify the width
-        if wide.any():
+        if wide.any():  # each side's suffix maxima from its charged lower values read above
             lower[wide] = np.maximum(
-                lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0)
+                lower[wide],
+                np.max(
+                    [
+                        sides[d][0].lower_with_envelope(eps[wide], sides[d][1][wide], threads)
+                        for d in order
+                    ],
+                    axis=0,
+                ),
             )
         return lower, upper, charges
