@@ -869,6 +869,11 @@ def fine_delta_brackets(
         reader = TiltedReader(point, tail, threads)
         least = float(np.min(ups[todo]))
         try:
+            if point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS:
+                # the split below reads the remove direction's optimistic side too: both sides
+                # discretized in one call, whose pessimistic masses the upper read takes as they are
+                # (the same as that side's alone), not that side first and both again for the split
+                reader.direction("remove", question.FINE_INTERVAL, least)
             found = reader.delta_upper(
                 flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), least
             )
