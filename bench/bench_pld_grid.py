@@ -489,6 +489,55 @@ def g1_cpu(blocks: int = 20, passes: int = 3, seed: int = 0) -> None:
     )
 
 
+def g1_threads(blocks: int = 20, seed: int = 0, passes: int = 3) -> None:
+    """How busy two threads keep the cores on G1's ``blocks`` (sigma, q) pairs of ``seed`` (0:
+    bench/README.md's sample), asked in one call as the whole grid asks them (``delta_accuracy="epsilon"``,
+    every rounds value x eps of each pair): wall and CPU seconds with ``workers=1`` and ``workers=2``,
+    interleaved, ``passes`` times, each with the load average; busy = CPU / wall (2.0: both threads
+    always running; what the interpreter lock and the last unit leave short of it); the brackets'
+    digest, the same for both."""
+    import hashlib
+
+    import scipy.optimize  # noqa: F401  (the complement read's, loaded before the timing)
+
+    sigma = np.logspace(np.log10(0.5), np.log10(5), 50)
+    q = np.logspace(-4, -1, 20)
+    rng = np.random.default_rng(seed)
+    pairs = np.stack([rng.choice(sigma, blocks), rng.choice(q, blocks)], axis=1)
+    kw = dict(
+        sigma=pairs[:, 0, None, None],
+        sampling_rate=pairs[:, 1, None, None],
+        rounds=np.round(np.logspace(1, 5, 50))[:, None],
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
+    )
+    eps = np.linspace(0.5, 10, 20)
+    pld.SubsampledGaussianPLD(**{**kw, "workers": 1}).delta(eps, bound="both")  # lazy imports
+    figures: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    for k in range(passes):
+        for workers in (1, 2) if k % 2 == 0 else (2, 1):
+            round_cache.clear()
+            load = os.getloadavg()[0]
+            wall, cpu = time.perf_counter(), time.process_time()
+            lo, up = pld.SubsampledGaussianPLD(**{**kw, "workers": workers}).delta(
+                eps, bound="both"
+            )
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            figures[workers].append((wall, cpu))
+            print(
+                f"G1 {blocks} blocks of seed {seed} in one call, workers={workers}: {wall:.2f} s wall, "
+                f"{cpu:.2f} CPU s, busy {cpu / wall:.2f}x (load average {load:.2f} before, "
+                f"{os.getloadavg()[0]:.2f} after); brackets sha256 "
+                f"{hashlib.sha256(lo.tobytes() + up.tobytes()).hexdigest()[:16]}"
+            )
+    one, two = (np.median(np.array(figures[w]), axis=0) for w in (1, 2))
+    print(
+        f"G1 threads, medians of {passes}: workers=1 {one[0]:.2f} s wall / {one[1]:.2f} CPU s, "
+        f"workers=2 {two[0]:.2f} s wall / {two[1]:.2f} CPU s (busy {two[1] / two[0]:.2f}x, "
+        f"{one[0] / two[0]:.2f}x faster in wall); {_cpu_model()}"
+    )
+
+
 def _cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as info:
@@ -734,9 +783,10 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
 
 
 def main(goals: list[str]) -> None:
-    """``python bench/bench_pld_grid.py [G1] [G1cpu] [G1full] [G1eps] [epsilon] [pool] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2,
+    """``python bench/bench_pld_grid.py [G1] [G1cpu] [G1threads] [G1full] [G1eps] [epsilon] [pool] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2,
     G3 by default; G1cpu: G1's 20 blocks' CPU per block, medians of 3 passes, with the system
-    part and a digest of the brackets; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon``
+    part and a digest of the brackets; G1threads: the same 20 blocks in one call on one and on two
+    threads, wall, CPU and how busy two threads are; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon``
     is given, then through a 2-process pool's map when ``pool`` is given and on a 2-worker LocalCluster when
     ``dask`` is, each against it; G1eps: the whole grid asked in epsilon at 20 deltas; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20 targets with and without the
     direction-by-direction search, interleaved)."""
@@ -760,6 +810,8 @@ def main(goals: list[str]) -> None:
         )
     if "G1cpu" in goals:
         g1_cpu()
+    if "G1threads" in goals:
+        g1_threads()
     if "G1" in goals:
         g1_report()
         g1_versus_dp_accounting()
