@@ -114,4 +114,5 @@ def test_side_of_a_few_atoms_against_the_reference():
 def test_gate_takes_few_points_beside_a_wide_gaussian():
     assert beside_pays(6736, 1.72, 1e-4)  # a Laplace beside three Gaussians of sigma 1
     assert beside_pays(38802, 1.26, 1e-4)  # 23 Laplace runs beside 23 Gaussians
-    assert not beside_pays(55437, 0.606, 1e-4)  # a sampled Gaussian's window beside a narrow one
+    assert beside_pays(59640, 0.606, 1e-4)  # sampled Laplace and Gaussian beside six Gaussians
+    assert not beside_pays(58699, 0.282, 1e-4)  # eight sampled Gaussians beside a narrow one

@@ -39,10 +39,10 @@ UNIT_ROUNDOFF = 2.0**-53
 GAUSSIAN_SPAN = 16.0
 # (*) is read where the grid part's composed windows hold at most this share of the Gaussian
 # factor's points: a bracket reads (*) at some 16 arguments (``plan_beside_root``), each one theta a
-# grid point of each direction (~45 ns with its share of the sums), where the Gaussian on the grid
-# costs a discretized cell (~180 ns) and its share of two compositions, which it widens: even at
-# about 0.4 to 0.6 of them.
-BESIDE_SHARE = 0.5
+# grid point of each direction (~20 ns), where the Gaussian on the grid costs a discretized cell
+# (~180 ns) and its share of two compositions, which it widens: even at about 0.8 to 1.4 of them,
+# the less the cheaper the grid part's own compositions.
+BESIDE_SHARE = 0.75
 # A composed window spans about this many standard deviations of the composed loss (a tail of
 # 1e-15 on each side is some 8 of them), plus one window of each factor.
 WINDOW_DEVIATIONS = 17.0
