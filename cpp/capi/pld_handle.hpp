@@ -89,9 +89,14 @@ struct Term {
 
 // A composition: per neighbouring direction (one for a symmetric mechanism, two for remove and add) its terms, all
 // on the loss grid of spacing h.
+// Where `direct_bins`, each side's composition recomputes the low band of its many-round rows accurately
+// (ComposeOptions::direct_bins, from an estimated charge of `direct_min_charge`): a refinement's grids, as the
+// package's refinement composes them (python/hockeystick/pld/refine/step_brackets.py).
 struct Composition {
     double h = 0.0;
     std::vector<std::vector<Term>> directions;
+    bool direct_bins = false;
+    double direct_min_charge = pld::kDirectMinCharge;
 };
 
 // `composition` run `count` times: every count multiplied (the factors shared).
@@ -150,7 +155,11 @@ inline std::vector<pld::ComposedPMF> compose_sides(const Composition& c, bool pe
     // A side with few live frequencies is read through its spectrum (no inverse transform), costed as one search
     // per read, as the facade reads it.
     const std::vector<pld::SpectralReads> reads(items.size(), kOneRead);
-    return pld::compose_many(views, c.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, {}, reads);
+    pld::ComposeOptions options;
+    options.direct_bins = c.direct_bins;
+    options.direct_min_charge = c.direct_min_charge;
+    return pld::compose_many(views, c.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, options,
+                             reads);
 }
 
 // The optimistic curve of a composed window at any epsilon, with its suffix maxima (the facade's GridPMF.delta).

@@ -1,8 +1,10 @@
-// The C interface's refinements to an accuracy, over the library's own brackets (hs_pld_subsampled_gaussian composed
-// by hs_pld_self_compose): epsilon at delta (hs_subsampled_gaussian_epsilon: the core's epsilon_refinement.hpp, each
-// grid read by hs_pld_epsilon_bracket), delta at epsilon to a relative accuracy (hs_subsampled_gaussian_delta:
-// delta_refinement.hpp, hs_pld_delta_bracket) and the calibration of sigma (hs_subsampled_gaussian_sigma: a
-// bisection over hs_subsampled_gaussian_epsilon's certified upper side).
+// The C interface's refinements to an accuracy, over the library's own brackets (hs_pld_subsampled_gaussian composed as
+// hs_pld_self_compose composes it, each grid after the first, and the first at an epsilon's delta below 1e-8, with the
+// low band of its many-round rows recomputed accurately, as the package's refinement: DirectBins): epsilon at delta
+// (hs_subsampled_gaussian_epsilon: the core's epsilon_refinement.hpp, each grid read by hs_pld_epsilon_bracket), delta
+// at epsilon to a relative accuracy (hs_subsampled_gaussian_delta: delta_refinement.hpp, hs_pld_delta_bracket) and the
+// calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over hs_subsampled_gaussian_epsilon's certified upper
+// side).
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
 // composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
@@ -70,14 +72,48 @@ void raise_status(hs_status status) {
     throw std::runtime_error(message);
 }
 
-// `rounds` rounds of the Poisson-subsampled Gaussian on grid h, or null where the grid is refused (too many cells)
-// and `refused_ok`.
-Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, bool refused_ok) {
+// Whether a grid of the epsilon refinement recomposes the low band of its many-round rows accurately, and from what
+// estimated charge (pld/compose/options.hpp's ComposeOptions::direct_bins, direct_min_charge), as the package's
+// refinement composes its grids (python/hockeystick/pld/refine/step_brackets.py, StepBrackets.round_off_charges and
+// batches): every grid after the first, where the plain transform's round-off charge (about T x 5e-16 of the mass),
+// not the grid, is what leaves the bracket wide, and the first too at a delta below kDirectFirstDelta (the charge
+// then a part of delta that a finer grid only raises), from a charge of kDirectChargeShare of that delta, at most
+// kDirectMinCharge, rounded down to a power of ten.  The delta refinement reads the plain brackets
+// (hs_pld_delta_bracket's): its relative width is not limited by the charge at the deltas it meets.
+struct DirectBins {
+    bool on = false;
+    double min_charge = pld::kDirectMinCharge;
+};
+constexpr double kDirectFirstDelta = 1e-8;
+constexpr double kDirectChargeShare = 1e-2;
+
+DirectBins direct_bins(bool first, double delta) {
+    DirectBins d;
+    if (delta < kDirectFirstDelta) {
+        const double charge = std::min(pld::kDirectMinCharge, kDirectChargeShare * delta);
+        d.min_charge = std::pow(10.0, std::floor(std::log10(charge)));
+        d.on = true;
+    }
+    d.on = d.on || !first;
+    return d;
+}
+
+// `rounds` rounds of the Poisson-subsampled Gaussian on grid h composed as `direct` says, or null where the grid is
+// refused (too many cells or points) and `refused_ok`.
+Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, bool refused_ok, DirectBins direct) {
     hs_pld* one = nullptr;
     hs_status s = hs_pld_subsampled_gaussian(sigma, q, h, &one);
     Handle round(one, hs_pld_free);
     hs_pld* composed = nullptr;
-    if (s == HS_OK) s = hs_pld_self_compose(round.get(), rounds, &composed);
+    if (s == HS_OK)
+        s = guarded([&] {  // hs_pld_self_compose's handle, its sides composed with the direct bins asked
+            hockeystick_c::Composition c = hockeystick_c::repeated(*round->composition, rounds);
+            c.direct_bins = direct.on;
+            c.direct_min_charge = direct.min_charge;
+            composed = new hs_pld(std::make_shared<const hockeystick_c::Composition>(std::move(c)),
+                                  round->rounds * static_cast<std::int64_t>(rounds));
+            return HS_OK;
+        });
     if (s == HS_INVALID_ARGUMENT && refused_ok) return Handle(nullptr, hs_pld_free);
     if (s != HS_OK) raise_status(s);
     return Handle(composed, hs_pld_free);
@@ -88,8 +124,8 @@ Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, b
 // on delta), certified and uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
 template <class Read>
 std::pair<double, double> bracket_on(double sigma, double q, long long rounds, double x, double h, bool first,
-                                     Read read, std::pair<double, double> none) {
-    const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first);
+                                     DirectBins direct, Read read, std::pair<double, double> none) {
+    const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first, direct);
     if (!p) return none;
     return read(*p, x);
 }
@@ -110,8 +146,9 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
     int grids = 0;
     const double t = static_cast<double>(rounds);
     pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
-        return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hockeystick_c::plain_epsilon_bracket,
-                          {0.0, HUGE_VAL});
+        const bool first = grids++ == 0;
+        return bracket_on(sigma, sampling_rate, rounds, delta, h, first, direct_bins(first, delta),
+                          hockeystick_c::plain_epsilon_bracket, {0.0, HUGE_VAL});
     });
     if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
         hockeystick_c::CompositionFft fft;
@@ -136,8 +173,9 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
     const double t = static_cast<double>(rounds);
     const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
     pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
-        return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hockeystick_c::plain_delta_bracket,
-                          {0.0, 1.0});
+        const bool first = grids++ == 0;
+        return bracket_on(sigma, sampling_rate, rounds, epsilon, h, first, DirectBins{},
+                          hockeystick_c::plain_delta_bracket, {0.0, 1.0});
     });
     if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
         hockeystick_c::CompositionFft fft;

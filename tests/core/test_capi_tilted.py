@@ -222,6 +222,20 @@ def test_rare_participation_the_c_delta_lower_side_reads_the_max_of_outputs_test
     assert lower <= py_upper
 
 
+def test_rare_participation_at_delta_1e_5_the_refinement_meets_the_accuracy(lib):
+    """sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-5: the refinement's second grid, composed with the low band of its
+    rows recomputed accurately (cpp/capi/refine.cpp's DirectBins, as the package's refinement composes it), meets
+    accuracy 1e-3 (the plain composition's round-off left [0.12933, 0.13038], HS_ACCURACY_NOT_MET); the bracket
+    overlaps the front door's and its upper side is within 5e-4 of the front door's."""
+    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, 1e-5, 1e-3)
+    assert status == HS_OK and 0.0 < upper - lower <= 1e-3
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
+        1e-5, bound="both"
+    )
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+    assert upper - py_upper <= 5e-4
+
+
 @pytest.mark.parametrize(("call", "x"), [("epsilon", 1e-5), ("delta", 1.2)])
 def test_a_finer_accuracy_is_never_looser_than_the_default(lib, call, x):
     """Rare participation (sigma 0.6, q 1e-5, 10^6 rounds): each accuracy starts from grids of its own, and at
