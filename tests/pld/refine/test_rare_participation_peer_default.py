@@ -94,7 +94,7 @@ def test_at_the_issue_run_the_aligned_cells_show_dp_accounting_below_the_truth()
     lower, upper = default_bracket(ISSUE_POINT, delta)
     peer = dp_accounting_epsilon(ISSUE_POINT, delta)
     # the sides before the tight read (the refinement's optimistic lower side, the rare upper read)
-    assert 1.07705 < peer < 1.07748 and upper <= 1.07748
+    assert 1.07705 < peer < 1.07748 < upper < 1.07749
     assert peer < lower
     reader = TiltedReader(ISSUE_POINT, max_points=rare_finer_grids.UPPER_MAX_POINTS)
     finer = reader.upper_at_exponent(delta, FIRST_INTERVAL / 2, upper, math.inf, lower)
