@@ -5,10 +5,11 @@ Every evaluation of the certified side (*) costs one theta per grid point of the
 thousands), so its cost is the count of arguments read, not of calls.  A bracketing search from
 [0, top] reads some 18 arguments a side.  Here the root is first estimated on the part's masses
 merged in blocks of ``BLOCK`` consecutive points (each at its mass-weighted mean loss, with the
-second-order term of its spread about it: the error is of fourth order in the block's width), where an argument costs 1 / ``BLOCK`` of one on the part;
-the certified side is then read at the estimate -+ d (d widened ``WIDEN`` times until the two
-straddle the target), and at the secant root -+ 0.4 ``tolerance`` of that bracket, which leaves it
-within the tolerance: some four arguments a side.
+second-order term of its spread about it: the error is of fourth order in the block's width),
+where an argument costs 1 / ``BLOCK`` of one on the part; the certified side is then read at the
+estimate -+ d (d widened ``WIDEN`` times until the two straddle the target), and at the secant
+root -+ 0.4 ``tolerance`` of that bracket, which leaves it within the tolerance: some four
+arguments a side.
 
 Only the certified side's own values decide the answer, as in ``atoms_epsilon.epsilon_search``:
 on the upper side any hi with delta_up(hi) <= delta bounds epsilon from above, on the lower side any
@@ -50,8 +51,9 @@ def blocked_estimate(
     """An estimate (not certified) of one side of (*) over the directions ``pmfs``: each part's
     masses merged ``BLOCK`` at a time at their mass-weighted mean loss (moved by the loss shift the
     certified side's way), each block's variance about it times half the Gaussian curve's second
-    derivative added (``_curvature``), plus the mass at +infinity and the shift, and the masses' round-off charge
-    for the block counts' weights, added on the upper side and taken away on the lower.
+    derivative added (``_curvature``), plus the mass at +infinity and the shift, and the masses'
+    round-off charge for the block counts' weights, added on the upper side and taken away on the
+    lower.
 
     Parameters
     ----------

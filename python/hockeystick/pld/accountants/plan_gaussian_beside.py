@@ -188,10 +188,11 @@ def beside_bracket(
 ) -> tuple[float, float]:
     """Certified (lower, upper) of ``method`` at x of the grid part ``part`` composed with the
     Gaussian pair whose radius lies in ``radius`` = (r_lo, r_hi): each side of (*) the maximum over
-    the neighbouring directions (Zhu, Dong & Wang 2022, Sec. 5), epsilon on each certified side from a few
-    reads near the root estimated on the part's masses merged in blocks (``plan_beside_root``,
-    narrowed to ``SEARCH_TOLERANCE``), or, on a part of fewer than ``ESTIMATED_POINTS`` points, by
-    a root search (``atoms_epsilon.epsilon_search``, tolerance 1e-9); ``hints`` where each starts.
+    the neighbouring directions (Zhu, Dong & Wang 2022, Sec. 5), epsilon on each certified side
+    from a few reads near the root estimated on the part's masses merged in blocks
+    (``plan_beside_root``, narrowed to ``SEARCH_TOLERANCE``), or, on a part of fewer than
+    ``ESTIMATED_POINTS`` points, by a root search (``atoms_epsilon.epsilon_search``, tolerance
+    1e-9); ``hints`` where each starts.
 
     Parameters
     ----------
