@@ -27,7 +27,7 @@ the optimistic side dropping terms keeps a lower bound.
 
 Rounding (u = 2^-53): r_i = m_i fl(r_i / m_i) (1 + theta), |theta| <= 2u, so a term is within prod_i
 (1 +- 2u)^{j_i} of its scale times the composition of the scaled parts (nonnegative entries,
-monotone in each); C(T_i, j_i) as a double (u), m_i by ``math.fsum`` (u), its power (j_i u) and the
+monotone in each); C(T_i, j_i) as a double (u), m_i correctly rounded (u; ``exact_sum``), its power (j_i u) and the
 product over the segments: each scale is rounded outward by sum_i (3 j_i + 4) u, and the sum of the
 terms (``math.fsum``, nonnegative) by 4u.
 
@@ -60,6 +60,55 @@ UNIT_ROUNDOFF = 2.0**-53
 SMALLEST_TAIL = 1e-300
 
 
+# the elements ``exact_sum`` splits per pass (its integer temporaries stay a few MB each)
+EXACT_SUM_CHUNK = 1 << 20
+
+
+def exact_sum(values: np.ndarray) -> float:
+    """The sum of finite non-negative doubles correctly rounded to a double (round half to even): the
+    value ``math.fsum`` returns, in numpy passes instead of one Python step per element (a round on a
+    fine grid holds tens of millions of masses).
+
+    Each value is m 2^(e - 1075) with m = its 53-bit significand (its leading bit but where subnormal)
+    and e = max(its biased exponent, 1).  Per e, the sums of m's low 26 and high 27 bits are integers
+    below 2^53 over at most 2^26 values (``EXACT_SUM_CHUNK`` per pass), so ``np.bincount``'s double
+    accumulation is exact; the total sum_e (high_e 2^26 + low_e) 2^(e - 1) is a Python integer, and its
+    quotient by 2^1074 is correctly rounded (Python's integer true division).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The doubles to sum (any shape); where one is negative, infinite or NaN, ``math.fsum`` of them.
+
+    Returns
+    -------
+    float
+        The correctly rounded sum (0.0 for none).
+
+    Raises
+    ------
+    OverflowError
+        If the sum is beyond the largest double (as ``math.fsum``).
+    """
+    flat = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    if not (np.all(flat >= 0.0) and np.all(flat < math.inf)):
+        return math.fsum(flat)
+    total = 0
+    for start in range(0, flat.size, EXACT_SUM_CHUNK):
+        bits = flat[start : start + EXACT_SUM_CHUNK].view(np.uint64)
+        exponent = (bits >> np.uint64(52)).astype(np.int64) & 0x7FF  # -0.0's sign bit dropped
+        significand = (bits & np.uint64((1 << 52) - 1)).astype(np.int64)
+        significand += (exponent > 0).astype(np.int64) << 52
+        np.maximum(exponent, 1, out=exponent)
+        low = (significand & ((1 << 26) - 1)).astype(np.float64)
+        high = (significand >> 26).astype(np.float64)
+        low_sums = np.bincount(exponent, weights=low, minlength=2047)
+        high_sums = np.bincount(exponent, weights=high, minlength=2047)
+        for e in np.flatnonzero((low_sums > 0.0) | (high_sums > 0.0)):
+            total += ((int(high_sums[e]) << 26) + int(low_sums[e])) << (int(e) - 1)
+    return total / (1 << 1074)
+
+
 class Part:
     """One segment of a split: T rounds of a PMF cut at grid index ``split`` into its part ``below``
     (losses at most split h) and the rest ``above`` scaled to unit mass (``mass`` its mass), with
@@ -71,8 +120,8 @@ class Part:
         if cut <= 0:
             raise ValueError(f"no loss of a round lies at or below the split {split * pmf.h!r}")
         self.rounds = rounds
-        self.mass = math.fsum(pmf.p[cut:])
-        self.bulk = max(1.0, math.fsum(pmf.p[:cut]))  # c = max(1, m_b)
+        self.mass = exact_sum(pmf.p[cut:])
+        self.bulk = max(1.0, exact_sum(pmf.p[:cut]))  # c = max(1, m_b)
         self.p_inf = pmf.p_inf
         side, h, shift = pmf.pessimistic, pmf.h, pmf.loss_shift
         self.below = GridPMF(
