@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def blocked_estimate(
                 np.sqrt(np.einsum("ij,ij,j->i", weights, weights, counts)),
             )
             value = np.einsum("ij,j->i", bent, mass) + pmf.p_inf + sign * (pmf.shift + charge)
-            return np.clip(value, 0.0, 1.0)
+            return cast(np.ndarray, np.clip(value, 0.0, 1.0))
 
         return side
 
@@ -116,7 +117,7 @@ def _curvature(r: float, x: np.ndarray) -> np.ndarray:
     tail = np.empty_like(x)
     tail[high] = density[high] * mills_ratio(z[high], threads=1)
     tail[~high] = np.exp(x[~high]) * gaussian_tail(z[~high], threads=1)
-    return density / r - tail
+    return cast(np.ndarray, density / r - tail)
 
 
 def _log_gap(value: float, target: float) -> float:
