@@ -55,6 +55,7 @@ import numpy as np
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
 from .bracket_width import within_epsilon_tolerance
+from .each_bracket import each_bracket
 from .grid_start import Point
 from .tilted_question import TiltedReader, exponent_tilt
 
@@ -286,13 +287,10 @@ def finer_brackets(
         tuple of numpy.ndarray
             The certified (lower, upper) brackets, of ``lower``'s shape, never wider than given.
     """
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    for j in range(flat.size):
-        at, lo, up = float(flat[j]), float(lows[j]), float(ups[j])
+
+    def read(at: float, lo: float, up: float) -> tuple[float, float]:
         if applies(point, at, lo, up):
-            lows[j], ups[j] = finer_bracket(point, at, lo, up, threads)
-        else:
-            lows[j], ups[j] = tight_bracket(point, at, lo, up)
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+            return finer_bracket(point, at, lo, up, threads)
+        return tight_bracket(point, at, lo, up)
+
+    return each_bracket(delta, lower, upper, read)

@@ -40,6 +40,7 @@ from . import question
 from .block_reads import block_bracket
 from .directional_delta import Direction
 from .dominated_direction import COARSENING
+from .each_bracket import each_bracket
 from .grid_start import StartGrid
 from .tilted_question import (
     GRID_STEP,
@@ -320,14 +321,9 @@ def tilted_factors_brackets(
     tuple of numpy.ndarray
         The certified (lower, upper) brackets, of ``lower``'s shape.
     """
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    for j in range(flat.size):
-        lows[j], ups[j] = tilted_factors_bracket(
-            segments, float(flat[j]), float(lows[j]), float(ups[j]), fine
-        )
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+    return each_bracket(
+        delta, lower, upper, lambda at, lo, up: tilted_factors_bracket(segments, at, lo, up, fine)
+    )
 
 
 def wide_brackets(
@@ -356,12 +352,11 @@ def wide_brackets(
         The certified (lower, upper) brackets, of ``lower``'s shape.
     """
     sigma, q, rounds, sensitivity = point
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     segments: list[Segment] = [((sigma, q, sensitivity), int(rounds))]
-    for j in np.flatnonzero(~question.within_tolerance(lows, ups)) if q < 1.0 else ():
-        lows[j], ups[j] = tilted_factors_bracket(
-            segments, float(flat[j]), float(lows[j]), float(ups[j]), fine=False
-        )
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+    def read(at: float, lo: float, up: float) -> tuple[float, float]:
+        if q < 1.0 and not question.within_tolerance(np.array(lo), np.array(up)):
+            return tilted_factors_bracket(segments, at, lo, up, fine=False)
+        return lo, up
+
+    return each_bracket(delta, lower, upper, read)

@@ -53,6 +53,7 @@ from . import question
 from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
 from .dominated_direction import COARSENING
+from .each_bracket import each_bracket
 from .grid_start import Point, StartGrid
 from .tilted_read_tail import cut_charge_too_large, read_tail, wrapped_mass
 
@@ -573,13 +574,7 @@ def tilted_brackets(
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point``
     intersected with the tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where
     given), one reader shared by the deltas (its ``threads``)."""
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    reader = TiltedReader(point, tail, threads)
-    for j in range(flat.size):
-        lows[j], ups[j] = reader.bracket(float(flat[j]), float(lows[j]), float(ups[j]))
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+    return each_bracket(delta, lower, upper, TiltedReader(point, tail, threads).bracket)
 
 
 def optimistic_segments(factors: list[tuple[Factor, int]]) -> list[tuple[GridPMF, int]] | None:
@@ -773,15 +768,14 @@ def rare_brackets(
     coarser one where its window is refused); the others as given.  At sigma 0.6, q 1e-5, 10^6
     rounds, delta 1e-10 the tilted factors' read on 2.83e-5 gives 1.077851, the read on 1.25e-5
     1.077481."""
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     reader = TiltedReader(point, tail, threads)
-    for j in range(flat.size) if point[1] < 1.0 else ():
-        if rare_pending(point[1], lows[j], ups[j]):
-            up = rare_upper(reader, float(flat[j]), float(ups[j]), math.inf, float(lows[j]))
-            ups[j] = max(lows[j], min(ups[j], up))
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+    def read(at: float, lo: float, up: float) -> tuple[float, float]:
+        if point[1] < 1.0 and rare_pending(point[1], lo, up):
+            up = max(lo, min(up, rare_upper(reader, at, up, math.inf, lo)))
+        return lo, up
+
+    return each_bracket(delta, lower, upper, read)
 
 
 class FineSettle:
