@@ -4,9 +4,11 @@ intersected with the brackets of its earlier grids, until the front end's rules 
 Every grid's bracket is certified, so a point keeps the intersection of the brackets of all its
 grids (the largest lower side, the smallest upper side): a finer grid is not always tighter (at a
 small delta the round-off charge of the larger window dominates).  What a front end computes on a
-grid, how it measures a bracket's width and which grid it asks next are its own (``FrontEnd``): the
-many points of ``SubsampledGaussianPLD`` and its kin, each on its own grid ladder
-(``points.PointsRefinement``), and the one composition of a plan (``plan_refinement``).
+grid, how it measures a bracket's width and which grid it asks next are its own: the many points of
+``SubsampledGaussianPLD`` and its kin, each on its own grid ladder (``points.PointsFront``: its
+reads here, its per-step rules in the core, cpp/include/hockeystick/pld/refine/points_rules.hpp,
+run by ``refine_many`` without the interpreter lock between reads), and the one composition of a
+plan (``plan_refinement``, a Python ``FrontEnd`` run by ``refine``).
 
 The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation
 driven from here with a Python front end and from the core with its one-point front end.  One
