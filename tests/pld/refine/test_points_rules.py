@@ -314,3 +314,43 @@ def test_rules_refuse_an_unknown_method_or_criterion() -> None:
         points_rules(1e-2, 0.0, "gamma", "relative")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="delta_accuracy"):
         points_rules(1e-2, 0.0, "delta", "absolute")  # type: ignore[arg-type]
+
+
+class RaisingReads:
+    """A front end whose second step's reads raise: the loop's error must reach the caller."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def first(self) -> dict[int, float]:
+        return {0: 1e-3}
+
+    def complement_only(self, points: list[int]) -> None:
+        pass
+
+    def brackets(self, grids: dict[int, float], best: dict) -> object:
+        self.steps += 1
+        if self.steps > 1:
+            raise ValueError("the reads refused this grid")
+        yield 0, grids[0], np.zeros(1), np.ones(1), (np.zeros((2, 1)), None, False, False)
+
+
+def test_an_error_in_the_reads_passes_through_the_loop_without_the_lock() -> None:
+    """The reads run with the interpreter lock taken back inside a loop that released it: their ValueError passes
+    through the core to the caller, and the process goes on (the loop's first step asked a second grid)."""
+    rules = points_rules(1e-2, 0.0, "epsilon", "relative")
+    reads = RaisingReads()
+    with pytest.raises(ValueError, match="refused this grid"):
+        _core.pld_refine.refine_points(
+            front=reads,
+            rules=rules,
+            xs=[np.array([1e-6])],
+            own=[1],
+            points=[(1.0, 0.01, 1000.0, 1.0)],
+            coarsest_fit=[0.0],
+        )
+    assert reads.steps == 2
+    with pytest.raises(ValueError, match="one entry a point"):
+        _core.pld_refine.refine_points(
+            front=reads, rules=rules, xs=[np.array([1e-6])], own=[], points=[], coarsest_fit=[]
+        )
