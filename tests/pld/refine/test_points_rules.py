@@ -15,11 +15,13 @@ loop's front end did them:
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import pytest
 
 from hockeystick import _core
+from hockeystick.base.accountant import Quantity
 from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.bracket_width import bracket_width
 from hockeystick.pld.refine.controller import refine
@@ -43,7 +45,9 @@ def reference_step(
     h, lo, up, (fixed, near, direct, stop) = step
     if before is not None:
         lo, up = np.maximum(lo, before[1]), np.minimum(up, before[2])
-    width = bracket_width(delta_accuracy, method, x, lo, up, own, accuracy, relative)
+    width = bracket_width(
+        delta_accuracy, cast(Quantity, method), x, lo, up, own, accuracy, relative
+    )
     if stop:
         return lo, up, width, None, False, False
     rules, q = NextGrid(accuracy), point[1]
@@ -115,7 +119,9 @@ def random_step(rng: np.random.Generator, kind: tuple[str, str, float], accuracy
         h0 = h * (1.0 if rng.random() < 0.15 else rng.uniform(1.2, 8))
         lo0 = lo * rng.uniform(0.5, 1.0, size)
         up0 = up * rng.uniform(1.0, 2.0, size)
-        width0 = bracket_width(delta_accuracy, method, x, lo0, up0, own, accuracy, kind[2])
+        width0 = bracket_width(
+            delta_accuracy, cast(Quantity, method), x, lo0, up0, own, accuracy, kind[2]
+        )
         before = (h0, lo0, up0, width0)
     fit = float(h * 10 ** rng.uniform(-3, 0.5)) if rng.random() < 0.3 else 0.0
     return point, x, own, fit, step, before
@@ -162,7 +168,8 @@ def test_one_step_is_the_numpy_rules_bit_for_bit(kind: tuple[str, str, float]) -
             np.testing.assert_array_equal(got, want)
         assert (core[3] is None) == (expected[3] is None)
         if core[3] is not None:
-            assert core[3] == expected[3] or (math.isnan(core[3]) and math.isnan(expected[3]))
+            grid = cast(float, expected[3])
+            assert core[3] == grid or (math.isnan(core[3]) and math.isnan(grid))
         assert core[4:] == expected[4:]
         seen["asked" if core[3] is not None else "none"] += 1
         seen["gave_up"] += core[4]
