@@ -204,8 +204,8 @@ class Refinement:
         grid's bracket the front end's (``PointsFront.brackets``: direct DFT bins after the first
         grid, delta near 1 raised to the affinity bound and intersected with the complement's),
         given the record of the grid before as the front end keeps it; where the complement's
-        bracket was taken on the grid before, the next grid recomposes the complement alone
-        (``PointsFront.next_grid``)."""
+        bracket was taken on the grid before, the next grid recomposes the complement alone (the
+        many-points rule, cpp/include/hockeystick/pld/refine/points_rules.hpp)."""
         front = PointsFront(self, [point], [x], "delta", threads)
         best: dict[int, Before] = {}
         complement: list[bool] = [False]  # the last grid's bracket took the complement's
