@@ -377,8 +377,8 @@ class TiltedReader:
         if key not in self._read_tails:
             self._read_tails[key] = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
         window_tail = self._read_tails[key]
-        shown = self._cut_shown.get((direction, delta)) if exponent else None
-        if shown and window_tail > DEFAULT_TAIL:  # the cut showed on a coarser grid: uncut first
+        shown = self._cut_shown.get((direction, delta), {}) if exponent else {}
+        if window_tail > DEFAULT_TAIL and any(g > h for g in shown):  # shown on a coarser grid
             up_side = self._uncut_first(h, direction, tail, (pmf, rounds), lam, window_tail, shown)
             return _upper_search(up_side, delta, upper, least)
         up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True, window_tail)
@@ -602,8 +602,9 @@ class TiltedReader:
 
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of
-        the module docstring; as given at q = 1 (the Gaussian mechanism, which the accountant
-        answers in closed form)."""
+        the module docstring, down to the last before one whose window ``refused_after`` shows
+        past the cap; as given at q = 1 (the Gaussian mechanism, which the accountant answers in
+        closed form)."""
         if self.point[1] >= 1.0:
             return lower, upper
         h = StartGrid(
