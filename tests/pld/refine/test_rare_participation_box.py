@@ -5,9 +5,9 @@ and never looser than dp_accounting's default PLD where that may be the truth).
 
 The suite reads the box's corners where dp_accounting composes in seconds (up to 10^6 rounds, delta
 1e-12, the harder end) under ``--run-slow``, and two tight points by default.  The issue's run
-(sigma 0.6, q 1e-5, 10^6 rounds) is read at delta 1e-8, 1e-10 and 1e-12 under the same rule by
+(sigma 0.6, q 1e-5, 10^6 rounds) is read at delta 1e-10 and 1e-12 under the same rule by
 ``test_rare_participation_peer_default``, which covers the box's corner at q 1e-5, T q 10 and the
-small-sigma end there.  At 10^7 and 10^8 rounds (``FINER``: sigma 0.5, the points only the reads on
+small-sigma end there (its delta 1e-8: ``test_rare_participation_fine_upper``).  At 10^7 and 10^8 rounds (``FINER``: sigma 0.5, the points only the reads on
 grids finer than the tilted reads' cap bring within the tolerance, ``refine.rare_finer_grids``; one
 of each round count, all six with ``HOCKEYSTICK_BOX=all`` in the environment), dp_accounting's
 composition takes minutes a point, so the rule is checked in its stronger form there.  Each point
