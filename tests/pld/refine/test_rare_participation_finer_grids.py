@@ -158,7 +158,7 @@ def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_without_compo
     point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
     h, cap = 2.5e-5, 1_500_000
     windows: list[int] = []
-    compose = tilted.compose
+    compose = tilted.compose  # type: ignore[attr-defined]
 
     def counted(*args: object, **kwargs: object) -> object:
         out = compose(*args, **kwargs)  # type: ignore[arg-type]
@@ -188,15 +188,16 @@ def _counting_compositions(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float,
     """Every composition the tilted reads ask from here on, as (its window tail, its points; 0
     where refused past the cap), in order."""
     asked: list[tuple[float, int]] = []
-    compose = tilted.compose
+    compose = tilted.compose  # type: ignore[attr-defined]
 
     def counted(*args: object, **kwargs: object) -> object:
+        tail = float(kwargs["tail"])  # type: ignore[arg-type]
         try:
             out = compose(*args, **kwargs)  # type: ignore[arg-type]
         except ValueError:
-            asked.append((float(kwargs["tail"]), 0))  # type: ignore[arg-type]
+            asked.append((tail, 0))
             raise
-        asked.append((float(kwargs["tail"]), int(out.p.size)))
+        asked.append((tail, int(out.p.size)))
         return out
 
     monkeypatch.setattr(tilted, "compose", counted)
