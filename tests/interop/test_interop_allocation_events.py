@@ -40,7 +40,9 @@ def test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian() -> N
         dataset_size=600, batch_size=64, epochs=3, noise_multiplier=2.0, sampling="shuffle"
     )
     assert exact_gaussian <= upper <= exact_gaussian + 1e-3  # the grid Gaussian above the exact one
-    assert lower == pytest.approx(facade.epsilon(1e-6, bound="lower"), rel=1e-12)
+    # the same realizable pair as the facade's, read on the adapter's default grid (7/8 of the
+    # facade's 1e-4): both certified, within 1e-6
+    assert lower == pytest.approx(facade.epsilon(1e-6, bound="lower"), abs=1e-6)
 
 
 def test_the_events_compose_with_dp_accounting_events() -> None:
