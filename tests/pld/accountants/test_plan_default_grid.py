@@ -90,15 +90,16 @@ def test_the_default_grid_where_the_bound_fits(monkeypatch):
 
 
 def test_the_default_grid_is_finer_than_the_peers_and_through_the_atoms():
-    """7/8 of 1e-4 without atoms; within (0.7, 1] of that with one, an integer number of cells to
-    the sampled Laplace's largest atom."""
+    """7/8 of 1e-4 without atoms; with them, through the sampled Laplace's largest atom (an integer
+    number of cells) within (0.7, 1] of 7/8 of 1e-4, or at most 0.9 of 1e-4 where the grid through
+    the atoms below 1e-4 is that fine already."""
     gaussians = _plan(
         E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.02, E.GaussianDpEvent(1.3)), 9)
     )
     assert plan_module.default_interval(gaussians) == H * plan_module.DEFAULT_GRID_SCALE
     h = plan_module.default_interval(_plan(SAMPLED_AND_LAPLACE))
     scaled = H * plan_module.DEFAULT_GRID_SCALE
-    assert 0.7 * scaled < h <= scaled
+    assert 0.7 * scaled < h <= H * plan_module.ALIGNED_GRID_SCALE
     plan = _plan(SAMPLED_AND_LAPLACE)
     base, _ = alignment_atoms({mechanism_of(m): c for m, c in plan.counts.items()})
     cells = base / h

@@ -92,6 +92,9 @@ DEFAULT_GRID_POINTS = (128 << 20) // BYTES_PER_POINT
 FALLBACK_ACCURACY = 1e-4
 # The default grid is this much finer than DEFAULT_INTERVAL, dp_accounting's (``default_interval``).
 DEFAULT_GRID_SCALE = 0.875
+# ... except where a grid through the atoms below DEFAULT_INTERVAL is already at most this much of it
+# (the coarser of the two: fewer points, the atoms on the grid either way).
+ALIGNED_GRID_SCALE = 0.9
 # The coarse grid that measures the default grid's windows: cheap to compose, and windows scale as 1
 # / h.
 PROBE_INTERVAL = 1e-2
@@ -589,7 +592,8 @@ def summed_window_points(profile: PlanProfile, h: float) -> float | None:
 def default_interval(plan: CompositionPlan) -> float:
     """The default grid's spacing for ``plan``: ``DEFAULT_GRID_SCALE`` times ``DEFAULT_INTERVAL``,
     moved down into (0.7, 1] of that through the atoms of its Laplace-like grid mechanisms
-    (``refine.grid_alignment.aligned``).
+    (``refine.grid_alignment.aligned``); where the grid through the atoms below
+    ``DEFAULT_INTERVAL`` itself is at most ``ALIGNED_GRID_SCALE`` of it, that one.
 
     On dp_accounting's own grid, 1e-4, our pessimistic masses are its pessimistic estimate's
     (connect-the-dots, Doroshenko et al. 2022), so a certified upper side, carrying the
@@ -607,7 +611,7 @@ def default_interval(plan: CompositionPlan) -> float:
     Returns
     -------
     float
-        The spacing, in (0.7 DEFAULT_GRID_SCALE DEFAULT_INTERVAL, DEFAULT_GRID_SCALE
+        The spacing, in (0.7 DEFAULT_GRID_SCALE DEFAULT_INTERVAL, ALIGNED_GRID_SCALE
         DEFAULT_INTERVAL].
 
     Raises
@@ -615,7 +619,11 @@ def default_interval(plan: CompositionPlan) -> float:
     ValueError
         A spec of the plan that names no mechanism of the catalogue.
     """
-    return PlanProfile(plan, DEFAULT_INTERVAL, None)._aligned(DEFAULT_INTERVAL * DEFAULT_GRID_SCALE)
+    profile = PlanProfile(plan, DEFAULT_INTERVAL, None)
+    through = profile._aligned(DEFAULT_INTERVAL)
+    if through <= DEFAULT_INTERVAL * ALIGNED_GRID_SCALE:  # fine enough already: the coarsest such
+        return through
+    return profile._aligned(DEFAULT_INTERVAL * DEFAULT_GRID_SCALE)
 
 
 def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
