@@ -2,7 +2,7 @@
 dp_accounting's default (its ``PLDAccountant``: the pessimistic PLD on the 1e-4 grid), live,
 wherever that default is at or above our certified lower side.
 
-The trees are ``tests/dp_accounting_pld.py``'s seeded random trees that the benchmark
+Epsilon at delta and delta at epsilon alike. The trees are ``tests/dp_accounting_pld.py``'s seeded random trees that the benchmark
 (bench/bench_interop.py, delta 1e-6) runs: on dp_accounting's own grid our pessimistic masses are
 its pessimistic estimate's, so the certified side, carrying the composition's round-off charge, lay
 above it by up to 1.7e-7 (seed 24: 26 compositions of two Laplaces) on seeds 8, 16, 23, 24, 27, 35,
@@ -56,3 +56,17 @@ def test_the_default_upper_side_is_at_most_dp_accountings_default(seed):
     assert lower <= theirs + THEIR_ROUND_OFF, (seed, lower, theirs)
     if theirs >= lower:
         assert upper <= theirs, (seed, upper, theirs, upper - theirs)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_default_upper_delta_is_at_most_dp_accountings_default(seed):
+    """The same rule for ``get_delta``, at the epsilon where dp_accounting's default reads DELTA."""
+    tree = random_tree(np.random.default_rng(seed))
+    logging.getLogger().setLevel(logging.ERROR)
+    pld = their_pld(tree, 1, True)
+    epsilon = float(pld.get_epsilon_for_delta(DELTA))
+    theirs = float(pld.get_delta_for_epsilon(epsilon))
+    lower, upper = HockeystickPLDAccountant().compose(tree).get_delta_bracket(epsilon)
+    assert lower <= theirs * (1.0 + 1e-9), (seed, lower, theirs)
+    if theirs >= lower:
+        assert upper <= theirs, (seed, upper, theirs, upper / theirs - 1.0)

@@ -11,7 +11,7 @@ import pytest
 
 import hockeystick.pld as hpld
 from hockeystick.pld.accountants import plan_charge
-from hockeystick.pld.accountants.plan_tilted import direction_upper_epsilon
+from hockeystick.pld.accountants.plan_tilted import direction_upper_delta, direction_upper_epsilon
 
 DELTA = 1e-6
 H = 8.75e-5
@@ -102,3 +102,29 @@ def test_no_mass_above_the_upper_side_is_an_infinite_shift():
 def test_a_direction_without_factors_is_refused():
     with pytest.raises(ValueError, match="at least one factor"):
         direction_upper_epsilon({}, DELTA, 1.0)
+
+
+@pytest.mark.parametrize("make", [_laplaces, _sampled])
+def test_the_tilted_delta_is_certified_and_below_the_plain_one(make):
+    """At the plain upper epsilon: the upper delta read again under the tilt is below the plain one
+    (whose charge is more than the share of it), never below the certified lower delta of the same
+    composition on a grid a quarter as fine."""
+    pld = make()
+    eps = float(pld.epsilon(DELTA, bound="upper", composition_only=True))
+    plain = float(pld.delta(eps, bound="upper", composition_only=True))
+    read = plan_charge.low_charge_upper_delta(pld, eps, plain)
+    assert read < plain
+    lower = float(make(H / 4).delta(eps, bound="lower", composition_only=True))
+    assert lower <= read
+
+
+@pytest.mark.parametrize(
+    "epsilon, upper", [(1.0, 1.0), (1.0, 0.0), (math.inf, 0.5), (math.nan, 0.5)]
+)
+def test_delta_edges_leave_the_upper_side_as_given(epsilon, upper):
+    assert plan_charge.low_charge_upper_delta(_sampled(), epsilon, upper) == upper
+
+
+def test_a_direction_without_factors_is_refused_its_delta():
+    with pytest.raises(ValueError, match="at least one factor"):
+        direction_upper_delta({}, 1.0)

@@ -69,7 +69,7 @@ from ..sampling.subsampling import (
 )
 from ..sampling.with_replacement_shift_bound import copy_count_weights
 from .composition_plan import CompositionPlan, PlanKey
-from .plan_charge import low_charge_upper
+from .plan_charge import low_charge_upper, low_charge_upper_delta
 from .plan_gaussian_beside import GAUSSIAN_SPAN, beside_bracket, reads_beside
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
 from .plan_tilted import tilted_bracket
@@ -351,8 +351,9 @@ class PlanProfile:
         for variant in self._upper_variants[1:]:  # a further proved upper side: the smaller
             alternative = self._pld(h, variant)
             up = min(up, getattr(alternative, method)(x, bound="upper", composition_only=True))
-        if self.low_charge and method == "epsilon":  # the charge, not the grid, may set it
-            up = low_charge_upper(self._pld(h), x, float(up))
+        if self.low_charge:  # the charge, not the grid, may set it
+            read = low_charge_upper if method == "epsilon" else low_charge_upper_delta
+            up = read(self._pld(h), x, float(up))
         bound = add_loss_bound(self._grid) if self.plan.gaussian_r2 == 0 else None
         if bound is not None:
             up = min(up, bounded_add_upper(self._pld(h).composed(True), method, x, bound))

@@ -11,6 +11,10 @@ exponential tilt of the Chernoff exponent at its upper side (``plan_tilted.direc
 the same masses, the round-off charged relative to the Chernoff bound, Keich 2005); both reads
 are certified, so the smaller is.
 
+A delta asked at epsilon is read again alike where the charge is more than
+``CHARGED_EPSILON_SHARE`` of the upper delta (``low_charge_upper_delta``): the charged value less
+the uncharged sum D(eps) is the charge itself.
+
 How far the charge moves epsilon is bounded from the PMF itself: its uncharged curve D is convex and
 non-increasing in eps, so where the charged upper epsilon u has D(u) <= delta,
 u - eps_D(delta) <= (delta - D(u)) / (-D'(u)), with -D'(u) = sum_{l > u} p_l e^{u - l} (the
@@ -25,11 +29,23 @@ import numpy as np
 
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.pmf import GridPMF
-from .plan_tilted import direction_upper_epsilon
+from .plan_tilted import direction_upper_delta, direction_upper_epsilon
 
 # A direction whose upper epsilon the charge moves by more than this share of it (relative; of 1
 # below epsilon 1) is read again under the tilt (module docstring).
 CHARGED_EPSILON_SHARE = 1e-9
+
+
+def _uncharged(pmf: GridPMF, eps: float) -> tuple[float, float]:
+    """The uncharged hockey-stick sum D(eps) of ``pmf``'s masses (its mass at +infinity included)
+    and its slope -D'(eps) = sum_{l > eps} p_l e^{eps - l}; (nan, 0) where no mass lies above eps."""
+    start = max(int(math.floor(eps / pmf.h)) + 1 - pmf.k_lo, 0)
+    p = pmf.p[start:]
+    if p.size == 0:
+        return math.nan, 0.0
+    gap = (pmf.k_lo + start + np.arange(p.size)) * pmf.h - eps  # l - eps > 0
+    slope = float(np.sum(p * np.exp(-gap)))  # not np.dot: BLAS threads cost ms on a busy machine
+    return float(np.sum(p) - slope) + pmf.p_inf, slope
 
 
 def charge_shift(pmf: GridPMF, delta: float, upper: float) -> float:
@@ -51,13 +67,9 @@ def charge_shift(pmf: GridPMF, delta: float, upper: float) -> float:
     float
         The bound, >= 0.
     """
-    start = max(int(math.floor(upper / pmf.h)) + 1 - pmf.k_lo, 0)
-    p = pmf.p[start:]
-    if p.size == 0:
+    uncharged, slope = _uncharged(pmf, upper)
+    if math.isnan(uncharged):
         return math.inf
-    gap = (pmf.k_lo + start + np.arange(p.size)) * pmf.h - upper  # l - u > 0
-    slope = float(np.sum(p * np.exp(-gap)))  # not np.dot: BLAS threads cost ms on a busy machine
-    uncharged = float(np.sum(p) - slope) + pmf.p_inf
     if uncharged >= delta:
         return 0.0
     return math.inf if slope <= 0.0 else (delta - uncharged) / slope
@@ -96,5 +108,41 @@ def low_charge_upper(pld: PrivacyLossDistribution, delta: float, upper: float) -
         if math.isfinite(own) and own > 0.0:
             if charge_shift(pmf, delta, own) > CHARGED_EPSILON_SHARE * max(own, 1.0):
                 own = min(own, direction_upper_epsilon(pld.directions[i], delta, own))
+        best = max(best, own)
+    return min(upper, best)
+
+
+def low_charge_upper_delta(pld: PrivacyLossDistribution, epsilon: float, upper: float) -> float:
+    """``upper`` intersected with the tilted reads of the directions of ``pld`` whose round-off
+    charge is more than ``CHARGED_EPSILON_SHARE`` of their upper delta at ``epsilon`` (module
+    docstring).
+
+    Parameters
+    ----------
+    pld : PrivacyLossDistribution
+        The composition read (its pessimistic side composed already).
+    epsilon : float
+        The epsilon asked.
+    upper : float
+        A certified upper delta of ``pld`` at ``epsilon``.
+
+    Returns
+    -------
+    float
+        A certified upper delta, at most ``upper``.
+    """
+    if not (0.0 < upper < 1.0 and math.isfinite(epsilon)):
+        return upper
+    at = np.array([epsilon], dtype=np.float64)
+    sides = sorted(
+        ((float(pmf.delta(at)[0]), i) for i, pmf in enumerate(pld.composed(True))), reverse=True
+    )
+    best = -math.inf  # the largest upper delta of the directions read so far
+    for own, i in sides:  # from the largest: a direction below the others' reads needs none
+        if own <= best:
+            break
+        uncharged, _ = _uncharged(pld.composed(True)[i], epsilon)
+        if not uncharged >= own * (1.0 - CHARGED_EPSILON_SHARE):
+            own = min(own, direction_upper_delta(pld.directions[i], epsilon))
         best = max(best, own)
     return min(upper, best)

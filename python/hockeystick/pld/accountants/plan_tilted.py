@@ -108,6 +108,34 @@ def direction_upper_epsilon(direction: dict[Factor, int], delta: float, upper: f
     return _upper_epsilon(ups, exponent_tilt(ups, upper), delta, upper)
 
 
+def direction_upper_delta(direction: dict[Factor, int], epsilon: float) -> float:
+    """The certified upper delta at ``epsilon`` of one direction's composition read under the tilt
+    of the Chernoff exponent at ``epsilon``: ``direction_delta``'s upper side alone.
+
+    Parameters
+    ----------
+    direction : dict
+        The direction's factors and their counts, on one grid.
+    epsilon : float
+        The epsilon asked (a real number).
+
+    Returns
+    -------
+    float
+        The tilted read's upper delta; 1 where no read is certified.
+
+    Raises
+    ------
+    ValueError
+        ``direction`` without factors.
+    """
+    if not direction:
+        raise ValueError("a direction to read must hold at least one factor")
+    ups: Terms = [(f.upper, c) for f, c in direction.items()]
+    side = _composed(ups, exponent_tilt(ups, epsilon), True)
+    return 1.0 if side is None else side.delta(epsilon)
+
+
 def direction_epsilon(
     direction: dict[Factor, int], delta: float, upper: float
 ) -> tuple[float, float]:
