@@ -24,8 +24,9 @@ def test_epochs_of_balls_in_bins_match_the_facade() -> None:
     expected = DPSGD(
         dataset_size=6000, batch_size=64, epochs=5, noise_multiplier=1.0, sampling="balls_in_bins"
     )
+    # the same rounds, read on the adapter's default grid (7/8 of the facade's 1e-4): within 1e-6
     assert accountant.get_epsilon_bracket(1e-6) == pytest.approx(
-        expected.epsilon(1e-6, bound="both"), rel=1e-12
+        expected.epsilon(1e-6, bound="both"), abs=1e-6
     )
 
 

@@ -95,6 +95,10 @@ DEFAULT_GRID_SCALE = 0.875
 # ... except where a grid through the atoms below DEFAULT_INTERVAL is already at most this much of it
 # (the coarser of the two: fewer points, the atoms on the grid either way).
 ALIGNED_GRID_SCALE = 0.9
+# ... or where the largest atom lies at least this share of a cell off the 1e-4 grid, the grid
+# through the atoms below 1e-4 whatever its spacing: dp_accounting's estimate spreads that atom over
+# its cell, an error of order h a round, which the grid through it does not make.
+MISALIGNED_CELLS = 0.1
 # The coarse grid that measures the default grid's windows: cheap to compose, and windows scale as 1
 # / h.
 PROBE_INTERVAL = 1e-2
@@ -622,6 +626,9 @@ def default_interval(plan: CompositionPlan) -> float:
     """
     profile = PlanProfile(plan, DEFAULT_INTERVAL, None)
     through = profile._aligned(DEFAULT_INTERVAL)
+    cells = profile._alignment_atoms[0] / DEFAULT_INTERVAL  # the largest atom, in 1e-4 cells
+    if cells > 0 and abs(cells - round(cells)) >= MISALIGNED_CELLS:  # off dp_accounting's grid
+        return through
     if through <= DEFAULT_INTERVAL * ALIGNED_GRID_SCALE:  # fine enough already: the coarsest such
         return through
     return profile._aligned(DEFAULT_INTERVAL * DEFAULT_GRID_SCALE)
