@@ -33,6 +33,11 @@ SEAMS = {
     "_fixed_brackets": "the fixed grid's brackets with the add direction's upper side they pass to the fine read",
     "_factors": "the tilted reader's kept discretized rounds (a point the fine read tried keeps them for its last read)",
     "_compositions": "the tilted reader's kept windows, which it drops once a point is read",
+    "_finer_brackets": "the tilted factors' ladder of grids, driven by a stand-in bracket to show where it ends",
+    "_built_pmf": "the aligned cells' kept one-round PMFs: a second ask is a hit, and the copy handed out is "
+    "the caller's own",
+    "_cut_shown": "the tilted reader's record of the grids whose cut window showed its cut, the premise of "
+    "its finer reads taking the uncut window first",
     "_uncut": "the tilted reader's second read of a cut window, patched to compose its fallback again (the "
     "reference the read without that composition must match)",
     "_untilted": "a tilted window's untilted suffix sums and their slack, against the in-place untilt's",

@@ -22,6 +22,7 @@ package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py)
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 
 import mpmath as mp
@@ -71,6 +72,41 @@ def asked(lib: Library, call: str, *args: float) -> tuple[int, float, float]:
     return status, lower.value, upper.value
 
 
+# sigma 0.6, q 1e-5, 10^6 rounds: the rare-participation run several tests below read at the same points, each read
+# of the C library or of the front door costing seconds; each is computed once per library and point, and shared
+RARE = (0.6, 1e-5, 10**6)
+_rare_reads: dict[tuple[str, str, float, float], tuple[int, float, float, str]] = {}
+
+
+def rare_asked(
+    lib: Library, call: str, x: float, accuracy: float = 1e-3
+) -> tuple[int, float, float, str]:
+    """``asked(lib, call, *RARE, x, accuracy)`` and the library's last error right after it, read once per
+    library (its file) and arguments."""
+    key = (str(lib.path), call, x, accuracy)
+    if key not in _rare_reads:
+        status, lower, upper = asked(lib, call, *RARE, x, accuracy)
+        _rare_reads[key] = (status, lower, upper, lib.last_error())
+    return _rare_reads[key]
+
+
+@functools.cache
+def rare_front_door(call: str, x: float) -> tuple[float, float]:
+    """The front door's certified bracket of the RARE run (``epsilon`` at delta ``x`` or ``delta`` at epsilon
+    ``x``, ``bound="both"``), read once per point."""
+    sigma, q, rounds = RARE
+    read = getattr(SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds), call)
+    lower, upper = read(x, bound="both")
+    return float(lower), float(upper)
+
+
+@functools.cache
+def rare_max_of_outputs_epsilon(delta: float) -> float:
+    """The max-of-outputs test's lower epsilon of the RARE run at ``delta``, read once per delta."""
+    sigma, q, rounds = RARE
+    return float(max_of_outputs_epsilon([((sigma, q, 1.0), rounds)], delta))
+
+
 def test_an_epsilon_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
     status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 1e-5, 1e-12)
     assert status == HS_ACCURACY_NOT_MET
@@ -104,25 +140,17 @@ def fftw_lib(capi_build) -> Library:
     return library
 
 
-@pytest.fixture(scope="module")
-def rare_front_door() -> tuple[float, float]:
-    """The front door's certified bracket of sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10."""
-    return SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
-        1e-10, bound="both"
-    )
-
-
 def check_rare_participation(lib: Library, front_door: tuple[float, float]) -> float:
     """The C bracket of sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10, accuracy 1e-3: finite (the
     accuracy's first grid, 7.1e-6, is too fine for the tilted windows, so the fine grids are read),
     overlapping the front door's (both certified: neither lower side above the other's upper one),
     and HS_OK exactly where it is within the accuracy; its upper side."""
-    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, 1e-10, 1e-3)
+    status, lower, upper, message = rare_asked(lib, "epsilon", 1e-10)
     py_lower, py_upper = front_door
     assert 0.0 <= lower <= upper < math.inf
     assert lower <= py_upper and py_lower <= upper
     if upper - lower > 1e-3:
-        assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=0.001" in lib.last_error()
+        assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=0.001" in message
     else:
         assert status == HS_OK
     return upper
@@ -130,14 +158,15 @@ def check_rare_participation(lib: Library, front_door: tuple[float, float]) -> f
 
 @pytest.mark.parametrize("backend", ["lib", "fftw_lib"])
 def test_rare_participation_the_c_upper_side_is_the_front_doors_with_either_backend(
-    request, backend, rare_front_door
+    request, backend
 ):
     """With long-double forward transforms (FFTW's long-double library; Eigen's butterflies with long-double
     twiddles, cpp/backends/eigen_long_fft.hpp) the C library's fine read is the package's: its upper side, read
     on the finest of the fine grids whose windows fit (2.5e-5, as the package's finer upper read), within 5e-4 of
     the front door's (1.078504 on 5e-5 alone, 1.02e-3 above), the status saying whether within the accuracy."""
-    upper = check_rare_participation(request.getfixturevalue(backend), rare_front_door)
-    assert abs(upper - rare_front_door[1]) <= 5e-4
+    front_door = rare_front_door("epsilon", 1e-10)
+    upper = check_rare_participation(request.getfixturevalue(backend), front_door)
+    assert abs(upper - front_door[1]) <= 5e-4
 
 
 def test_rare_participation_the_c_delta_bracket_reads_the_fine_grids_and_holds_the_front_door(lib):
@@ -145,10 +174,8 @@ def test_rare_participation_the_c_delta_bracket_reads_the_fine_grids_and_holds_t
     windows, so the fine grids are read; the bracket overlaps the front door's (both certified), its
     upper side below 1e-10 (the front door's certified upper epsilon at 1e-10 is below 1.2; the plain
     composition's alone is 3.8e-8), and the status says it is wider than asked (no lower side)."""
-    status, lower, upper = asked(lib, "delta", 0.6, 1e-5, 10**6, 1.2, 1e-3)
-    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).delta(
-        1.2, bound="both"
-    )
+    status, lower, upper, _ = rare_asked(lib, "delta", 1.2)
+    py_lower, py_upper = rare_front_door("delta", 1.2)
     assert 0.0 <= lower <= py_upper and py_lower <= upper <= 1e-10
     assert (status == HS_OK) == ((upper - lower) / max(upper, 1e-9) <= 1e-3)
 
@@ -159,14 +186,11 @@ def test_rare_participation_the_c_lower_side_reads_the_max_of_outputs_test(lib, 
     (pld/reads/max_of_outputs.hpp, the header the package's read runs too): at least that read (1.0716 at
     1e-10, 1.9032 at 1e-12, where the tilted optimistic windows alone reach 0.2357), and never above the
     front door's certified upper side, nor above its own."""
-    segments = [((0.6, 1e-5, 1.0), 10**6)]
-    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, delta, 1e-3)
-    test = max_of_outputs_epsilon(segments, delta)
+    status, lower, upper, _ = rare_asked(lib, "epsilon", delta)
+    test = rare_max_of_outputs_epsilon(delta)
     assert test > (1.07 if delta == 1e-10 else 1.9)
     assert test <= lower <= upper < math.inf
-    py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
-        delta, bound="both"
-    )[1]
+    py_upper = rare_front_door("epsilon", delta)[1]
     assert lower <= py_upper
     assert (status == HS_OK) == (upper - lower <= 1e-3)
 
@@ -197,11 +221,9 @@ def test_rare_participation_the_c_lower_side_reads_the_aligned_cells(lib, delta)
     with): at least the same read run by the package with the core's charge (1.07601 at 1e-10, 1.90731 at 1e-12),
     above the max-of-outputs test's by more than 3e-3 (1.07159, 1.90318: the lower sides before it), never above the
     front door's certified upper side nor its own; HS_OK exactly where the bracket is within the accuracy."""
-    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, delta, 1e-3)
-    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
-        delta, bound="both"
-    )
-    test = max_of_outputs_epsilon([((0.6, 1e-5, 1.0), 10**6)], delta)
+    status, lower, upper, _ = rare_asked(lib, "epsilon", delta)
+    py_lower, py_upper = rare_front_door("epsilon", delta)
+    test = rare_max_of_outputs_epsilon(delta)
     assert test + 3e-3 < lower <= min(upper, py_upper)
     assert lower >= plainly_charged_aligned_read(delta, upper) - 1e-9
     assert (
@@ -213,12 +235,10 @@ def test_rare_participation_the_c_lower_side_reads_the_aligned_cells(lib, delta)
 def test_rare_participation_the_c_delta_lower_side_reads_the_max_of_outputs_test(lib):
     """delta at epsilon 1.2 of the same run: the C lower side is at least the max-of-outputs read (it was 0, no
     lower side) and never above the front door's certified upper side."""
-    status, lower, upper = asked(lib, "delta", 0.6, 1e-5, 10**6, 1.2, 1e-3)
+    status, lower, upper, _ = rare_asked(lib, "delta", 1.2)
     test = max_of_outputs_delta([((0.6, 1e-5, 1.0), 10**6)], 1.2)
     assert 0.0 < test <= lower <= upper
-    py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).delta(
-        1.2, bound="both"
-    )[1]
+    py_upper = rare_front_door("delta", 1.2)[1]
     assert lower <= py_upper
 
 
@@ -227,11 +247,9 @@ def test_rare_participation_at_delta_1e_5_the_refinement_meets_the_accuracy(lib)
     rows recomputed accurately (cpp/capi/refine.cpp's DirectBins, as the package's refinement composes it), meets
     accuracy 1e-3 (the plain composition's round-off left [0.12933, 0.13038], HS_ACCURACY_NOT_MET); the bracket
     overlaps the front door's and its upper side is within 5e-4 of the front door's."""
-    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, 1e-5, 1e-3)
+    status, lower, upper, _ = rare_asked(lib, "epsilon", 1e-5)
     assert status == HS_OK and 0.0 < upper - lower <= 1e-3
-    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
-        1e-5, bound="both"
-    )
+    py_lower, py_upper = rare_front_door("epsilon", 1e-5)
     assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
     assert upper - py_upper <= 5e-4
 
@@ -241,8 +259,8 @@ def test_a_finer_accuracy_is_never_looser_than_the_default(lib, call, x):
     """Rare participation (sigma 0.6, q 1e-5, 10^6 rounds): each accuracy starts from grids of its own, and at
     delta 1e-5 accuracy 1e-4's own reads gave the upper epsilon 0.130586 where 1e-3's gave 0.130377; a finer
     accuracy's bracket is intersected with the default's (cpp/capi/refine.cpp), inside it, both sides."""
-    _, lower, upper = asked(lib, call, 0.6, 1e-5, 10**6, x, 1e-3)
-    status, fine_lower, fine_upper = asked(lib, call, 0.6, 1e-5, 10**6, x, 1e-4)
+    _, lower, upper, _ = rare_asked(lib, call, x)
+    status, fine_lower, fine_upper, _ = rare_asked(lib, call, x, 1e-4)
     assert status in (HS_OK, HS_ACCURACY_NOT_MET)
     assert lower <= fine_lower <= fine_upper <= upper
 

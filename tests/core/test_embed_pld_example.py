@@ -140,7 +140,6 @@ def _charges(printed: dict[str, list[str]]) -> tuple[float, float, float, float]
     return fft_only, direct, facade_fft_only, facade_direct
 
 
-@pytest.mark.parametrize("printed", ["fftw", "eigen"], indirect=True)
 def test_long_double_bins_cut_the_charge_as_the_facade_does(printed):
     """47149 rounds of the subsampled Gaussian (sigma 0.5, rate 1e-4): FFT bins charge what the facade's do (the
     same bound on the same length), and with direct bins from the backend's long-double transform the charge

@@ -124,9 +124,12 @@ def _rdp_epsilon(event: E.DpEvent, relation: NR, count: int, delta: float) -> fl
 ADD = NR.ADD_OR_REMOVE_ONE
 
 
+# The settings where a side was once wrong or infinite, as explicit examples; EM(1500) once at 1e-5 under
+# add-or-remove is read in tests/interop/test_interop_edge_sides.py (its [1500.0-1] and [1500.0] cases: both sides
+# in (750, 1500] and the lower side within 1e-2 below the exact epsilon of a realizable pair, which lies below
+# every valid upper bound, the RDP adapter's among them), so it is not read a second time here.
 @settings(max_examples=60)
 @given(settings_drawn())
-@example((ExponentialMechanismDpEvent(1500.0), ADD, 1, 1e-5))
 @example((ExponentialMechanismDpEvent(2000.0), NR.REPLACE_ONE, 3, 1e-5))
 @example((ExponentialMechanismDpEvent(5e-324), ADD, 1, 1e-5))
 @example((PermuteAndFlipDpEvent(745.0), ADD, 1, 1e-5))

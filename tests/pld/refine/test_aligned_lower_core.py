@@ -133,3 +133,23 @@ def test_the_bindings_refuse_what_the_core_cannot_read():
         aligned_lower.mean_at_least(
             RareRound(0.6, 1e-5), np.array([1.0]), np.array([math.nan]), np.array([1.0])
         )
+
+
+def test_a_rounds_aligned_pmf_is_built_once_and_handed_out_as_a_copy() -> None:
+    """The one-round PMF of a (sigma, q, h, centred) asked again comes from the kept build: the
+    same masses and offset, the core not called again; each caller gets its own writable copy, so
+    a write to one leaves the kept masses and the next caller's as built."""
+    args = (0.7, 3e-5, 4e-5)
+    aligned_lower._built_pmf.cache_clear()
+    first, offset = aligned_pmf(*args)
+    kept = first.p.copy()
+    first.p[:] = -1.0  # a caller's write
+    second, again = aligned_pmf(*args)
+    info = aligned_lower._built_pmf.cache_info()
+    assert (info.hits, info.misses) == (1, 1)
+    assert again == offset and second.k_lo == first.k_lo
+    assert np.array_equal(second.p, kept) and second.p.flags.writeable
+    # another centring is another build, as the core gives it
+    looser, _ = aligned_pmf(*args, centred=False)
+    assert aligned_lower._built_pmf.cache_info().misses == 2
+    assert not np.array_equal(looser.p, kept)

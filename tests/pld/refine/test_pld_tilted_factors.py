@@ -102,3 +102,42 @@ def test_dp_accounting_adapter_reads_the_composed_event_the_same() -> None:
     adapter = HockeystickPLDAccountant()
     adapter.compose(event)
     assert adapter.get_epsilon_bracket(1e-10) == _staged().epsilon(1e-10, bound="both")
+
+
+@pytest.mark.parametrize(
+    "refused, cut, grids",
+    [
+        (0.0, [], [4e-5, 1e-5, 2.5e-6, 6.25e-7]),  # nothing known refused: GRIDS grids
+        (1e-5, [], [4e-5]),  # the grid refused already is not read again
+        (0.0, [1_400_000], [4e-5]),  # its windows cut at WINDOW_TAIL: 5.6 M on the next grid
+        (0.0, [1_000_000], [4e-5, 1e-5, 2.5e-6, 6.25e-7]),  # 4 M: within 1.25 times the cap
+    ],
+)
+def test_the_ladder_ends_before_a_grid_whose_window_would_be_refused(
+    monkeypatch: pytest.MonkeyPatch, refused: float, cut: list[int], grids: list[float]
+) -> None:
+    """``_finer_brackets`` reads no grid it knows its windows refuse: one refused already, or one
+    whose windows, judged from the remove direction's windows cut at ``WINDOW_TAIL`` on the grid
+    before (scaled by ``GRID_STEP``), pass ``REFUSED_RATIO`` times the cap (2^22).  Each grid's own
+    bracket here falls by far more than a quarter of the tolerance, so only those rules end it."""
+    from hockeystick.pld.refine import tilted_factors
+
+    read: list[float] = []
+    windows = list(cut)
+
+    def screened(
+        *args: object, cut: list[int] | None = None, **kwargs: object
+    ) -> tuple[float, float]:
+        h = float(args[4])  # type: ignore[arg-type]
+        read.append(h)
+        if cut is not None:
+            cut.extend(windows)
+        return 1.0, 1.0 + 1e3 * h  # wider than the tolerance, falling 4-fold a grid
+
+    monkeypatch.setattr(tilted_factors, "screened_bracket", screened)
+    segments = [((0.5, 1e-6, 1.0), 10**8)]
+    lower, upper = tilted_factors._finer_brackets(
+        segments, 1e-10, 0.0, math.inf, 4e-5, 1e-20, refused
+    )
+    assert read == pytest.approx(grids, rel=1e-12)
+    assert (lower, upper) == (1.0, 1.0 + 1e3 * read[-1])  # the last grid's bracket

@@ -17,15 +17,10 @@ tilted read on a grid finer still (``TiltedReader.upper_at_exponent``) and the R
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
 
-import numpy as np
 import pytest
 
-from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, rare_finer_grids
 from hockeystick.pld.refine.rare_finer_grids import (
     FIRST_INTERVAL,
@@ -35,64 +30,57 @@ from hockeystick.pld.refine.rare_finer_grids import (
 )
 from hockeystick.pld.refine.tilted_question import TiltedReader
 
-P = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+from .rare_box import RareReads, assert_box_rule, references
+
+pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
 ISSUE_POINT = (0.6, 1e-5, 1e6, 1.0)
 CHEAP_POINT = (0.5, 1e-4, 1e4, 1.0)
+# the box's deltas read here (issue 90 item 4), under the box's whole rule
+# (``rare_box.assert_box_rule``): the issue's run covers the box's corner at q 1e-5, T q 10 and the
+# small-sigma end; its delta 1e-8 is test_rare_participation_fine_upper's (sigma 0.5, the same rate
+# and rounds: the upper side at most dp_accounting's, within the tolerance, on the safe side)
+BOX_DELTAS = (1e-10, 1e-12)
 
 
-@functools.cache
-def dp_accounting_epsilon(point: tuple[float, float, float, float], delta: float) -> float:
-    """dp_accounting's default PLD (pessimistic, on the 1e-4 grid) of ``point`` at ``delta``."""
-    sigma, q, rounds, _ = point
-    pld = P.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4)
-    return float(pld.self_compose(int(rounds)).get_epsilon_for_delta(delta))
-
-
-@functools.cache
-def default_bracket(point: tuple[float, float, float, float], delta: float) -> tuple[float, float]:
-    """The default's certified bracket of ``point`` at ``delta``."""
-    sigma, q, rounds, _ = point
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a bracket left wide warns; the tests check its sides
-        lower, upper = SubsampledGaussianPLD(
-            sigma=sigma, sampling_rate=q, rounds=int(rounds)
-        ).epsilon(delta, bound="both")
-    return float(lower), float(upper)
-
-
-def references(point: tuple[float, float, float, float], delta: float) -> tuple[float, float]:
-    """The certified max-of-outputs lower bound and RDP upper bound at ``delta``."""
-    sigma, q, rounds, sensitivity = point
-    test = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], delta)
-    return test, float(question.rdp_upper(point, np.array([delta]))[0])
+@pytest.fixture(scope="module")
+def reads() -> RareReads:
+    """The module's brackets and dp_accounting's composition of the issue's run, each read once."""
+    return RareReads()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "point, delta",
-    [(ISSUE_POINT, d) for d in (1e-5, 1e-8, 1e-10, 1e-12)] + [(CHEAP_POINT, 1e-8)],
-)
+@pytest.mark.parametrize("delta", [1e-5, *BOX_DELTAS])
 def test_the_upper_side_is_at_most_dp_accounting_wherever_that_is_above_our_lower_side(
-    point: tuple[float, float, float, float], delta: float
+    delta: float, reads: RareReads
 ) -> None:
-    """About 2 to 7 CPU s a point: the house rule against the peer's default, asked live."""
-    lower, upper = default_bracket(point, delta)
-    test, rdp = references(point, delta)
+    """About 2 to 6 CPU s a delta, dp_accounting's composition once for all: the house rule against
+    the peer's default, asked live, at the issue's run (sigma 0.6, q 1e-5, 10^6 rounds) at delta
+    1e-5, outside the box, and at the box's deltas with the box's rule.  The rule at sigma 0.5, q
+    1e-4, 10^4 rounds, delta 1e-8 is the box's (``test_rare_participation_box``, read by
+    default)."""
+    sigma, q, rounds, _ = ISSUE_POINT
+    lower, upper = reads.bracket(sigma, q, int(rounds), delta)
+    peer = reads.peer(sigma, q, int(rounds), delta)
+    test, rdp = references(sigma, q, int(rounds), delta)
     assert test <= upper <= rdp and lower <= upper  # on the safe side of the references
-    peer = dp_accounting_epsilon(point, delta)
     assert upper <= peer or peer < lower, (lower, upper, peer)
+    if delta in BOX_DELTAS:
+        assert_box_rule((sigma, q, int(rounds), delta), lower, upper, peer)
 
 
 @pytest.mark.slow
-def test_at_the_issue_run_the_aligned_cells_show_dp_accounting_below_the_truth() -> None:
+def test_at_the_issue_run_the_aligned_cells_show_dp_accounting_below_the_truth(
+    reads: RareReads,
+) -> None:
     """About 9 CPU s.  The premise of the rule's second branch at the issue's run, delta 1e-10:
     dp_accounting's default sits between the sides the default had without the tight read, and the
     cells' certified lower side is above it, itself below a certified upper side of another
     construction (the pessimistic tilted read on a grid twice finer than the cells')."""
     delta = 1e-10
-    lower, upper = default_bracket(ISSUE_POINT, delta)
-    peer = dp_accounting_epsilon(ISSUE_POINT, delta)
+    sigma, q, rounds, _ = ISSUE_POINT
+    lower, upper = reads.bracket(sigma, q, int(rounds), delta)
+    peer = reads.peer(sigma, q, int(rounds), delta)
     # the sides before the tight read (the refinement's optimistic lower side, the rare upper read)
     assert 1.07705 < peer < 1.07748 < upper < 1.07749
     assert peer < lower
@@ -108,7 +96,7 @@ def test_the_tight_read_raises_a_lower_side_within_the_tolerance_and_stays_certi
     delta, lower, upper = 1e-8, 3.5795432, 3.5796268
     assert tight_applies(CHEAP_POINT, delta, lower, upper)
     raised, kept = tight_bracket(CHEAP_POINT, delta, lower, upper)
-    _, rdp = references(CHEAP_POINT, delta)
+    _, rdp = references(0.5, 1e-4, 10**4, delta)
     assert kept == upper and lower < raised <= min(upper, rdp)
     # narrower than the target: the read is not taken again
     assert not tight_applies(CHEAP_POINT, delta, raised, upper)

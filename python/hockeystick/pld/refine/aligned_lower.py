@@ -41,6 +41,7 @@ which the C library's question reads too; this module validates, shapes, compose
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -81,6 +82,9 @@ FINER_ROOM = 0.45
 # the most aligned cells (each ~45 bisection steps of 20 Gaussian tails): past it the read stops
 MAX_ALIGNED_CELLS = 2000
 UNIT_ROUNDOFF = 2.0**-53
+# the one-round aligned PMFs kept (``_built_pmf``): up to ~2 M masses (18 MB) each on the finest
+# grids read
+PMFS_KEPT = 4
 
 
 def _round_checked(sigma: float, q: float) -> tuple[float, float]:
@@ -172,10 +176,23 @@ def aligned_pmf(sigma: float, q: float, h: float, centred: bool = True) -> tuple
     h = float(h)
     if not (math.isfinite(h) and h > 0.0):
         raise ValueError(f"h must be finite and > 0 (the grid interval), got {h!r}")
+    k_lo, p, offset = _built_pmf(sigma, q, h, bool(centred))
+    return GridPMF(k_lo, h, p.copy(), 0.0, pessimistic=False), offset
+
+
+@functools.lru_cache(maxsize=PMFS_KEPT)
+def _built_pmf(sigma: float, q: float, h: float, centred: bool) -> tuple[int, np.ndarray, float]:
+    """The core's ``aligned_pmf`` (its first index, masses and offset) of one round, kept for the
+    last ``PMFS_KEPT`` (sigma, q, h, centred) asked: the reads of one run at several deltas, and
+    the fine read's and the finer grids' lower reads on the same grid, build it once (about a
+    second at q 1e-6 on 6.25e-6, 1.9 M masses).  The masses are read-only; ``aligned_pmf`` hands out
+    a copy.  A refusal (its ValueError) is not kept."""
     k_lo, p, offset = _core.pld_refine.aligned_pmf(
-        sigma=sigma, sampling_rate=q, interval=h, centred=bool(centred)
+        sigma=sigma, sampling_rate=q, interval=h, centred=centred
     )
-    return GridPMF(int(k_lo), h, np.asarray(p), 0.0, pessimistic=False), float(offset)
+    masses = np.array(p, dtype=np.float64)
+    masses.setflags(write=False)
+    return int(k_lo), masses, float(offset)
 
 
 def mean_at_least(r: RareRound, lo: np.ndarray, hi: np.ndarray, x: np.ndarray) -> np.ndarray:

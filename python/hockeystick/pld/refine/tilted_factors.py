@@ -46,6 +46,7 @@ from .tilted_question import (
     GRID_STEP,
     GRIDS,
     MAX_POINTS,
+    REFUSED_RATIO,
     ROUND_OFF_PER_ROUND,
     SPLIT_SAMPLED_ROUNDS,
     WINDOW_TAIL,
@@ -84,13 +85,21 @@ def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
 
 
 def _upper_side(
-    ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float
+    ups: Sequence[tuple[GridPMF, int]],
+    lam: float,
+    h: float,
+    delta: float,
+    upper: float,
+    cut: list[int] | None = None,
 ) -> float:
     """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the
-    tilt ``lam``, searched from ``upper`` or the window's top."""
+    tilt ``lam``, searched from ``upper`` or the window's top; the points of its window appended to
+    ``cut`` where given and the window was cut at ``WINDOW_TAIL`` (its uncut one past the cap)."""
     up_side = tilted.compose_tilted(
         ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
     )
+    if cut is not None and up_side.above is not None:
+        cut.append(int(up_side.window.p.size))
     return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
 
 
@@ -112,15 +121,18 @@ def direction_bracket(
     tail: float,
     delta: float,
     upper: float,
+    cut: list[int] | None = None,
 ) -> tuple[float, float]:
-    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
+    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid
+    ``h``; the points of its upper windows cut at ``WINDOW_TAIL`` appended to ``cut`` where given
+    (``_upper_side``)."""
     factors = pessimistic_terms(segments, direction, h, tail, True)
     ups = [(f.upper, c) for f, c in factors]
-    up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper)
+    up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper, cut)
     if math.isfinite(
         min(up, upper)
     ):  # re-tilted at the Chernoff exponent of the best upper side so far
-        up = min(up, _upper_side(ups, exponent_tilt(ups, min(up, upper)), h, delta, up))
+        up = min(up, _upper_side(ups, exponent_tilt(ups, min(up, upper)), h, delta, up, cut))
     terms = [
         (p, c) for f, count in factors for p, c in f.lower_terms(count) if p is not None and c > 0
     ]
@@ -166,14 +178,17 @@ def screened_bracket(
     h: float,
     tail: float,
     strict: bool = False,
+    cut: list[int] | None = None,
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h``
     (``direction_bracket``: the maximum over the directions on each side), the add direction's
     bracket composed only where ``add_below`` does not show its epsilon below the remove direction's
     upper side: then eps = max(eps_remove, eps_add) lies in the remove direction's bracket.  As
-    given where a window passes ``MAX_POINTS`` (``strict``: that ValueError raised)."""
+    given where a window passes ``MAX_POINTS`` (``strict``: that ValueError raised).  ``cut``: where
+    given, the points of the remove direction's upper windows cut at ``WINDOW_TAIL`` are appended
+    to it (``direction_bracket``)."""
     try:
-        sides = [direction_bracket(segments, "remove", h, tail, delta, upper)]
+        sides = [direction_bracket(segments, "remove", h, tail, delta, upper, cut)]
         if not (math.isfinite(sides[0][1]) and add_below(segments, sides[0][1], h, tail, delta)):
             sides.append(direction_bracket(segments, "add", h, tail, delta, upper))
     except ValueError:
@@ -258,18 +273,26 @@ def _coarse_to_fine(
     intersected.  Where ``h``'s window passes ``MAX_POINTS`` (many rounds whose loss has a heavy
     tail: sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10 spans ~114 in loss under the exponent's
     tilt, 1.6e7 points on the start grid 7e-6), the grids from ``h`` up by ``GRID_STEP`` up to
-    ``DEFAULT_INTERVAL`` first, the first that fits read, and no finer one after it."""
+    ``DEFAULT_INTERVAL`` first, the first that fits read, and no finer one after it (the grid
+    refused is not read again: its composition is the same)."""
+    refused = 0.0
     while True:
         try:
-            return _finer_brackets(segments, delta, lower, upper, h, tail)
+            return _finer_brackets(segments, delta, lower, upper, h, tail, refused)
         except ValueError:
             if not h < DEFAULT_INTERVAL:
                 return lower, upper
-            h = min(h * GRID_STEP, DEFAULT_INTERVAL)
+            refused, h = h, min(h * GRID_STEP, DEFAULT_INTERVAL)
 
 
 def _finer_brackets(
-    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
+    segments: Sequence[Segment],
+    delta: float,
+    lower: float,
+    upper: float,
+    h: float,
+    tail: float,
+    refused: float = 0.0,
 ) -> tuple[float, float]:
     """``_coarse_to_fine`` from a grid ``h`` whose window fits (its ValueError raised where it does
     not), a finer grid whose window does not fit ending it.  Each grid's own bracket (read from
@@ -277,12 +300,19 @@ def _finer_brackets(
     1e-4, 10^6 rounds at delta 1e-8 reads [0.149, 0.284] on its start grid 6.2e-5, then [0.25534,
     0.25552] a grid finer, inside the default's [0.25463, 0.25632]) is intersected with the bracket
     held; the ladder goes on while that own upper side falls by a quarter of the tolerance from the
-    grid before's and the bracket held is wider than the tolerance."""
+    grid before's and the bracket held is wider than the tolerance.  It ends, too, before a grid
+    whose window would be refused: one at most ``refused`` (a grid refused already, 0 where none),
+    or one where the remove direction's upper windows on the grid before were cut at
+    ``WINDOW_TAIL`` and the least of them, scaled by ``GRID_STEP`` (a window's span in loss is
+    about the same on every grid), passes ``REFUSED_RATIO`` times ``MAX_POINTS``: that grid's
+    windows cut at ``WINDOW_TAIL`` pass the cap (``compose_tilted``'s fallback refused), so its
+    bracket would raise, after its discretization."""
     own_before = math.inf
     for step in range(GRIDS):
+        cut: list[int] = []
         try:
             own_lower, own_upper = screened_bracket(
-                segments, delta, 0.0, math.inf, h, tail, strict=True
+                segments, delta, 0.0, math.inf, h, tail, strict=True, cut=cut
             )
         except ValueError:
             if step == 0:
@@ -293,8 +323,12 @@ def _finer_brackets(
             own_before - own_upper > 0.25 * question.default_tolerance(own_upper)
         ):
             break
-        own_before = own_upper
-        h /= GRID_STEP
+        finer = h / GRID_STEP
+        if finer <= refused * (1.0 + 1e-9) or (
+            cut and min(cut) * GRID_STEP > REFUSED_RATIO * MAX_POINTS
+        ):
+            break
+        own_before, h = own_upper, finer
     return lower, max(lower, upper)
 
 

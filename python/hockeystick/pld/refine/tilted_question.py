@@ -80,6 +80,12 @@ COARSE_STEP = 8
 # as tight on the upper side and the split narrows the lower one only, at up to twice the cost
 # (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
 SPLIT_SAMPLED_ROUNDS = 0.1
+# a window whose points on a coarser grid, scaled by the grids' ratio, pass this many times the cap
+# is not composed on a finer one (``TiltedReader._uncut_first``, ``refused_after``: it would be
+# refused); a
+# window's points grow as the grid's inverse (1.32e7 on 6.25e-6, 6.6e6 on 1.25e-5 at sigma 0.5, q
+# 1e-6, 10^8 rounds, delta 1e-8), so a quarter above the cap is far from a window that fits
+REFUSED_RATIO = 1.25
 # the cells below a certified lower epsilon from which an upper epsilon search reads a tilted window
 # (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of
 # the lower side
@@ -185,6 +191,54 @@ def remove_tail(point: Point, delta: float) -> float:
     return max(floor, float(10.0 ** (-high / 4.0))) if fits(high) else floor
 
 
+def _past_cap(windows: dict[float, int], h: float, cap: int) -> bool:
+    """Whether a tilted window on grid ``h`` would pass ``cap`` points, judged from ``windows``
+    (grid -> the points of the same window on a coarser grid, 0 where it was refused there): one
+    refused, or one whose points scaled by the grids' ratio (a window's span in loss is about the
+    same on every grid) pass ``REFUSED_RATIO`` times the cap."""
+    return any(n == 0 or n * (g / h) > REFUSED_RATIO * cap for g, n in windows.items() if g > h)
+
+
+def _cut_shows(
+    up_side: tilted.TiltedComposition,
+    terms: tuple[GridPMF, int],
+    found: float,
+    start: float,
+    delta: float,
+) -> bool:
+    """Whether a read ``found`` of a cut window may owe its value to the cut: its cut mass's
+    charge at the answer (or, where none was certified, at the search's ``start``) passes
+    ``tilted_read_tail.CUT_CHECK_SHARE`` of delta, or what its mass above wraps onto the read
+    (``tilted_read_tail.wrapped_mass``, ``terms`` the PMF and its rounds) passes
+    ``tilted_read_tail.WRAP_CHECK_SHARE`` of it, or the answer lies within ``READ_MARGIN``
+    cells of the window's floor (the cut's bottom may have stopped the search)."""
+    pmf, rounds = terms
+    shift = abs(up_side.window.loss_shift)
+    if math.isfinite(found) and found <= up_side.floor + shift + READ_MARGIN * up_side.h:
+        return True
+    x = max((found if math.isfinite(found) else start) - shift, up_side.floor)
+    charge = up_side.window.p_inf * up_side.untilt_factor(max(x, up_side.cut))
+    length = fft_length(up_side.window.p.size)
+    wrapped = wrapped_mass(pmf, rounds, up_side.theta, x, length)
+    return cut_charge_too_large(charge, wrapped, delta)
+
+
+def _upper_search(
+    up_side: tilted.TiltedComposition, delta: float, upper: float, least: float
+) -> float:
+    """``TiltedReader.upper_side``'s search of one tilted window: from ``READ_MARGIN`` cells below ``least``
+    where that read's answer lands above half the margin, else over the whole window."""
+    h = up_side.h
+    start = min(upper, up_side.top)
+    if least > 0.0 and math.isfinite(least):
+        view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)
+        if view.floor_index > up_side.floor_index:
+            found = tilted.upper_epsilon(view, delta, start)
+            if found >= view.floor + abs(up_side.window.loss_shift) + 0.5 * READ_MARGIN * h:
+                return found
+    return tilted.upper_epsilon(up_side, delta, start)
+
+
 class TiltedReader:
     """The tilted brackets of one point (sigma, q, T, sensitivity) at several deltas, the PLD of
     each grid and the tilted compositions made so far shared between them (where two deltas ask the
@@ -218,6 +272,9 @@ class TiltedReader:
         ] = {}
         # (grid, direction, tail, delta) -> an upper read's window tail (``tilted_read_tail``)
         self._read_tails: dict[tuple[float, str, float, float], float] = {}
+        # (direction, delta) -> the grids of the exponent's reads whose cut window showed its cut
+        # (``_cut_shows``) and the uncut window's points there (0: past ``max_points``)
+        self._cut_shown: dict[tuple[str, float], dict[float, int]] = {}
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
@@ -302,6 +359,7 @@ class TiltedReader:
         lam: float,
         upper: float,
         least: float = 0.0,
+        exponent: bool = False,
     ) -> float:
         """The certified upper epsilon at ``delta`` of one direction's ``pmf`` composed under the
         tilt ``lam``, searched from ``upper`` or the window's top.  ``least`` > 0: a certified lower
@@ -310,22 +368,65 @@ class TiltedReader:
         within half that margin of where that read starts (this direction's epsilon may be below the
         point's), it reads the whole window instead.  The window is cut at the point's read tail
         (``tilted_read_tail.read_tail``, at the Chernoff tilt of ``delta``: the same whatever was
-        read before), and read again uncut where the cut may have made the answer (``_cut_shows``)."""
+        read before), and read again uncut where the cut may have made the answer (``_cut_shows``).
+        ``exponent``: a read under the exponent's tilt (``upper_at_exponent``), whose cut's showing
+        is kept per direction and delta, so that its reads on finer grids take the uncut window
+        first (``_uncut_first``)."""
         rounds = int(self.point[2])
         key = (h, direction, tail, delta)
         if key not in self._read_tails:
             self._read_tails[key] = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
         window_tail = self._read_tails[key]
+        shown = self._cut_shown.get((direction, delta), {}) if exponent else {}
+        if window_tail > DEFAULT_TAIL and any(g > h for g in shown):  # shown on a coarser grid
+            up_side = self._uncut_first(h, direction, tail, (pmf, rounds), lam, window_tail, shown)
+            return _upper_search(up_side, delta, upper, least)
         up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True, window_tail)
-        found = self._upper_search(up_side, delta, upper, least)
+        found = _upper_search(up_side, delta, upper, least)
         if (
             window_tail > DEFAULT_TAIL
             and up_side.above is None
-            and self._cut_shows(up_side, (pmf, rounds), found, min(upper, up_side.top), delta)
+            and _cut_shows(up_side, (pmf, rounds), found, min(upper, up_side.top), delta)
         ):
             up_side = self._uncut(h, direction, tail, (pmf, rounds), lam, window_tail, up_side)
-            found = self._upper_search(up_side, delta, upper, least)
+            found = _upper_search(up_side, delta, upper, least)
+            if exponent:
+                uncut = up_side.window.p.size if up_side.above is None else 0
+                self._cut_shown.setdefault((direction, delta), {})[h] = uncut
         return found
+
+    def _uncut_first(
+        self,
+        h: float,
+        direction: Direction,
+        tail: float,
+        terms: tuple[GridPMF, int],
+        lam: float,
+        window_tail: float,
+        shown: dict[float, int],
+    ) -> tilted.TiltedComposition:
+        """The window ``upper_side`` reads where the cut showed on a coarser grid of the same
+        direction and delta (``shown``: grid -> the uncut window's points there, 0 past
+        ``max_points``): the window ``_uncut`` gives, without the cut window's composition and read
+        before it.  The cut's showing is the same on every grid (``tilted_read_tail.wrapped_mass``:
+        the wrapped mass's bound depends on the grid only through the FFT length times the grid,
+        about the window's span in loss), so that read would have been made again uncut; the
+        window read is then the one ``_uncut`` reads.  Where the uncut window was past the cap on a
+        coarser grid, or its points scaled by the grids' ratio (a window's span in loss is about
+        the same on every grid) pass ``REFUSED_RATIO`` times the cap, its composition is not
+        tried (it would be refused): the cut window at ``WINDOW_TAIL`` with its cut mass charged by
+        its Chernoff bound, as ``_uncut`` falls back to.  Certified whichever window is read."""
+        if window_tail != WINDOW_TAIL:
+            return self.composition(h, direction, tail, [terms], lam, True)
+        if not _past_cap(shown, h, self.max_points):
+            try:
+                return self.composition(h, direction, tail, [terms], lam, True, fallback=False)
+            except ValueError:  # the uncut window past the cap: the cut window's fallback
+                pass
+        cut = self.composition(h, direction, tail, [terms], lam, True, window_tail)
+        if cut.above is not None:
+            return cut
+        return dataclasses.replace(cut, above=tilted.summed_moments([terms]))
 
     def _uncut(
         self,
@@ -351,45 +452,6 @@ class TiltedReader:
             return self.composition(h, direction, tail, [terms], lam, True, fallback=False)
         except ValueError:  # the uncut window past the cap: the fallback's reading of ``cut``
             return dataclasses.replace(cut, above=tilted.summed_moments([terms]))
-
-    @staticmethod
-    def _cut_shows(
-        up_side: tilted.TiltedComposition,
-        terms: tuple[GridPMF, int],
-        found: float,
-        start: float,
-        delta: float,
-    ) -> bool:
-        """Whether a read ``found`` of a cut window may owe its value to the cut: its cut mass's
-        charge at the answer (or, where none was certified, at the search's ``start``) passes
-        ``tilted_read_tail.CUT_CHECK_SHARE`` of delta, or what its mass above wraps onto the read
-        (``tilted_read_tail.wrapped_mass``, ``terms`` the PMF and its rounds) passes
-        ``tilted_read_tail.WRAP_CHECK_SHARE`` of it, or the answer lies within ``READ_MARGIN``
-        cells of the window's floor (the cut's bottom may have stopped the search)."""
-        pmf, rounds = terms
-        shift = abs(up_side.window.loss_shift)
-        if math.isfinite(found) and found <= up_side.floor + shift + READ_MARGIN * up_side.h:
-            return True
-        x = max((found if math.isfinite(found) else start) - shift, up_side.floor)
-        charge = up_side.window.p_inf * up_side.untilt_factor(max(x, up_side.cut))
-        length = fft_length(up_side.window.p.size)
-        wrapped = wrapped_mass(pmf, rounds, up_side.theta, x, length)
-        return cut_charge_too_large(charge, wrapped, delta)
-
-    def _upper_search(
-        self, up_side: tilted.TiltedComposition, delta: float, upper: float, least: float
-    ) -> float:
-        """``upper_side``'s search of one tilted window: from ``READ_MARGIN`` cells below ``least``
-        where that read's answer lands above half the margin, else over the whole window."""
-        h = up_side.h
-        start = min(upper, up_side.top)
-        if least > 0.0 and math.isfinite(least):
-            view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)
-            if view.floor_index > up_side.floor_index:
-                found = tilted.upper_epsilon(view, delta, start)
-                if found >= view.floor + abs(up_side.window.loss_shift) + 0.5 * READ_MARGIN * h:
-                    return found
-        return tilted.upper_epsilon(up_side, delta, start)
 
     def grid_bracket(self, delta: float, h: float, upper: float) -> tuple[float, float]:
         """The certified (lower, upper) epsilon at ``delta`` on grid ``h``: per direction, the upper
@@ -448,6 +510,7 @@ class TiltedReader:
             exponent_tilt(factor.upper, rounds, upper),
             upper,
             least,
+            exponent=True,
         )
         if math.isfinite(remove) and (
             add_upper <= remove or self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta
@@ -455,7 +518,7 @@ class TiltedReader:
             return remove
         _, tail, factor = self.direction("add", h, delta, optimistic=False)
         lam = exponent_tilt(factor.upper, rounds, upper)
-        add = self.upper_side(h, "add", tail, factor.upper, delta, lam, upper, least)
+        add = self.upper_side(h, "add", tail, factor.upper, delta, lam, upper, least, True)
         return max(remove, add)
 
     def pessimistic_delta(
@@ -539,8 +602,9 @@ class TiltedReader:
 
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of
-        the module docstring; as given at q = 1 (the Gaussian mechanism, which the accountant
-        answers in closed form)."""
+        the module docstring, down to the last before one whose window ``refused_after`` shows
+        past the cap; as given at q = 1 (the Gaussian mechanism, which the accountant answers in
+        closed form)."""
         if self.point[1] >= 1.0:
             return lower, upper
         h = StartGrid(
@@ -559,8 +623,25 @@ class TiltedReader:
                 before - upper > 0.25 * question.default_tolerance(upper)
             ):
                 break
+            if self.refused_after(h, h / GRID_STEP):
+                break
             h /= GRID_STEP
         return lower, max(lower, upper)
+
+    def refused_after(self, h: float, finer: float) -> bool:
+        """Whether the remove direction's pessimistic window on the grid ``finer`` would pass
+        ``max_points`` even cut at ``WINDOW_TAIL`` (``composition``'s fallback; ``grid_bracket``
+        reads that direction first, so its refusal ends the grids), judged from its least window
+        composed on ``h`` at a window tail of at least ``WINDOW_TAIL`` (none cut less): its points
+        scaled by ``h`` / ``finer`` (a window's span in loss is about the same on every grid) past
+        ``REFUSED_RATIO`` times the cap.  False where no such window is held.  The grid is then
+        neither discretized nor composed: its bracket would have been refused (``bracket``)."""
+        sizes = [
+            c.window.p.size
+            for key, c in self._compositions.items()
+            if key[:2] == (h, "remove") and key[3] and key[5] >= WINDOW_TAIL
+        ]
+        return bool(sizes) and _past_cap({h: min(sizes)}, finer, self.max_points)
 
 
 def tilted_brackets(
