@@ -104,6 +104,10 @@ def toy() -> Iterator[type[Mechanism]]:
             """The Laplace loss is at most |shift| / scale = 1 / scale."""
             return 1.0 / self.scale
 
+        def loss_atoms(self) -> list[float]:
+            """The Laplace loss's atoms at +-1 / scale (the grids are aligned through them)."""
+            return [1.0 / self.scale]
+
         def rdp(self, orders: np.ndarray) -> np.ndarray:
             return toy_rdp(orders, self.scale)
 

@@ -24,8 +24,9 @@ def test_epochs_of_balls_in_bins_match_the_facade() -> None:
     expected = DPSGD(
         dataset_size=6000, batch_size=64, epochs=5, noise_multiplier=1.0, sampling="balls_in_bins"
     )
+    # the same rounds, read on the adapter's default grid (7/8 of the facade's 1e-4): within 1e-6
     assert accountant.get_epsilon_bracket(1e-6) == pytest.approx(
-        expected.epsilon(1e-6, bound="both"), rel=1e-12
+        expected.epsilon(1e-6, bound="both"), abs=1e-6
     )
 
 
@@ -40,7 +41,9 @@ def test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian() -> N
         dataset_size=600, batch_size=64, epochs=3, noise_multiplier=2.0, sampling="shuffle"
     )
     assert exact_gaussian <= upper <= exact_gaussian + 1e-3  # the grid Gaussian above the exact one
-    assert lower == pytest.approx(facade.epsilon(1e-6, bound="lower"), rel=1e-12)
+    # the same realizable pair as the facade's, read on the adapter's default grid (7/8 of the
+    # facade's 1e-4): both certified, within 1e-6
+    assert lower == pytest.approx(facade.epsilon(1e-6, bound="lower"), abs=1e-6)
 
 
 def test_the_events_compose_with_dp_accounting_events() -> None:

@@ -19,6 +19,7 @@ from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: 
 from hockeystick.interop.dp_accounting.dp_events import plan_for  # noqa: E402
 from hockeystick.interop.dp_accounting.pld_accountant import NeighboringRelation  # noqa: E402
 from hockeystick.pld.accountants import plan as plan_module  # noqa: E402
+from hockeystick.pld.accountants import plan_charge  # noqa: E402
 from hockeystick.pld.accountants import plan_gaussian_beside as beside  # noqa: E402
 from hockeystick.pld.accountants.composition_plan import CompositionPlan  # noqa: E402
 from hockeystick.pld.accountants.plan_beside_root import (  # noqa: E402
@@ -97,15 +98,17 @@ def _plan(event) -> CompositionPlan:
     return plan_for(event, 1, NeighboringRelation.ADD_OR_REMOVE_ONE)
 
 
-def _grid_factors(plan: CompositionPlan) -> list[tuple[PrivacyLossDistribution, int]]:
-    """The plan's grid mechanisms on the 1e-4 grid, with their counts (the folded Gaussian apart)."""
-    return [(mechanism_of(m).grid_pld(1e-4), c) for m, c in plan.counts.items()]
+def _grid_factors(
+    plan: CompositionPlan, h: float = 1e-4
+) -> list[tuple[PrivacyLossDistribution, int]]:
+    """The plan's grid mechanisms on grid h, with their counts (the folded Gaussian apart)."""
+    return [(mechanism_of(m).grid_pld(h), c) for m, c in plan.counts.items()]
 
 
-def _grid_part(plan: CompositionPlan) -> PrivacyLossDistribution:
-    """The plan's grid mechanisms composed on the 1e-4 grid."""
+def _grid_part(plan: CompositionPlan, h: float = 1e-4) -> PrivacyLossDistribution:
+    """The plan's grid mechanisms composed on grid h."""
     total = None
-    for pld, count in _grid_factors(plan):
+    for pld, count in _grid_factors(plan, h):
         step = pld.self_compose(count) if count > 1 else pld
         total = step if total is None else total.compose(step)
     assert total is not None
@@ -135,7 +138,7 @@ def test_reads_near_the_estimate_agree_with_the_full_search(monkeypatch):
     assert abs(near[0] - full[0]) <= 1e-9 and abs(near[1] - full[1]) <= 1e-9
     plan = _plan(LAPLACE_BESIDE)
     radius = plan.gaussian_radius_bounds()
-    part = _grid_part(plan)
+    part = _grid_part(plan, plan_module.default_interval(plan))  # the adapter's default grid
     for upper, answer in ((False, near[0]), (True, near[1])):
         value = max(
             float(grid_beside_gaussian(p, radius[1 if upper else 0], upper)(np.array([answer]))[0])
@@ -155,9 +158,11 @@ def test_composed_points_estimates_the_composed_windows():
 
 def test_sampled_gaussian_grid_beside_a_wide_gaussian(monkeypatch):
     """A Poisson-subsampled Gaussian's grid is read beside the folded Gaussian where its composed
-    windows are few: the bracket inside the one with the Gaussian on the grid (gate shut), narrower."""
+    windows are few: the bracket inside the one with the Gaussian on the grid (gate shut, its upper
+    side the plain composition's, not read again under a tilt), narrower."""
     beside_bracket = HockeystickPLDAccountant().compose(SAMPLED_BESIDE).get_epsilon_bracket(1e-6)
     monkeypatch.setattr(plan_module, "reads_beside", lambda factors, radius2, h: False)
+    monkeypatch.setattr(plan_charge, "CHARGED_EPSILON_SHARE", math.inf)
     on_grid = HockeystickPLDAccountant().compose(SAMPLED_BESIDE).get_epsilon_bracket(1e-6)
     assert on_grid[0] <= beside_bracket[0] <= beside_bracket[1] <= on_grid[1]
     assert beside_bracket[1] - beside_bracket[0] < on_grid[1] - on_grid[0]

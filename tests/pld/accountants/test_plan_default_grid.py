@@ -21,6 +21,7 @@ from hockeystick.pld.accountants.plan import (  # noqa: E402
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution  # noqa: E402
 from hockeystick.pld.mechanisms.constructors import gaussian  # noqa: E402
 from hockeystick.pld.mechanisms.registry import mechanism_of  # noqa: E402
+from hockeystick.pld.refine.grid_alignment import alignment_atoms  # noqa: E402
 
 H = 1e-4
 SAMPLED_AND_LAPLACE = E.ComposedDpEvent(
@@ -76,13 +77,33 @@ def test_the_default_grid_where_the_bound_fits(monkeypatch):
     built: list[float | None] = []
     original = PlanProfile.__init__
 
-    def recording(self, plan, interval, accuracy):
+    def recording(self, plan, interval, accuracy, **keywords):
         built.append(interval)
-        original(self, plan, interval, accuracy)
+        original(self, plan, interval, accuracy, **keywords)
 
+    plan = _plan(SAMPLED_AND_LAPLACE)
+    h = plan_module.default_interval(plan)
     monkeypatch.setattr(PlanProfile, "__init__", recording)
-    profile = default_grid_profile(_plan(SAMPLED_AND_LAPLACE))
-    assert profile.fixed_interval == H and built == [H]
+    profile = default_grid_profile(plan)
+    # the alignment asks a profile on 1e-4 for the atoms, then the default grid's is built
+    assert profile.fixed_interval == h and built == [H, h]
+
+
+def test_the_default_grid_is_finer_than_the_peers_and_through_the_atoms():
+    """7/8 of 1e-4 without atoms; with them, through the sampled Laplace's largest atom (an integer
+    number of cells) within (0.7, 1] of 7/8 of 1e-4, or at most 0.9 of 1e-4 where the grid through
+    the atoms below 1e-4 is that fine already."""
+    gaussians = _plan(
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.02, E.GaussianDpEvent(1.3)), 9)
+    )
+    assert plan_module.default_interval(gaussians) == H * plan_module.DEFAULT_GRID_SCALE
+    h = plan_module.default_interval(_plan(SAMPLED_AND_LAPLACE))
+    scaled = H * plan_module.DEFAULT_GRID_SCALE
+    assert 0.7 * scaled < h <= H * plan_module.ALIGNED_GRID_SCALE
+    plan = _plan(SAMPLED_AND_LAPLACE)
+    base, _ = alignment_atoms({mechanism_of(m): c for m, c in plan.counts.items()})
+    cells = base / h
+    assert base > 0 and abs(cells - round(cells)) < 1e-6
 
 
 @pytest.mark.parametrize("probe_fits", [False, True])
@@ -91,14 +112,15 @@ def test_past_the_cap_the_probe_decides(monkeypatch, probe_fits):
     read on the accuracy-driven grid; within it (a probe reading 0 points), on the default grid."""
     plan = _plan(SAMPLED_AND_LAPLACE)
     bound = summed_window_points(PlanProfile(plan, H, None), H)
-    probe = PlanProfile(plan, plan_module.PROBE_INTERVAL, None).window_points(H)
+    h = plan_module.default_interval(plan)
+    probe = PlanProfile(plan, plan_module.PROBE_INTERVAL, None).window_points(h)
     assert bound is not None and probe > 0
     monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", 0.5 * min(probe, bound))
     if probe_fits:
         monkeypatch.setattr(PlanProfile, "window_points", lambda self, h: 0.0)
     profile = default_grid_profile(plan)
     if probe_fits:
-        assert profile.fixed_interval == H
+        assert profile.fixed_interval == h
     else:
         assert profile.fixed_interval is None
         assert profile.accuracy == plan_module.FALLBACK_ACCURACY

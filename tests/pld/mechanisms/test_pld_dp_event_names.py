@@ -71,6 +71,11 @@ def named() -> Iterator[type[Mechanism]]:
         def loss_reach(self) -> float:
             return 1.0 / self.scale
 
+        def loss_atoms(
+            self,
+        ) -> list[float]:  # as Laplace's: the default grid is aligned through them
+            return [1.0 / self.scale]
+
     yield NamedLaplace
     registry.unregister("named_laplace")
 

@@ -201,9 +201,10 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         spacing, not refined; 1e-4 (``DEFAULT_INTERVAL``) is dp_accounting's ``PLDAccountant``'s.
         Default (neither given): ``get_epsilon`` chooses the grid when the delta is asked
         (``pld.accountants.question_plan``): rounds of one Poisson-subsampled Gaussian under
-        add-or-remove get ``training.DPSGD``'s bracket, other compositions the 1e-4 grid's (where
-        its tails leave the upper side inf, the RDP conversion's, with a warning); ``get_delta``
-        reads the 1e-4 grid.
+        add-or-remove get ``training.DPSGD``'s bracket, other compositions the default grid's
+        (``pld.accountants.plan.default_interval``: 7/8 of 1e-4 through the Laplace-like atoms, so
+        that the upper side is never above dp_accounting's default; where its tails leave the
+        upper side inf, the RDP conversion's, with a warning); ``get_delta`` reads that grid.
 
     Raises
     ------
@@ -315,7 +316,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
 
     def _current(self) -> PlanProfile:
         """The profile of everything composed so far: on the caller's grid or accuracy, or by
-        default on ``DEFAULT_INTERVAL`` where the composition fits it (``default_grid_profile``)."""
+        default on the default grid where the composition fits it (``default_grid_profile``)."""
         if self._profile is None:
             self._profile = (
                 default_grid_profile(self._plan)

@@ -75,6 +75,67 @@ def _upper_epsilon(ups: Terms, lam: float, delta: float, start: float) -> float:
     return math.inf if side is None else tilted.upper_epsilon(side, delta, min(start, side.top))
 
 
+def direction_upper_epsilon(direction: dict[Factor, int], delta: float, upper: float) -> float:
+    """The certified upper epsilon at ``delta`` of one direction's composition read under the tilt
+    of the Chernoff exponent at ``upper`` (``refine.tilted_factors.exponent_tilt``), searched down
+    from ``upper``: the same pessimistic masses as the plain composition's, its round-off charged
+    relative to the Chernoff bound there instead of to the total mass (module docstring).
+
+    Parameters
+    ----------
+    direction : dict
+        The direction's factors and their counts (``PrivacyLossDistribution.directions``), on one
+        grid.
+    delta : float
+        The delta asked, in (0, 1).
+    upper : float
+        A certified upper epsilon of this direction, finite.
+
+    Returns
+    -------
+    float
+        The tilted read's upper epsilon; inf where no read is certified (the tilted window past
+        its cap, or the tilt past a factor's moment).
+
+    Raises
+    ------
+    ValueError
+        ``direction`` without factors.
+    """
+    if not direction:
+        raise ValueError("a direction to read must hold at least one factor")
+    ups: Terms = [(f.upper, c) for f, c in direction.items()]
+    return _upper_epsilon(ups, exponent_tilt(ups, upper), delta, upper)
+
+
+def direction_upper_delta(direction: dict[Factor, int], epsilon: float) -> float:
+    """The certified upper delta at ``epsilon`` of one direction's composition read under the tilt
+    of the Chernoff exponent at ``epsilon``: ``direction_delta``'s upper side alone.
+
+    Parameters
+    ----------
+    direction : dict
+        The direction's factors and their counts, on one grid.
+    epsilon : float
+        The epsilon asked (a real number).
+
+    Returns
+    -------
+    float
+        The tilted read's upper delta; 1 where no read is certified.
+
+    Raises
+    ------
+    ValueError
+        ``direction`` without factors.
+    """
+    if not direction:
+        raise ValueError("a direction to read must hold at least one factor")
+    ups: Terms = [(f.upper, c) for f, c in direction.items()]
+    side = _composed(ups, exponent_tilt(ups, epsilon), True)
+    return 1.0 if side is None else side.delta(epsilon)
+
+
 def direction_epsilon(
     direction: dict[Factor, int], delta: float, upper: float
 ) -> tuple[float, float]:
