@@ -1,18 +1,25 @@
 // The refinement's grid-and-tail policy (pld/refine/grid_policy.hpp: the start grid, the ladder, the memory cap on a
 // grid, the question tail), its next-grid rules (pld/refine/next_grid.hpp) and the loops of one point's epsilon and
 // delta refinements (pld/refine/epsilon_refinement.hpp, delta_refinement.hpp), their brackets from a Python callable,
-// and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods.
+// and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods; the many-points
+// refinement (pld/refine/points_front.hpp: its per-step rules in the core, the interpreter lock taken only for the
+// package's reads of each step's brackets) and the direct-bins rule (pld/refine/direct_bins.hpp).
 // python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
+#include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/next_grid.hpp>
+#include <hockeystick/pld/refine/points_front.hpp>
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -20,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace py = pybind11;
 namespace pld = hockeystick::pld;
@@ -221,11 +229,207 @@ struct PythonBracket {
     std::pair<double, double> operator()(double h) const { return bracket_at(h).cast<std::pair<double, double>>(); }
 };
 
+// The package's many-points front end (python/hockeystick/pld/refine/points.py, PointsFront) as the source of
+// pld/refine/points_front.hpp: its first grids and each step's brackets, read with the interpreter lock held (the
+// loop between them runs without it).  A step's bracket is the tuple (point, h, lower, upper, (fixed, near, direct,
+// stop)); the records of the grids before are handed to it as a dict of (h, lower, upper, width) by the point's index,
+// and the points whose next grid recomposes the complement alone through its complement_only(list).
+struct PythonPointsSource {
+    py::object front;
+
+    std::map<std::int64_t, double> first() const {
+        py::gil_scoped_acquire gil;
+        return front.attr("first")().cast<std::map<std::int64_t, double>>();
+    }
+
+    static std::vector<double> values(const py::handle& array, std::size_t size, const char* what) {
+        const input_array a = py::cast<input_array>(array);
+        if (static_cast<std::size_t>(a.size()) != size)
+            throw std::invalid_argument(std::string("internal: a step's ") + what + " must have " +
+                                        std::to_string(size) + " entries, got " + std::to_string(a.size()));
+        return std::vector<double>(a.data(), a.data() + a.size());
+    }
+
+    static pld::PointStep step_of(const py::handle& item) {
+        const py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+        const py::tuple reads = py::reinterpret_borrow<py::tuple>(t[4]);
+        pld::PointStep s;
+        s.i = t[0].cast<std::int64_t>();
+        s.h = t[1].cast<double>();
+        const input_array lower = py::cast<input_array>(t[2]);
+        s.lower.assign(lower.data(), lower.data() + lower.size());
+        s.upper = values(t[3], s.lower.size(), "upper side");
+        if (!reads[0].is_none()) s.fixed = values(reads[0], 2 * s.lower.size(), "fixed part");
+        if (!reads[1].is_none()) {
+            const mask_array near = py::cast<mask_array>(reads[1]);
+            s.near.assign(near.data(), near.data() + near.size());
+        }
+        s.direct = reads[2].cast<bool>();
+        s.stop = reads[3].cast<bool>();
+        return s;
+    }
+
+    static py::array_t<double> array(const std::vector<double>& v) {
+        return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+    }
+
+    std::vector<pld::PointStep> steps(const std::map<std::int64_t, double>& grids,
+                                      const std::map<std::int64_t, pld::PointRecord>& best,
+                                      const std::vector<std::int64_t>& complement_only) const {
+        py::gil_scoped_acquire gil;
+        front.attr("complement_only")(complement_only);
+        py::dict records;
+        for (const auto& [i, r] : best)
+            records[py::int_(i)] = py::make_tuple(r.h, array(r.lower), array(r.upper), array(r.width));
+        std::vector<pld::PointStep> out;
+        for (py::handle item : front.attr("brackets")(grids, records)) out.push_back(step_of(item));
+        return out;
+    }
+};
+
+pld::PointsWidth points_width_kind(const std::string& method, const std::string& delta_accuracy) {
+    if (method == "epsilon") return pld::PointsWidth::epsilon;
+    if (method != "delta") throw std::invalid_argument("internal: method must be 'epsilon' or 'delta', got " + method);
+    if (delta_accuracy == "relative") return pld::PointsWidth::relative_delta;
+    if (delta_accuracy == "epsilon") return pld::PointsWidth::epsilon_delta;
+    throw std::invalid_argument("internal: delta_accuracy must be 'relative' or 'epsilon', got " + delta_accuracy);
+}
+
+// A point (sigma, q, rounds, sensitivity) with its arguments x, `own` of them its own, and its coarsest fit.
+pld::RefinedPoint refined_point(const std::array<double, 4>& point, const input_array& x, std::int64_t own,
+                                double coarsest_fit) {
+    const std::size_t size = static_cast<std::size_t>(x.size());
+    if (own <= 0 || size % static_cast<std::size_t>(own) != 0)
+        throw std::invalid_argument("internal: a point's arguments must be a multiple of its own");
+    pld::RefinedPoint p;
+    p.sigma = point[0];
+    p.q = point[1];
+    p.rounds = point[2];
+    p.sensitivity = point[3];
+    p.x.assign(x.data(), x.data() + size);
+    p.own = own;
+    p.coarsest_fit = coarsest_fit;
+    return p;
+}
+
+// _core.pld_refine.refine_points (its docstring).
+py::tuple refine_many_points(const py::object& front, const pld::PointsRules& rules, const std::vector<input_array>& xs,
+                             const std::vector<std::int64_t>& own, const std::vector<std::array<double, 4>>& points,
+                             const std::vector<double>& coarsest_fit) {
+    const std::size_t n = xs.size();
+    if (own.size() != n || points.size() != n || coarsest_fit.size() != n)
+        throw std::invalid_argument("internal: xs, own, points and coarsest_fit must have one entry a point");
+    std::vector<pld::RefinedPoint> refined(n);
+    for (std::size_t i = 0; i < n; ++i) { refined[i] = refined_point(points[i], xs[i], own[i], coarsest_fit[i]); }
+    PythonPointsSource source{front};
+    std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> chosen;
+    std::int64_t gave_up = 0;
+    {
+        py::gil_scoped_release release;  // taken again for the package's reads alone
+        auto done = pld::refine_many(source, rules, refined);
+        chosen = std::move(done.chosen);
+        gave_up = done.gave_up;
+    }
+    py::list out;
+    for (const auto& [i, sides] : chosen)
+        out.append(py::make_tuple(i, PythonPointsSource::array(sides.first), PythonPointsSource::array(sides.second)));
+    return py::make_tuple(out, gave_up);
+}
+
+// _core.pld_refine.points_step (its docstring).
+py::tuple one_points_step(const pld::PointsRules& rules, const std::array<double, 4>& point, const input_array& x,
+                          std::int64_t own, double coarsest_fit, double h, const input_array& lower,
+                          const input_array& upper, const std::optional<input_array>& fixed,
+                          const std::optional<mask_array>& near, bool direct, bool stop,
+                          const std::optional<py::tuple>& before) {
+    const pld::RefinedPoint p = refined_point(point, x, own, coarsest_fit);
+    const std::size_t size = p.x.size();
+    pld::PointStep s;
+    s.h = h;
+    s.lower = PythonPointsSource::values(lower, size, "lower side");
+    s.upper = PythonPointsSource::values(upper, size, "upper side");
+    if (fixed) s.fixed = PythonPointsSource::values(*fixed, 2 * size, "fixed part");
+    if (near) s.near.assign(near->data(), near->data() + std::min<std::size_t>(size, near->size()));
+    s.direct = direct;
+    s.stop = stop;
+    std::optional<pld::PointRecord> record;
+    if (before) {
+        const py::tuple& b = *before;
+        const std::vector<double> width0 = PythonPointsSource::values(
+            b[3], rules.kind == pld::PointsWidth::epsilon_delta ? static_cast<std::size_t>(own) : size,
+            "record's width");
+        record = pld::PointRecord{b[0].cast<double>(), PythonPointsSource::values(b[1], size, "record's lower"),
+                                  PythonPointsSource::values(b[2], size, "record's upper"), width0};
+        pld::intersect_record(s, *record);
+    }
+    const std::vector<double> width = pld::points_width(rules, p, s.lower, s.upper);
+    const pld::PointNext next = pld::points_next_grid(rules, p, s, width, record ? &*record : nullptr);
+    const std::optional<double> grid =
+        next.grid > 0.0 || std::isnan(next.grid) ? std::optional<double>(next.grid) : std::nullopt;
+    return py::make_tuple(PythonPointsSource::array(s.lower), PythonPointsSource::array(s.upper),
+                          PythonPointsSource::array(width), grid, next.gave_up, next.complement_only);
+}
+
+void register_points(py::module_ m) {
+    py::class_<pld::PointsRules>(m, "PointsRules",
+                                 "The many-points refinement's per-step rules' accuracy and constants "
+                                 "(pld/refine/points_rules.hpp).")
+        .def(py::init([](const std::string& method, const std::string& delta_accuracy, double accuracy,
+                         double relative_accuracy, std::int64_t right_rows, double delta_floor, double delta_ceiling,
+                         double near_one, double capped_step, double no_lower_step, double gap_target,
+                         double offset_limited, double offset_gap_target, const pld::NextGridTuning& tuning,
+                         const pld::GridPolicy& policy) {
+                 return pld::PointsRules{points_width_kind(method, delta_accuracy),
+                                         accuracy,
+                                         relative_accuracy,
+                                         right_rows,
+                                         delta_floor,
+                                         delta_ceiling,
+                                         near_one,
+                                         capped_step,
+                                         no_lower_step,
+                                         gap_target,
+                                         offset_limited,
+                                         offset_gap_target,
+                                         tuning,
+                                         policy};
+             }),
+             py::kw_only(), py::arg("method"), py::arg("delta_accuracy"), py::arg("accuracy"),
+             py::arg("relative_accuracy"), py::arg("right_rows"), py::arg("delta_floor"), py::arg("delta_ceiling"),
+             py::arg("near_one"), py::arg("capped_step"), py::arg("no_lower_step"), py::arg("gap_target"),
+             py::arg("offset_limited"), py::arg("offset_gap_target"), py::arg("tuning"), py::arg("policy"))
+        .def_readonly("accuracy", &pld::PointsRules::accuracy)
+        .def_readonly("relative_accuracy", &pld::PointsRules::relative_accuracy);
+    m.def("refine_points", &refine_many_points, py::kw_only(), py::arg("front"), py::arg("rules"), py::arg("xs"),
+          py::arg("own"), py::arg("points"), py::arg("coarsest_fit"),
+          "Runs the many-points refinement (pld/refine/points_front.hpp): each step's brackets from front.brackets "
+          "(with the interpreter lock), the intersection, width, next grid and record in the core (without it). "
+          "Returns ([(point, lower, upper) at its own arguments], how many points gave up).");
+    m.def("points_step", &one_points_step, py::kw_only(), py::arg("rules"), py::arg("point"), py::arg("x"),
+          py::arg("own"), py::arg("coarsest_fit"), py::arg("h"), py::arg("lower"), py::arg("upper"), py::arg("fixed"),
+          py::arg("near"), py::arg("direct"), py::arg("stop"), py::arg("before"),
+          "One step of the many-points refinement's rules (pld/refine/points_rules.hpp) on one point: its bracket "
+          "intersected with `before` (h, lower, upper, width; None: its first grid), the width, the next grid (None: "
+          "done). Returns (lower, upper, width, next grid, whether it gave up, whether the next grid recomposes the "
+          "complement alone).");
+    m.def(
+        "direct_bins_charge",
+        [](double least_delta, double first_delta, double charge_share, double min_charge) -> std::optional<double> {
+            const pld::DirectBinsRule rule{first_delta, charge_share, min_charge};
+            if (!pld::direct_first(least_delta, rule)) return std::nullopt;
+            return pld::direct_charge(least_delta, rule);
+        },
+        py::arg("least_delta"), py::kw_only(), py::arg("first_delta"), py::arg("charge_share"), py::arg("min_charge"),
+        "The direct-bins rule (pld/refine/direct_bins.hpp): None where an epsilon question at least delta "
+        "least_delta composes its first grid without the direct bins, else the charge its rows take them from.");
+}
+
 }  // namespace
 
 void register_pld_refine(py::module_ m) {
     register_grid_policy(m);
     register_next_grid(m);
+    register_points(m);
     m.def(
         "refine",
         [](const py::object& front) {

@@ -30,6 +30,7 @@
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
+#include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -84,14 +85,13 @@ struct DirectBins {
     bool on = false;
     double min_charge = pld::kDirectMinCharge;
 };
-constexpr double kDirectFirstDelta = 1e-8;
-constexpr double kDirectChargeShare = 1e-2;
 
+// The direct-bins rule of the package's refinement (pld/refine/direct_bins.hpp): every grid after the first, and the
+// first where delta is below its first_delta, from its charge there.
 DirectBins direct_bins(bool first, double delta) {
     DirectBins d;
-    if (delta < kDirectFirstDelta) {
-        const double charge = std::min(pld::kDirectMinCharge, kDirectChargeShare * delta);
-        d.min_charge = std::pow(10.0, std::floor(std::log10(charge)));
+    if (pld::direct_first(delta)) {
+        d.min_charge = pld::direct_charge(delta);
         d.on = true;
     }
     d.on = d.on || !first;

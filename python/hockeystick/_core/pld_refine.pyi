@@ -3,7 +3,7 @@ refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF
 (cpp/bindings/register_pld_aligned_lower.cpp)."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +70,65 @@ def question_tail(
     rounds: float, delta: float, *, share: float, default_tail: float, smallest_tail: float
 ) -> float: ...
 def refine(*, front: Any) -> None: ...
+
+class PointsRules:
+    accuracy: float
+    relative_accuracy: float
+    def __init__(
+        self,
+        *,
+        method: Literal["epsilon", "delta"],
+        delta_accuracy: Literal["relative", "epsilon"],
+        accuracy: float,
+        relative_accuracy: float,
+        right_rows: int,
+        delta_floor: float,
+        delta_ceiling: float,
+        near_one: float,
+        capped_step: float,
+        no_lower_step: float,
+        gap_target: float,
+        offset_limited: float,
+        offset_gap_target: float,
+        tuning: NextGridTuning,
+        policy: GridPolicy,
+    ) -> None: ...
+
+def refine_points(
+    *,
+    front: Any,
+    rules: PointsRules,
+    xs: list[npt.NDArray[np.float64]],
+    own: list[int],
+    points: list[tuple[float, float, float, float]],
+    coarsest_fit: list[float],
+) -> tuple[list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]], int]: ...
+def points_step(
+    *,
+    rules: PointsRules,
+    point: tuple[float, float, float, float],
+    x: npt.ArrayLike,
+    own: int,
+    coarsest_fit: float,
+    h: float,
+    lower: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    fixed: npt.ArrayLike | None,
+    near: npt.ArrayLike | None,
+    direct: bool,
+    stop: bool,
+    before: tuple[float, npt.ArrayLike, npt.ArrayLike, npt.ArrayLike] | None,
+) -> tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    float | None,
+    bool,
+    bool,
+]: ...
+def direct_bins_charge(
+    least_delta: float, *, first_delta: float, charge_share: float, min_charge: float
+) -> float | None: ...
 def refine_epsilon(
     sigma: float,
     q: float,

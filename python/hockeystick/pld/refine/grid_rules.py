@@ -5,11 +5,13 @@ removes."""
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
 from ... import _core
-from ..reads.epsilon_width import epsilon_gap
+from ...base.accountant import Quantity
+from ..reads.epsilon_width import RIGHT_OFFSETS, epsilon_gap
 from . import constants, tuning
 from .bracket_width import least_epsilon_width
 from .grid_start import finest_interval, grid_policy, ladder_rung
@@ -37,6 +39,81 @@ def next_grid_tuning() -> _core.pld_refine.NextGridTuning:
             cap_left_within_tolerances=key[3],
         )
     return _TUNING[key]
+
+
+_POINTS_RULES: dict[tuple[object, ...], _core.pld_refine.PointsRules] = {}
+
+
+def points_rules(
+    accuracy: float,
+    relative_accuracy: float,
+    method: Quantity,
+    delta_accuracy: Literal["relative", "epsilon"],
+) -> _core.pld_refine.PointsRules:
+    """The core's PointsRules (cpp/include/hockeystick/pld/refine/points_rules.hpp: the
+    many-points refinement's width and next-grid rules, the ones ``NextGrid`` states for a plan)
+    holding ``tuning``'s and ``constants``' values now, for a refinement of ``method`` ("epsilon"
+    or "delta") to ``accuracy`` (``relative_accuracy``: ``.epsilon``'s tolerance max(accuracy,
+    relative_accuracy eps); ``delta_accuracy``: ``.delta``'s criterion, "relative" or "epsilon").
+    One object per set of values.
+
+    Parameters
+    ----------
+    accuracy : float
+        The width asked, > 0.
+    relative_accuracy : float
+        ``.epsilon``'s relative tolerance (0: none).
+    method : str
+        "epsilon" or "delta".
+    delta_accuracy : str
+        "relative" or "epsilon".
+
+    Returns
+    -------
+    _core.pld_refine.PointsRules
+        The rules' accuracy and constants.
+
+    Raises
+    ------
+    ValueError
+        Where ``method`` or ``delta_accuracy`` is none of those.
+    """
+    key = (
+        accuracy,
+        relative_accuracy,
+        method,
+        delta_accuracy,
+        len(RIGHT_OFFSETS),
+        constants.DELTA_FLOOR,
+        constants.DELTA_CEILING,
+        constants.NEAR_ONE,
+        tuning.CAPPED_STEP,
+        tuning.NO_LOWER_STEP,
+        tuning.GAP_TARGET,
+        tuning.OFFSET_LIMITED,
+        tuning.OFFSET_GAP_TARGET,
+        next_grid_tuning(),
+        grid_policy(),
+    )
+    if key not in _POINTS_RULES:
+        _POINTS_RULES[key] = _core.pld_refine.PointsRules(
+            method=method,
+            delta_accuracy=delta_accuracy,
+            accuracy=accuracy,
+            relative_accuracy=relative_accuracy,
+            right_rows=len(RIGHT_OFFSETS),
+            delta_floor=constants.DELTA_FLOOR,
+            delta_ceiling=constants.DELTA_CEILING,
+            near_one=constants.NEAR_ONE,
+            capped_step=tuning.CAPPED_STEP,
+            no_lower_step=tuning.NO_LOWER_STEP,
+            gap_target=tuning.GAP_TARGET,
+            offset_limited=tuning.OFFSET_LIMITED,
+            offset_gap_target=tuning.OFFSET_GAP_TARGET,
+            tuning=next_grid_tuning(),
+            policy=grid_policy(),
+        )
+    return _POINTS_RULES[key]
 
 
 def least(a: float | None, b: float | None) -> float | None:

@@ -10,7 +10,7 @@ import functools
 import math
 import warnings
 from collections.abc import Callable, Iterator
-from typing import cast
+from typing import Literal, cast
 
 import numpy as np
 
@@ -20,8 +20,8 @@ from ...base.warning_site import outside_stacklevel
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants
 from .bracket_width import bracket_width, offset_rows
-from .controller import Step, refine, refine_delta, refine_epsilon
-from .grid_rules import Before, NextGrid, least
+from .controller import refine_delta, refine_epsilon, refine_many
+from .grid_rules import Before, NextGrid, points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
 from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
@@ -33,6 +33,11 @@ Unit = tuple[list[int], bool, "float | None", bool]
 # a point's bracket on a grid as ``StepBrackets.brackets`` gives it: (lower, upper, fixed part, add
 # upper side)
 Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
+# a point's bracket on its grid as ``PointsFront.brackets`` hands it to the core's loop: (point, h,
+# lower, upper, (fixed part, where the complement's bracket was taken, direct bins, stops))
+PointStep = tuple[
+    int, float, np.ndarray, np.ndarray, tuple[np.ndarray, "np.ndarray | None", bool, bool]
+]
 # a certified read beside the grid ladder (``Refinement.refined``'s ``settle``): given a point's
 # index, its bracket so far (the intersection over its grids) and the least certified upper side of
 # its add direction over its grids (None where no grid gave one), a bracket that settles the point
@@ -116,7 +121,14 @@ class Refinement:
         if settle is None and self.one_delta(points, xs, method):
             return [self.core_delta(points[0], xs[0], threads)]
         front = PointsFront(self, points, xs, method, threads, settle)
-        refine(front)
+        kind = cast(Literal["relative", "epsilon"], self.delta_accuracy)
+        rules = points_rules(self.accuracy, self.relative_accuracy, method, kind)
+        fits = [coarsest_fit(p, self.steps.tail) for p in points]
+        chosen, gave_up = refine_many(front, rules, front.xs, front.own, points, fits)
+        for i, lo, up in chosen:
+            front.chosen[i] = (lo, up)
+        for _ in range(gave_up):
+            warn_gave_up(1)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
     def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
@@ -192,18 +204,18 @@ class Refinement:
         grid's bracket the front end's (``PointsFront.brackets``: direct DFT bins after the first
         grid, delta near 1 raised to the affinity bound and intersected with the complement's),
         given the record of the grid before as the front end keeps it; where the complement's
-        bracket was taken on the grid before, the next grid recomposes the complement alone
-        (``PointsFront.next_grid``)."""
+        bracket was taken on the grid before, the next grid recomposes the complement alone (the
+        many-points rule, cpp/include/hockeystick/pld/refine/points_rules.hpp)."""
         front = PointsFront(self, [point], [x], "delta", threads)
         best: dict[int, Before] = {}
         complement: list[bool] = [False]  # the last grid's bracket took the complement's
 
         def bracket_at(h: float) -> tuple[float, float]:
             front.next_only = {0} if complement[0] else set()
-            ((_, _, lo, up, (_, near, _)),) = front.brackets({0: h}, best)
+            ((_, _, lo, up, (_, near, _, _)),) = front.brackets({0: h}, best)
             if 0 in best:
                 lo, up = front.intersect(lo, up, best[0])
-            best[0] = front.record(h, lo, up, front.width(0, lo, up))
+            best[0] = (h, lo, up, bracket_width(self.delta_accuracy, "delta", x, lo, up, 1))
             complement[0] = near is not None and bool(near[0])
             return float(lo[0]), float(up[0])
 
@@ -322,8 +334,11 @@ def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
 
 
 class PointsFront:
-    """One ``Refinement.refined`` call as the refinement loop sees it (``controller.FrontEnd``): its
-    points, their arguments, and what its steps keep between them."""
+    """One ``Refinement.refined`` call as the core's many-points loop reads it
+    (``controller.refine_many``): its points' first grids (``first``) and each step's brackets
+    (``brackets``), and what its steps keep between them.  The loop computes the rest itself
+    (cpp/include/hockeystick/pld/refine/points_rules.hpp: the intersection with the grid before's
+    record, the width, the next grid), without the interpreter lock."""
 
     def __init__(
         self,
@@ -407,10 +422,12 @@ class PointsFront:
         spans = [(i, loss_span(*self.points[i]) / step[i]) for i in sorted(only)]
         return units + [(batch, True, None, True) for batch in windows_within_budget(spans)]
 
-    def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[Step]:
+    def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[PointStep]:
         """Each point's bracket on its grid, unit by unit (every unit computed once the points of
         the one before are done); the rules read besides: the bracket's fixed part, where the
-        complement's bracket was taken (None: nowhere) and whether the unit composed direct bins."""
+        complement's bracket was taken (None: nowhere), whether the unit composed direct bins, and
+        whether the point stops there (its window refused, ``gave_up``, or a read beside the ladder
+        settled it)."""
         self.only, self.next_only = self.next_only, set()
         for batch, direct, charge, complement_only in self.units(grids, best):
             found = self.found(batch, grids, best, direct, charge, complement_only)
@@ -426,7 +443,8 @@ class PointsFront:
             for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
                 if self.settle is not None:
                     lo, up = self.settled_sides(i, lo, up, best.get(i))
-                yield i, grids[i], lo, up, (fixed, near, direct)
+                stop = i in self.gave_up or i in self.settled
+                yield i, grids[i], lo, up, (fixed, near, direct, stop)
 
     def settled_sides(
         self, i: int, lo: np.ndarray, up: np.ndarray, before: Before | None
@@ -563,83 +581,16 @@ class PointsFront:
         ]
         return sides, taken, found
 
-    # --- a bracket, its width, the next grid --------------------------------------------------------------------
+    # --- what the core's loop hands back --------------------------------------------------------------------
+
+    def complement_only(self, points: list[int]) -> None:
+        """The points whose next grid recomposes the complement alone: every argument still too
+        wide on their last grid took the complement's bracket (the core's next-grid rule,
+        cpp/include/hockeystick/pld/refine/points_rules.hpp)."""
+        self.next_only = set(points)
 
     @staticmethod
     def intersect(lo: np.ndarray, up: np.ndarray, before: Before) -> tuple[np.ndarray, np.ndarray]:
+        """The intersection of a bracket with the one recorded on an earlier grid (both certified):
+        the largest lower side, the smallest upper side."""
         return np.maximum(lo, before[1]), np.minimum(up, before[2])
-
-    def width(self, i: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
-        r = self.r
-        return bracket_width(
-            r.delta_accuracy,
-            self.method,
-            self.xs[i],
-            lo,
-            up,
-            self.own[i],
-            r.accuracy,
-            r.relative_accuracy,
-        )
-
-    @staticmethod
-    def record(h: float, lo: np.ndarray, up: np.ndarray, width: np.ndarray) -> Before:
-        return (h, lo, up, width)
-
-    def done(self, i: int, lo: np.ndarray, up: np.ndarray) -> None:
-        self.chosen[i] = (lo[: self.own[i]], up[: self.own[i]])
-
-    def next_grid(self, step: Step, width: np.ndarray, before: Before | None) -> float | None:
-        """The grid a point asks next (``asked``), within ``MAX_WINDOW``; None where no finer grid
-        fits it, or where it asks its own grid again after a unit that composed direct bins (the
-        same grid again would only add the direct bins it had).  A point that goes on with every
-        argument still too wide on the complement's bracket recomposes the complement alone on its
-        next grid."""
-        i, h, _, _, (_, near, direct) = step
-        if i in self.gave_up or i in self.settled:
-            return None
-        finer = self.asked(step, width, before)
-        if finer is not None and finer < h:
-            fit, window = (
-                coarsest_fit(self.points[i], self.r.steps.tail),
-                within_window(self.points[i], finer),
-            )
-            finer = max(window, fit)
-            if (
-                finer >= h and fit >= window and i not in self.gave_up
-            ):  # stopped by one round's span at its tail
-                self.gave_up.add(i)
-                warn_gave_up(1)
-            finer = (
-                finer if finer < h else None
-            )  # no finer grid fits MAX_WINDOW: this bracket stands
-        if finer == h and direct:
-            finer = None  # the same grid again only adds the direct bins this one had
-        accuracy = self.r.accuracy
-        if finer is not None and near is not None and np.all(near[: self.own[i]][width > accuracy]):
-            self.next_only.add(i)
-        return finer
-
-    def asked(self, step: Step, width: np.ndarray, before: Before | None) -> float | None:
-        """The grid rules' ask for a point (``NextGrid``): the charge-limited arguments, the capped
-        ones and (the first step under ``delta_accuracy="epsilon"``) the offset-limited ones, then
-        ``next_interval``."""
-        i, h, lo, up, (fixed, _, _) = step
-        rules, x, own, q = self.r.rules, self.xs[i], self.own[i], self.points[i][1]
-        by_epsilon = self.by_epsilon
-        alone = rules.charge_width(by_epsilon, x, lo, up, fixed, own, q, h)
-        charged = rules.charged(width, alone)
-        capped, blind = rules.capped_without_chord(by_epsilon, x, lo, width, q, h, own, charged)
-        capped_h = rules.capped_interval(h, x, lo, up, width, own, capped, blind, q)
-        if by_epsilon and (before is None or before[0] <= h):  # a first step: the widths' rule
-            limited, limited_h = rules.offset_limited(h, x, lo, up, width, own, capped | charged)
-            capped, capped_h = capped | limited, least(capped_h, limited_h)
-        if (
-            self.method == "epsilon"
-            and before is not None
-            and np.any(before[1][before[3] > self.r.accuracy] == 0)
-        ):
-            # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper
-            # side's alone), so no law is fitted through it: the next grid is asked as a first one's
-            before = None
-        return rules.next_interval(h, width, before, capped, capped_h, alone, x[:own], q)

@@ -160,12 +160,16 @@ class StepBrackets:
         delta that no grid removes and a finer grid only raises."""
         charges = {}
         for i in step:
-            least = float(np.min(xs[i][: own[i]]))
-            if least < tuning.DIRECT_FIRST_DELTA:
-                charge = min(
-                    float(_core.pld_compose.direct_min_charge), tuning.DIRECT_CHARGE_SHARE * least
-                )
-                charges[i] = 10.0 ** math.floor(math.log10(charge)) if charge > 0.0 else 0.0
+            charge = _core.pld_refine.direct_bins_charge(
+                float(np.min(xs[i][: own[i]])),
+                first_delta=tuning.DIRECT_FIRST_DELTA,
+                charge_share=tuning.DIRECT_CHARGE_SHARE,
+                min_charge=float(_core.pld_compose.direct_min_charge),
+            )
+            if (
+                charge is not None
+            ):  # the core's rule (cpp/include/hockeystick/pld/refine/direct_bins.hpp)
+                charges[i] = charge
         return charges
 
     @staticmethod

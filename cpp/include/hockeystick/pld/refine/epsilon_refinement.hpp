@@ -2,7 +2,7 @@
 // point_refinement.hpp from the epsilon start (grid_policy.hpp's epsilon_start at the one delta), its width the
 // epsilon gap up - lo (0 where the sides are equal, +inf where only the upper side is).  A grid whose lower side was
 // 0 while too wide (blind: its width the upper side's alone) gives no law: the step after it is a first step's
-// (the package's PointsFront.asked).
+// (the package's many-points rule, points_rules.hpp).
 #pragma once
 
 #include "hockeystick/pld/refine/grid_policy.hpp"
