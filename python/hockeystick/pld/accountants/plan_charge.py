@@ -24,6 +24,7 @@ tangent at u lies below the curve).  The bound only chooses whether to read agai
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -97,18 +98,14 @@ def low_charge_upper(pld: PrivacyLossDistribution, delta: float, upper: float) -
     if not (math.isfinite(upper) and upper > 0.0 and 0.0 < delta < 1.0):
         return upper
     at = np.array([delta], dtype=np.float64)
-    sides = sorted(
-        ((float(pmf.epsilon(at)[0]), i) for i, pmf in enumerate(pld.composed(True))), reverse=True
-    )
-    best = -math.inf  # the largest upper side of the directions read so far
-    for own, i in sides:  # from the largest: a direction below the others' reads needs none
-        if own <= best:
-            break
-        pmf = pld.composed(True)[i]
+
+    def reread(i: int, pmf: GridPMF, own: float) -> float:
         if math.isfinite(own) and own > 0.0:
             if charge_shift(pmf, delta, own) > CHARGED_EPSILON_SHARE * max(own, 1.0):
-                own = min(own, direction_upper_epsilon(pld.directions[i], delta, own))
-        best = max(best, own)
+                return min(own, direction_upper_epsilon(pld.directions[i], delta, own))
+        return own
+
+    best = _largest_binding(pld, lambda pmf: float(pmf.epsilon(at)[0]), reread)
     return min(upper, best)
 
 
@@ -134,15 +131,29 @@ def low_charge_upper_delta(pld: PrivacyLossDistribution, epsilon: float, upper: 
     if not (0.0 < upper < 1.0 and math.isfinite(epsilon)):
         return upper
     at = np.array([epsilon], dtype=np.float64)
-    sides = sorted(
-        ((float(pmf.delta(at)[0]), i) for i, pmf in enumerate(pld.composed(True))), reverse=True
-    )
-    best = -math.inf  # the largest upper delta of the directions read so far
-    for own, i in sides:  # from the largest: a direction below the others' reads needs none
+
+    def reread(i: int, pmf: GridPMF, own: float) -> float:
+        uncharged, _ = _uncharged(pmf, epsilon)
+        if not uncharged >= own * (1.0 - CHARGED_EPSILON_SHARE):
+            return min(own, direction_upper_delta(pld.directions[i], epsilon))
+        return own
+
+    best = _largest_binding(pld, lambda pmf: float(pmf.delta(at)[0]), reread)
+    return min(upper, best)
+
+
+def _largest_binding(
+    pld: PrivacyLossDistribution,
+    side: Callable[[GridPMF], float],
+    reread: Callable[[int, GridPMF, float], float],
+) -> float:
+    """The largest over the directions of ``pld`` of each one's upper side ``side(pmf)`` lowered
+    by ``reread(i, pmf, side)``, the directions taken from the largest side down: one at or below
+    the largest lowered side so far cannot set the result, so it is not read again."""
+    composed = pld.composed(True)
+    best = -math.inf
+    for own, i in sorted(((side(pmf), i) for i, pmf in enumerate(composed)), reverse=True):
         if own <= best:
             break
-        uncharged, _ = _uncharged(pld.composed(True)[i], epsilon)
-        if not uncharged >= own * (1.0 - CHARGED_EPSILON_SHARE):
-            own = min(own, direction_upper_delta(pld.directions[i], epsilon))
-        best = max(best, own)
-    return min(upper, best)
+        best = max(best, reread(i, composed[i], own))
+    return best
