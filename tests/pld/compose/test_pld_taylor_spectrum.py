@@ -70,3 +70,42 @@ def test_taylor_bins_at_the_edges_of_their_masses(p):
         exact = _exact_bin(p, m, k)
         got = mpmath.mpc(float(values[k].real), float(values[k].imag))
         assert abs(got - exact) <= bound_double, (k, abs(got - exact), bound_double)
+
+
+def _in_fresh_thread(calls):
+    """``taylor_bins`` of each (p, m, keep) in ``calls``, in order, on a new thread: its band reuse cache
+    (pld/compose/taylor_reuse.hpp, one per thread) starts empty."""
+    import threading
+
+    out = []
+    worker = threading.Thread(
+        target=lambda: out.extend(
+            _core.pld_compose.taylor_bins(p, m=m, keep=keep)[0] for p, m, keep in calls
+        )
+    )
+    worker.start()
+    worker.join()
+    return out
+
+
+def test_taylor_bins_reused_are_the_bits_computed_afresh():
+    """Bands of one factor asked in sequence (fewer terms and bins after more, more after fewer, another length
+    of the same block, other masses in between, more factors than the cache keeps) give, bit for bit, what each
+    gives computed alone on a thread that never computed another."""
+    p = next(
+        iter(pld.subsampled_gaussian(0.7, 3e-3, value_discretization_interval=2e-3).directions[0])
+    ).upper.p
+    nudged = p.copy()
+    nudged[np.argmax(p)] *= 1.0 + 1e-9  # another factor, of the same size
+    others = [np.roll(p, s) for s in (1, 2, 3, 4)]
+    m = 2**16
+    # keep 40 and 30 share the block (64) at different terms; 2^17 the block at another length
+    sequence = [(p, m, 40), (p, m, 30), (nudged, m, 30), (p, m, 40), (p, 2**17, 60), (p, m, 20)]
+    sequence += [(o, m, 40) for o in others] + [(p, m, 30), (p, m, 40)]
+    reused = _in_fresh_thread(sequence)
+    for (q, mq, keep), got in zip(sequence, reused):
+        alone = _in_fresh_thread([(q, mq, keep)])[0]
+        assert got.dtype == alone.dtype == np.clongdouble
+        assert np.array_equal(got, alone), (mq, keep)
+    # the nudged masses are not served the original's band
+    assert not np.array_equal(reused[1], reused[2])

@@ -69,7 +69,9 @@ class RealFftBackend {
     // Whether forward_long is implemented (and holds the long-double error model above).
     virtual bool offers_forward_long() const { return false; }
     // in: rows * n long doubles; out: rows * keep complex long doubles, bins 0 .. keep - 1 of each row
-    // (1 <= keep <= n / 2 + 1: the caller's memory holds only the bins it uses).  in is not modified.
+    // (1 <= keep <= n / 2 + 1: the caller's memory holds only the bins it uses).  in is not modified.  Each row
+    // is transformed alone: row r of out is the same bits whatever the other rows, their number and keep
+    // (pld/compose/taylor_reuse.hpp reuses rows on that promise).
     // Called only where offers_forward_long() is true.
     virtual void forward_long(std::int64_t /*rows*/, std::int64_t /*n*/, const long double* /*in*/,
                               std::int64_t /*keep*/, std::complex<long double>* /*out*/) {

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/pld/compose/taylor_reuse.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -116,14 +117,14 @@ inline double taylor_bin_error(double l1, std::int64_t n, const TaylorPlan& plan
 
 namespace detail {
 
-// The block moments of p[0 .. n) under plan: moments[v * length + (b mod length)] sums, over the blocks b of
-// plan.block entries, sum_j p_j tau_j^v with tau_j the entry's offset from the block's centre in units of half a
-// block (v < plan.terms), in long double.
-inline std::vector<long double> taylor_moments(const double* p, std::int64_t n, const TaylorPlan& plan) {
-    const std::int64_t block = plan.block, length = plan.length, half = block / 2;
-    const int terms = plan.terms;
+// Each block's moments of p[0 .. n): out[b * terms + v] = sum_j p_j tau_j^v over block b's entries (plan.block of
+// them), tau_j the entry's offset from the block's centre in units of half a block (v < terms), in long double.  An
+// entry's value for v does not depend on terms (the same products and sums for every v below it), so moments taken
+// with more terms hold those taken with fewer, bit for bit.
+inline std::vector<long double> block_moments(const double* p, std::int64_t n, std::int64_t block, int terms) {
+    const std::int64_t half = block / 2, blocks = (n + block - 1) / block;
     const double scale = 1.0 / static_cast<double>(half);  // exact: a power of two
-    std::vector<long double> moments(static_cast<std::size_t>(terms * length), 0.0L);
+    std::vector<long double> out(static_cast<std::size_t>(blocks * terms));
     std::vector<long double> in_block(terms), in_sub(terms);
     double tau[16];
     for (std::int64_t b0 = 0; b0 < n; b0 += block) {
@@ -152,10 +153,30 @@ inline std::vector<long double> taylor_moments(const double* p, std::int64_t n, 
             }
             for (int v = 0; v < terms; ++v) in_block[v] += in_sub[v];
         }
-        const std::int64_t at = (b0 / block) % length;
-        for (int v = 0; v < terms; ++v) moments[static_cast<std::size_t>(v * length + at)] += in_block[v];
+        std::copy(in_block.begin(), in_block.end(), out.begin() + (b0 / block) * terms);
+    }
+    return out;
+}
+
+// The block moments folded modulo `length`: out[v * length + (b mod length)] sums, over the blocks b in increasing
+// order, per_block[b * stride + v] (v < terms <= stride), in long double.
+inline std::vector<long double> folded_moments(const std::vector<long double>& per_block, int stride, int terms,
+                                               std::int64_t length) {
+    const std::int64_t blocks = static_cast<std::int64_t>(per_block.size()) / stride;
+    std::vector<long double> moments(static_cast<std::size_t>(terms * length), 0.0L);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t at = b % length;
+        for (int v = 0; v < terms; ++v)
+            moments[static_cast<std::size_t>(v * length + at)] += per_block[static_cast<std::size_t>(b * stride + v)];
     }
     return moments;
+}
+
+// The block moments of p[0 .. n) under plan: moments[v * length + (b mod length)] sums, over the blocks b of
+// plan.block entries, sum_j p_j tau_j^v with tau_j the entry's offset from the block's centre in units of half a
+// block (v < plan.terms), in long double.
+inline std::vector<long double> taylor_moments(const double* p, std::int64_t n, const TaylorPlan& plan) {
+    return folded_moments(block_moments(p, n, plan.block, plan.terms), plan.terms, plan.terms, plan.length);
 }
 
 // X_k from the transforms of the moments at bin k (sums[v * keep + k], v < terms): sum_v S_v (-i)^v y^v / v!,
@@ -191,21 +212,36 @@ inline std::complex<long double> taylor_bin(const std::complex<long double>* sum
 
 }  // namespace detail
 
-// out[k] = X_k, k < keep, of p[0 .. n) at DFT length m under plan (taylor_plan(m, keep, plan)).
+// out[k] = X_k, k < keep, of p[0 .. n) at DFT length m under plan (taylor_plan(m, keep, plan)).  The block moments
+// and their transforms come from this thread's TaylorReuseCache (pld/compose/taylor_reuse.hpp) where an earlier
+// call on the same masses computed them (the same bits as computed here: see there).
 inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::int64_t keep, const TaylorPlan& plan,
                         RealFftBackend& fft, std::complex<long double>* out) {
     if (plan.block * plan.length != m || keep < 1 || keep > plan.length / 2 + 1)
         throw std::invalid_argument("taylor_band: the plan does not fit m and keep");
     const std::int64_t block = plan.block, length = plan.length;
     const int terms = plan.terms;
-    std::vector<long double> moments = detail::taylor_moments(p, n, plan);
-    std::vector<std::complex<long double>> sums(static_cast<std::size_t>(terms * keep));
-    fft.forward_long(terms, length, moments.data(), keep, sums.data());
+    detail::TaylorReuse& reuse = detail::taylor_reuse_cache().entry(p, n, block);
+    if (reuse.moment_terms < terms) {
+        reuse.moments = detail::block_moments(p, n, block, terms);
+        reuse.moment_terms = terms;
+        reuse.sum_terms = 0;
+    }
+    if (!reuse.holds_sums(fft, length, terms, keep)) {
+        const bool same = reuse.holds_sums(fft, length, 0, 0);  // widen what is held rather than replace it
+        const int rows = same ? std::max(terms, reuse.sum_terms) : terms;
+        const std::int64_t kept = same ? std::max(keep, reuse.keep) : keep;
+        const std::vector<long double> moments =
+            detail::folded_moments(reuse.moments, reuse.moment_terms, rows, length);
+        reuse.sums.resize(static_cast<std::size_t>(rows * kept));
+        fft.forward_long(rows, length, moments.data(), kept, reuse.sums.data());
+        reuse.hold_sums(fft, length, rows, kept);
+    }
     const long double pi = 3.141592653589793238462643383279502884L;
     for (std::int64_t k = 0; k < keep; ++k) {
         const long double y =
             pi * static_cast<long double>(block) * static_cast<long double>(k) / static_cast<long double>(m);
-        out[k] = detail::taylor_bin(sums.data(), keep, k, terms, y);
+        out[k] = detail::taylor_bin(reuse.sums.data(), reuse.keep, k, terms, y);
     }
 }
 
