@@ -14,8 +14,10 @@
 // are reused only from the same backend type at the same length L.  The error bound (taylor_bin_error) is a
 // function of the plan and the masses alone, so it holds for reused values as for fresh ones.
 //
-// Memory: at most kTaylorReuseEntries entries per thread, each a copy of the masses (8 bytes per entry), the block
-// moments (16 N bytes per block) and the transforms kept (32 N K' bytes), the least recently used replaced first.
+// Memory per thread: at most kTaylorReuseFactors factors, each a copy of its masses (8 bytes per entry) and at most
+// kTaylorReuseBlocks blocks of moments (16 N bytes per block), each with the transforms of at most
+// kTaylorReuseLengths lengths (32 N K' bytes: K' is a narrow band's, tens to hundreds of bins); in each list the least
+// recently used is replaced first.
 #pragma once
 
 #include <algorithm>
@@ -31,70 +33,79 @@ namespace hockeystick {
 namespace pld {
 namespace detail {
 
-// The entries a thread keeps: a composition's pessimistic and optimistic factors, with room for a second grid.
-constexpr std::size_t kTaylorReuseEntries = 4;
+// A composition's pessimistic and optimistic factors, with room for a second grid.
+constexpr std::size_t kTaylorReuseFactors = 4;
+// The blocks one factor's bands take: B depends on the band's end and the FFT length, so a call's items take a few.
+constexpr std::size_t kTaylorReuseBlocks = 6;
+// The FFT lengths one block's transforms are kept at: a call's items of one factor fall on several lengths.
+constexpr std::size_t kTaylorReuseLengths = 8;
 
-// One factor's block moments and the transforms of their folding at one length.  Invariant: moments holds
-// block_moments(p, n, block, moment_terms) where moment_terms > 0; where sum_terms > 0, sums holds bins
-// 0 .. keep - 1 of the backend's forward_long of the first sum_terms rows of folded_moments(moments, moment_terms,
-// sum_terms, length), row v at sums[v * keep], with sum_terms <= moment_terms.
-struct TaylorReuse {
-    std::vector<double> p;
-    std::int64_t block = 0;
-    int moment_terms = 0;
-    std::vector<long double> moments;
+// The transforms of one block's moments folded at one length.  Invariant: sums holds bins 0 .. keep - 1 of the
+// backend's forward_long of the first terms rows of folded_moments(moments, moment_terms, terms, length) of its
+// TaylorMoments, row v at sums[v * keep].
+struct TaylorSums {
     const std::type_info* backend = nullptr;
     std::int64_t length = 0, keep = 0;
-    int sum_terms = 0;
+    int terms = 0;
     std::vector<std::complex<long double>> sums;
-    std::uint64_t used = 0;
 
-    // Whether sums holds at least `terms` rows and `bins` bins of `fft`'s transforms at `length`.
-    bool holds_sums(const RealFftBackend& fft, std::int64_t at_length, int terms, std::int64_t bins) const {
-        return sum_terms > 0 && backend != nullptr && *backend == typeid(fft) && length == at_length &&
-               sum_terms >= terms && keep >= bins;
-    }
-    void hold_sums(const RealFftBackend& fft, std::int64_t at_length, int terms, std::int64_t bins) {
-        backend = &typeid(fft);
-        length = at_length;
-        sum_terms = terms;
-        keep = bins;
+    // Whether these hold at least `rows` rows and `bins` bins of `fft`'s transforms at `at_length`.
+    bool holds(const RealFftBackend& fft, std::int64_t at_length, int rows, std::int64_t bins) const {
+        return backend != nullptr && *backend == typeid(fft) && length == at_length && terms >= rows && keep >= bins;
     }
 };
 
+// One block's moments of a factor.  Invariant: moments holds block_moments(p, n, block, terms) (terms > 0 once
+// computed), and every entry of sums was computed from moments of at least its terms (so from these: a moment's
+// value does not depend on the terms taken).
+struct TaylorMoments {
+    std::int64_t block = 0;
+    int terms = 0;
+    std::vector<long double> moments;
+    std::vector<TaylorSums> sums;  // least recently used first
+};
+
+// One factor: its masses (the key, compared bit for bit) and its blocks' moments, least recently used first.
+struct TaylorReuse {
+    std::vector<double> p;
+    std::vector<TaylorMoments> blocks;
+};
+
+// The element of `list` that `match` accepts, moved to the back (most recently used), else a fresh one there, in
+// place of the front (least recently used) where the list holds `most` already.
+template <class T, class Match>
+T& recently_used(std::vector<T>& list, std::size_t most, Match match) {
+    auto it = std::find_if(list.begin(), list.end(), match);
+    if (it == list.end()) {
+        if (list.size() >= most) list.erase(list.begin());
+        list.emplace_back();
+    } else {
+        std::rotate(it, it + 1, list.end());
+    }
+    return list.back();
+}
+
 class TaylorReuseCache {
   public:
-    // The entry of the masses p[0 .. n) at `block`: the one held where its masses equal these bit for bit, else a
-    // fresh one (moment_terms = 0) in place of the least recently used.
-    TaylorReuse& entry(const double* p, std::int64_t n, std::int64_t block) {
-        ++clock_;
-        for (TaylorReuse& e : entries_)
-            if (e.block == block && static_cast<std::int64_t>(e.p.size()) == n &&
-                (n == 0 || std::memcmp(e.p.data(), p, sizeof(double) * static_cast<std::size_t>(n)) == 0)) {
-                e.used = clock_;
-                return e;
-            }
-        if (entries_.size() < kTaylorReuseEntries) {
-            entries_.emplace_back();
-        } else {
-            auto oldest = std::min_element(entries_.begin(), entries_.end(),
-                                           [](const TaylorReuse& a, const TaylorReuse& b) { return a.used < b.used; });
-            *oldest = TaylorReuse{};
-            std::rotate(oldest, oldest + 1, entries_.end());
-        }
-        TaylorReuse& e = entries_.back();
-        e.p.assign(p, p + n);
-        e.block = block;
-        e.used = clock_;
-        return e;
+    // The moments of the masses p[0 .. n) at `block`: those held where the masses equal these bit for bit, else a
+    // fresh entry (terms = 0).
+    TaylorMoments& moments(const double* p, std::int64_t n, std::int64_t block) {
+        TaylorReuse& factor = recently_used(factors_, kTaylorReuseFactors, [&](const TaylorReuse& f) {
+            return static_cast<std::int64_t>(f.p.size()) == n &&
+                   (n == 0 || std::memcmp(f.p.data(), p, sizeof(double) * static_cast<std::size_t>(n)) == 0);
+        });
+        if (factor.p.empty() && n > 0) factor.p.assign(p, p + n);
+        TaylorMoments& at =
+            recently_used(factor.blocks, kTaylorReuseBlocks, [&](const TaylorMoments& b) { return b.block == block; });
+        at.block = block;
+        return at;
     }
 
     // Drops every entry (their memory too).
-    void clear() { entries_.clear(); }
+    void clear() { factors_.clear(); }
 
   private:
-    std::vector<TaylorReuse> entries_;
-    std::uint64_t clock_ = 0;
+    std::vector<TaylorReuse> factors_;  // least recently used first
 };
 
 // This thread's cache (each thread its own: no locking, and the x87 precision control the entries were computed
@@ -102,6 +113,30 @@ class TaylorReuseCache {
 inline TaylorReuseCache& taylor_reuse_cache() {
     thread_local TaylorReuseCache cache;
     return cache;
+}
+
+// The transforms `fft` gives at `length` of the first `rows` rows of the folded moments, bins 0 .. keep - 1 at
+// least: those held where they cover these, else computed (widening what is held at that length, so that a call
+// asking fewer rows or bins after more, or more after fewer, transforms once per length) and held.
+template <class Fold>
+const TaylorSums& taylor_sums(TaylorMoments& at, RealFftBackend& fft, std::int64_t length, int rows, std::int64_t keep,
+                              Fold fold) {
+    TaylorSums* held = nullptr;
+    for (TaylorSums& s : at.sums)
+        if (s.holds(fft, length, 0, 0)) held = &s;
+    if (held != nullptr && held->holds(fft, length, rows, keep)) return *held;
+    const int terms = held != nullptr ? std::max(rows, held->terms) : rows;
+    const std::int64_t kept = held != nullptr ? std::max(keep, held->keep) : keep;
+    TaylorSums& s =
+        recently_used(at.sums, kTaylorReuseLengths, [&](const TaylorSums& t) { return t.holds(fft, length, 0, 0); });
+    const std::vector<long double> folded = fold(terms);
+    s.sums.resize(static_cast<std::size_t>(terms * kept));
+    fft.forward_long(terms, length, folded.data(), kept, s.sums.data());
+    s.backend = &typeid(fft);
+    s.length = length;
+    s.terms = terms;
+    s.keep = kept;
+    return s;
 }
 
 }  // namespace detail

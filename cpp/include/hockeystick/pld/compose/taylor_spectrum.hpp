@@ -221,27 +221,20 @@ inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::in
         throw std::invalid_argument("taylor_band: the plan does not fit m and keep");
     const std::int64_t block = plan.block, length = plan.length;
     const int terms = plan.terms;
-    detail::TaylorReuse& reuse = detail::taylor_reuse_cache().entry(p, n, block);
-    if (reuse.moment_terms < terms) {
-        reuse.moments = detail::block_moments(p, n, block, terms);
-        reuse.moment_terms = terms;
-        reuse.sum_terms = 0;
+    detail::TaylorMoments& at = detail::taylor_reuse_cache().moments(p, n, block);
+    if (at.terms < terms) {
+        at.moments = detail::block_moments(p, n, block, terms);
+        at.terms = terms;
+        at.sums.clear();
     }
-    if (!reuse.holds_sums(fft, length, terms, keep)) {
-        const bool same = reuse.holds_sums(fft, length, 0, 0);  // widen what is held rather than replace it
-        const int rows = same ? std::max(terms, reuse.sum_terms) : terms;
-        const std::int64_t kept = same ? std::max(keep, reuse.keep) : keep;
-        const std::vector<long double> moments =
-            detail::folded_moments(reuse.moments, reuse.moment_terms, rows, length);
-        reuse.sums.resize(static_cast<std::size_t>(rows * kept));
-        fft.forward_long(rows, length, moments.data(), kept, reuse.sums.data());
-        reuse.hold_sums(fft, length, rows, kept);
-    }
+    const detail::TaylorSums& sums = detail::taylor_sums(at, fft, length, terms, keep, [&](int rows) {
+        return detail::folded_moments(at.moments, at.terms, rows, length);
+    });
     const long double pi = 3.141592653589793238462643383279502884L;
     for (std::int64_t k = 0; k < keep; ++k) {
         const long double y =
             pi * static_cast<long double>(block) * static_cast<long double>(k) / static_cast<long double>(m);
-        out[k] = detail::taylor_bin(reuse.sums.data(), reuse.keep, k, terms, y);
+        out[k] = detail::taylor_bin(sums.sums.data(), sums.keep, k, terms, y);
     }
 }
 
