@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
@@ -127,11 +128,13 @@ const TaylorSums& taylor_sums(TaylorMoments& at, RealFftBackend& fft, std::int64
     if (held != nullptr && held->holds(fft, length, rows, keep)) return *held;
     const int terms = held != nullptr ? std::max(rows, held->terms) : rows;
     const std::int64_t kept = held != nullptr ? std::max(keep, held->keep) : keep;
+    // computed before anything held changes: a transform that throws leaves the cache as it was
+    const std::vector<long double> folded = fold(terms);
+    std::vector<std::complex<long double>> sums(static_cast<std::size_t>(terms * kept));
+    fft.forward_long(terms, length, folded.data(), kept, sums.data());
     TaylorSums& s =
         recently_used(at.sums, kTaylorReuseLengths, [&](const TaylorSums& t) { return t.holds(fft, length, 0, 0); });
-    const std::vector<long double> folded = fold(terms);
-    s.sums.resize(static_cast<std::size_t>(terms * kept));
-    fft.forward_long(terms, length, folded.data(), kept, s.sums.data());
+    s.sums = std::move(sums);
     s.backend = &typeid(fft);
     s.length = length;
     s.terms = terms;

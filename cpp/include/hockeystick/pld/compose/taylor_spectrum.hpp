@@ -117,7 +117,7 @@ inline double taylor_bin_error(double l1, std::int64_t n, const TaylorPlan& plan
 
 namespace detail {
 
-// Each block's moments of p[0 .. n): out[b * terms + v] = sum_j p_j tau_j^v over block b's entries (plan.block of
+// Each block's moments of p[0 .. n): out[b * terms + v] = sum_j p_j tau_j^v over block b's entries (`block` of
 // them), tau_j the entry's offset from the block's centre in units of half a block (v < terms), in long double.  An
 // entry's value for v does not depend on terms (the same products and sums for every v below it), so moments taken
 // with more terms hold those taken with fewer, bit for bit.
@@ -170,13 +170,6 @@ inline std::vector<long double> folded_moments(const std::vector<long double>& p
             moments[static_cast<std::size_t>(v * length + at)] += per_block[static_cast<std::size_t>(b * stride + v)];
     }
     return moments;
-}
-
-// The block moments of p[0 .. n) under plan: moments[v * length + (b mod length)] sums, over the blocks b of
-// plan.block entries, sum_j p_j tau_j^v with tau_j the entry's offset from the block's centre in units of half a
-// block (v < plan.terms), in long double.
-inline std::vector<long double> taylor_moments(const double* p, std::int64_t n, const TaylorPlan& plan) {
-    return folded_moments(block_moments(p, n, plan.block, plan.terms), plan.terms, plan.terms, plan.length);
 }
 
 // X_k from the transforms of the moments at bin k (sums[v * keep + k], v < terms): sum_v S_v (-i)^v y^v / v!,
