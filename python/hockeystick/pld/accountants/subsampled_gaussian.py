@@ -539,7 +539,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 else refined
             ), {}
         if self._from_question and method == "epsilon":
-            return default_reads.epsilon_brackets(self, pts, xs, threads, keep)
+            return default_reads.each_epsilon_bracket(self, pts, xs, threads, keep)
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
         if self._from_question and bound != "lower":  # delta's upper side read finer
             found = default_reads.delta_brackets(self, pts, xs, found, bound == "both", threads)
