@@ -124,3 +124,71 @@ def test_past_the_cap_the_probe_decides(monkeypatch, probe_fits):
     else:
         assert profile.fixed_interval is None
         assert profile.accuracy == plan_module.FALLBACK_ACCURACY
+
+
+def _exponential_plan(epsilons_and_counts, beside=()):
+    from hockeystick.pld.accountants.composition_plan import CompositionPlan
+    from hockeystick.pld.mechanisms.selection import ExponentialMechanism
+
+    plan = CompositionPlan()
+    for eps, count in epsilons_and_counts:
+        plan.add(ExponentialMechanism(eps).spec(), count)
+    for spec, count in beside:
+        plan.add(spec, count)
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("epsilons_and_counts", "h"),
+    [
+        (
+            [(0.5, 1)],
+            1e-3,
+        ),  # all of [-epsilon, epsilon] holds P-mass: the floor is 2 epsilon / h - 2
+        ([(601.0, 2)], 3e-3),  # just past 1200: the floor stops at 1200 / h
+        ([(1500.0, 1)], 1e-3),  # the masses below loss ~25 underflow: 1200 of the ~1475 counted
+        ([(3000.0, 1), (2.0, 3)], 7.3e-3),  # two mechanisms, counts summed
+    ],
+)
+def test_the_exponential_mechanisms_floor_is_at_most_the_summed_windows(epsilons_and_counts, h):
+    """The floor known without building (``window_points_floor``) lies below the windows the builds
+    take, and within 20 % of them: it is the bounded-range pair's P-mass cells, counted."""
+    profile = PlanProfile(_exponential_plan(epsilons_and_counts), h, None)
+    floor = plan_module.window_points_floor(profile, h)
+    bound = summed_window_points(profile, h)
+    assert bound is not None and 0.8 * bound <= floor <= bound
+
+
+def test_the_floor_counts_no_other_mechanism():
+    """A Laplace and the folded Gaussian beside it count 0: their factors are built to be measured."""
+    plan = _plan(BESIDE_A_GAUSSIAN)
+    assert plan_module.window_points_floor(PlanProfile(plan, H, None), H) == 0.0
+
+
+def test_past_the_floor_no_factor_is_built_and_the_choice_is_the_builds(monkeypatch):
+    """An exponential mechanism whose floor is past the cap goes to the probe without its factor
+    built on the default grid, and the profile chosen is the one the built factors' bound chooses
+    (the floor taken as 0)."""
+    plan = _exponential_plan([(20.0, 1)])  # about 40 / h = 457,000 points on the default grid
+    h = plan_module.default_interval(plan)
+    monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", 100_000)
+    from hockeystick.pld.mechanisms.selection import ExponentialMechanism
+
+    built: list[float] = []
+    original = ExponentialMechanism.grid_pld
+
+    def recording(self, interval):
+        built.append(interval)
+        return original(self, interval)
+
+    monkeypatch.setattr(ExponentialMechanism, "grid_pld", recording)
+    chosen = default_grid_profile(plan)
+    assert h not in built and chosen.fixed_interval is None
+    monkeypatch.setattr(plan_module, "window_points_floor", lambda profile, h: 0.0)
+    built.clear()
+    by_builds = default_grid_profile(plan)
+    assert h in built  # the bound built the factor, found it past the cap, and the probe decided
+    assert (by_builds.fixed_interval, by_builds.accuracy) == (
+        chosen.fixed_interval,
+        chosen.accuracy,
+    )
