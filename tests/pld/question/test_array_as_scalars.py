@@ -145,3 +145,36 @@ def test_the_fine_delta_key_brackets_its_epsilon_and_delta(eps, upper):
     else:
         assert centre == 0.0
     assert upper / 10.0**decades < level <= upper
+
+
+def test_two_kinds_of_round_give_each_value_alone():
+    """A PLD accountant over two kinds of round (the tilted composition of the factors)."""
+
+    def accountant():
+        built = pld.PLDAccountant().compose_subsampled_gaussian(1.0, 0.01, 500)
+        return built.compose_subsampled_gaussian(1.5, 0.02, 300)
+
+    deltas, eps = np.array([1e-5, 1e-8, 1e-11]), np.array([0.3, 1.0, 2.5])
+    assert_as_scalars(
+        accountant().epsilon(deltas, bound="both"),
+        scalars(lambda d: accountant().epsilon(d, bound="both"), deltas),
+    )
+    assert_as_scalars(
+        accountant().delta(eps, bound="both"),
+        scalars(lambda e: accountant().delta(e, bound="both"), eps),
+    )
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"value_discretization_interval": 1e-4}, {"accuracy": 1e-2}],
+    ids=["grid", "accuracy"],
+)
+def test_epsilon_on_a_grid_or_to_an_accuracy_is_each_deltas_alone(settings):
+    """A grid given, or an accuracy: each delta of an array asked alone."""
+    deltas = np.array([1e-5, 1e-8, 1e-11])
+    batch = pld.SubsampledGaussianPLD(*FEDAVG, **settings).epsilon(deltas, bound="both")
+    alone = scalars(
+        lambda d: pld.SubsampledGaussianPLD(*FEDAVG, **settings).epsilon(d, bound="both"), deltas
+    )
+    assert_as_scalars(batch, alone)

@@ -38,6 +38,7 @@ reasons and figures of each step are in ``refine.question``'s module docstring.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -183,6 +184,41 @@ def each_epsilon_bracket(
         shape = np.shape(x)
         out.append((lows[inverse].reshape(shape), ups[inverse].reshape(shape)))
     return out, store
+
+
+def by_value(
+    pts: list[Point],
+    xs: list[np.ndarray],
+    read: Callable[[list[Point], list[np.ndarray]], list[Bracket]],
+) -> list[Bracket]:
+    """The brackets ``read`` gives each point at its arguments ``xs``, asked one distinct argument at
+    a time (the points asking it together, each at that argument alone), so that an element of an
+    array gets the bracket of its value asked alone.
+
+    Parameters
+    ----------
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity).
+    xs : list of numpy.ndarray
+        Each point's arguments.
+    read : callable
+        ``read(points, arguments)``: the certified (lower, upper) of each of ``points`` at its
+        arguments.
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        Each point's certified (lower, upper), shaped as its arguments.
+    """
+    out = [(np.empty(np.shape(x)), np.empty(np.shape(x))) for x in xs]
+    flat = [np.asarray(x, dtype=np.float64).reshape(-1) for x in xs]
+    for value in np.unique(np.concatenate(flat)) if flat else ():
+        asking = [i for i, x in enumerate(flat) if np.any(x == value)]
+        found = read([pts[i] for i in asking], [np.array([value]) for _ in asking])
+        for i, (lo, up) in zip(asking, found):
+            at = (flat[i] == value).reshape(np.shape(xs[i]))
+            out[i][0][at], out[i][1][at] = lo[0], up[0]
+    return out
 
 
 def _refine_to_question(
