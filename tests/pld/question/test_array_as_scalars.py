@@ -9,7 +9,12 @@ are (``grid.distribution.direction_uppers``): both certified, the window's never
 spectrum's, so an array's lower delta is at least the scalar's.
 
 The references are the scalar calls themselves, on a fresh accountant each (nothing kept from an
-earlier call); the runs are the README's DP-SGD run and a cross-device DP-FedAvg run.
+earlier call); the runs are the README's DP-SGD run and a cross-device DP-FedAvg run.  The doors
+over ``SubsampledGaussianPLD`` (the PLD accountant, the composed PLD object, the training words), a
+grid given, an accuracy asked for epsilon, two kinds of round, the other PLD accountants and a
+staged run are held to the same rule.  Delta to an ``accuracy`` is not: its refinement reads every
+eps of a point on the grids the widest needs (G1's blocks), so an array's bracket may be tighter or,
+by far less than the accuracy, looser than a scalar's.
 """
 
 from __future__ import annotations
@@ -147,6 +152,7 @@ def test_the_fine_delta_key_brackets_its_epsilon_and_delta(eps, upper):
     assert upper / 10.0**decades < level <= upper
 
 
+@pytest.mark.slow
 def test_two_kinds_of_round_give_each_value_alone():
     """A PLD accountant over two kinds of round (the tilted composition of the factors)."""
 
@@ -178,3 +184,29 @@ def test_epsilon_on_a_grid_or_to_an_accuracy_is_each_deltas_alone(settings):
         lambda d: pld.SubsampledGaussianPLD(*FEDAVG, **settings).epsilon(d, bound="both"), deltas
     )
     assert_as_scalars(batch, alone)
+
+
+OTHER_PLDS = {
+    "balls in bins": lambda: pld.BallsInBinsGaussianPLD(1.0, 100, 300),
+    "fixed batch": lambda: pld.FixedBatchGaussianPLD(1.0, 100, 10_000, 500),
+    "shuffled batch": lambda: pld.ShuffledBatchGaussianPLD(1.0, 100, 10_000, 300),
+    "staged DP-SGD": lambda: DPSGD(
+        stages=[{"noise_multiplier": 1.0, "steps": 500}, {"noise_multiplier": 1.5, "steps": 300}],
+        sample_rate=0.01,
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(OTHER_PLDS))
+def test_the_other_pld_accountants_give_each_value_alone(name):
+    """The other PLD accountants and a staged run: arrays as scalars, both questions."""
+    make = OTHER_PLDS[name]
+    deltas, eps = np.array([1e-5, 1e-9]), np.array([0.3, 2.5])
+    assert_as_scalars(
+        make().epsilon(deltas, bound="both"),
+        scalars(lambda d: make().epsilon(d, bound="both"), deltas),
+    )
+    assert_as_scalars(
+        make().delta(eps, bound="both"), scalars(lambda e: make().delta(e, bound="both"), eps)
+    )
