@@ -55,7 +55,7 @@ from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
 from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
 from ..mechanisms.registry import mechanism_of
-from ..mechanisms.selection import ExponentialMechanism
+from ..mechanisms.selection import ExponentialMechanism, PermuteAndFlip
 from ..refine.grid_alignment import aligned, alignment_atoms
 from ..refine.plan_refinement import GridRefinement
 from ..sampling.subsampled_pair import (
@@ -95,6 +95,9 @@ FALLBACK_ACCURACY = 1e-4
 # a normal double for grids h >= FLOOR_MIN_INTERVAL (``window_points_floor``).
 POSITIVE_LOSS_REACH = 1200.0
 FLOOR_MIN_INTERVAL = 1e-30
+# ... and permute-and-flip's canonical pair keeps both its atoms, each of P-mass a normal double, up to
+# this epsilon.
+CANONICAL_NORMAL_EPSILON = 700.0
 # The default grid is this much finer than DEFAULT_INTERVAL, dp_accounting's (``default_interval``).
 DEFAULT_GRID_SCALE = 0.875
 # ... except where a grid through the atoms below DEFAULT_INTERVAL is already at most this much of it
@@ -609,8 +612,12 @@ def window_points_floor(profile: PlanProfile, h: float) -> float:
     (cpp/include/hockeystick/pld/mechanisms/bounded_range.hpp).  Where its loss 2a is within
     ``POSITIVE_LOSS_REACH`` = 1200 of epsilon that mass is at least e^{-600} h / 2 > 1e-292 for
     h >= ``FLOOR_MIN_INTERVAL``, a normal double computed to a few ulp, so the cell holds an atom
-    of the factor's upper PMF: its window spans at least min(2 epsilon, 1200) / h - 2 points.  The
-    other mechanisms count 0; 0 for a plan ``summed_window_points`` answers without factors (zCDP).
+    of the factor's upper PMF: its window spans at least min(2 epsilon, 1200) / h - 2 points.
+    Permute-and-flip's upper factor is the (epsilon, 0)-DP canonical pair's (``canonical``): P-masses
+    e^epsilon / (1 + e^epsilon) at loss epsilon and 1 / (1 + e^epsilon) at -epsilon, the latter at
+    least e^{-700} / 2, a normal double kept exactly, for epsilon <= ``CANONICAL_NORMAL_EPSILON`` =
+    700: its window then spans at least 2 epsilon / h - 2 points.  The other mechanisms count 0; 0
+    for a plan ``summed_window_points`` answers without factors (zCDP).
 
     Parameters
     ----------
@@ -636,7 +643,11 @@ def window_points_floor(profile: PlanProfile, h: float) -> float:
         mechanism = mechanism_of(spec)
         if isinstance(mechanism, ExponentialMechanism):
             reach = min(2.0 * mechanism.eps, POSITIVE_LOSS_REACH)
-            total += count * max(reach / h - 2.0, 0.0)
+        elif isinstance(mechanism, PermuteAndFlip) and mechanism.eps <= CANONICAL_NORMAL_EPSILON:
+            reach = 2.0 * mechanism.eps
+        else:
+            continue
+        total += count * max(reach / h - 2.0, 0.0)
     return total
 
 
