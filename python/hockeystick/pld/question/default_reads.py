@@ -191,9 +191,9 @@ def by_value(
     xs: list[np.ndarray],
     read: Callable[[list[Point], list[np.ndarray]], list[Bracket]],
 ) -> list[Bracket]:
-    """The brackets ``read`` gives each point at its arguments ``xs``, asked one distinct argument at
-    a time (the points asking it together, each at that argument alone), so that an element of an
-    array gets the bracket of its value asked alone.
+    """The brackets ``read`` gives each point at its arguments ``xs``, asked one distinct argument
+    at a time (the points asking it together, each at that argument alone), so that an element of
+    an array gets the bracket of its value asked alone.
 
     Parameters
     ----------

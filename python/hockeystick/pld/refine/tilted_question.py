@@ -72,8 +72,8 @@ WINDOW_TAIL = 1e-6
 # (``best_tilt``)
 LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
 COARSE_STEP = 8
-# the split read (``split_bracket``, ``_split_delta``) is tried where the rounds sample the record at
-# most this many times on average (T q): there a round's large loss is rare, the tilt's Chernoff
+# the split read (``split_bracket``, ``_split_delta``) is tried where the rounds sample the record
+# at most this many times on average (T q): there a round's large loss is rare, the tilt's Chernoff
 # bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper
 # side up to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10 rounds) up the tilted read is
 # as tight on the upper side and the split narrows the lower one only, at up to twice the cost
@@ -89,8 +89,8 @@ REFUSED_RATIO = 1.25
 # (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of
 # the lower side
 READ_MARGIN = 8
-# the most epsilons of one call of the max-of-outputs bound on its finer ladder (each element read as
-# alone); a delta read of more makes several calls
+# the most epsilons of one call of the max-of-outputs bound on its finer ladder (each element read
+# as alone); a delta read of more makes several calls
 MAX_OF_OUTPUTS_POINTS = 16
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
@@ -897,11 +897,12 @@ def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:
     below eps reads as tight to five digits (DP-FedAvg's sigma 1, q 1e-3, 5000 rounds at eps 0.56,
     1.03 and 3: the same upper delta from 0.8 eps to 1.1 eps; a centre 1.25 eps above it reads
     1e9 times looser at eps 3); at eps 0.99 2^(k / 2), k = -4 .. 5, the top of a bucket, on four
-    runs, the upper delta is within 4e-5 relative of the read centred at eps itself or below it.  Tails sized below ``upper`` (the fixed grid's, often far above the
-    delta) mostly tighten the read (at eps 6: 0.44 to 0.90 lower on four runs); where the split read
-    applies they may loosen it a little (sigma 0.8, q 1e-5, 5000 rounds at eps 0.2: 2.9e-4 relative
-    with a level up to 100 times below ``upper``, 4.8e-3 up to 10^4 times); a level above ``upper``
-    charges a tail mass too large (84 times looser, rounded up by 10^4)."""
+    runs, the upper delta is within 4e-5 relative of the read centred at eps itself or below it.
+    Tails sized below ``upper`` (the fixed grid's, often far above the delta) mostly tighten the
+    read (at eps 6: 0.44 to 0.90 lower on four runs); where the split read applies they may loosen
+    it a little (sigma 0.8, q 1e-5, 5000 rounds at eps 0.2: 2.9e-4 relative with a level up to 100
+    times below ``upper``, 4.8e-3 up to 10^4 times); a level above ``upper`` charges a tail mass
+    too large (84 times looser, rounded up by 10^4)."""
     centre = 0.0
     if eps > 0.0:
         k = math.floor(math.log(eps, FINE_DELTA_RATIO))
@@ -971,10 +972,10 @@ def _fine_delta_bucket(
     """The delta brackets (``lower``, ``upper``) at ``eps`` of ``reader``'s point, every eps with
     the same ``fine_delta_key`` (``centre``, ``level``): the upper side lowered to the tilted read's
     on ``question.FINE_INTERVAL`` under the exponent's tilt at ``centre``, the tails sized for
-    ``level``; then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a positive
-    eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
-    T, the add screen under the tilt at ``centre``).  Each element's read is its own (the
-    compositions are shared, the reads of them elementwise): as asked alone."""
+    ``level``; then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
+    positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
+    T, the add screen under the tilt at ``centre``).  Each element's read is its own (the compositions are
+    shared, the reads of them elementwise): as asked alone."""
     point = reader.point
     split = point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
     try:
@@ -1011,8 +1012,8 @@ def fine_delta_brackets(
     (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would pass
     ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's
     (``reads.max_of_outputs``, its finer ladder).  The brackets still not exact at a positive eps
-    are then intersected with ``_split_delta``'s where T q is at most
-    ``SPLIT_SAMPLED_ROUNDS`` (as ``fine_brackets``).  The eps are read in buckets of one
+    are then intersected with ``_split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
+    ``fine_brackets``).  The eps are read in buckets of one
     ``fine_delta_key`` (each direction composed once a bucket, under the exponent's tilt at the
     bucket's centre, one reader's discretized rounds shared by them): every element's bracket is
     the one it gets asked alone, bit for bit, whatever else is asked with it.  ``threads``: the
