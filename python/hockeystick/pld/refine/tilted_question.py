@@ -974,8 +974,8 @@ def _fine_delta_bucket(
     on ``question.FINE_INTERVAL`` under the exponent's tilt at ``centre``, the tails sized for
     ``level``; then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
     positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
-    T, the add screen under the tilt at ``centre``).  Each element's read is its own (the compositions are
-    shared, the reads of them elementwise): as asked alone."""
+    T, the add screen under the tilt at ``centre``).  Each element's read is its own (the
+    compositions are shared, the reads of them elementwise): as asked alone."""
     point = reader.point
     split = point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
     try:
