@@ -120,6 +120,10 @@ def test_the_other_doors_give_each_value_alone():
     composed = accountant.composed_pld
     assert composed is not None
     assert_as_scalars(
+        composed.epsilon(deltas, bound="both"),
+        scalars(lambda d: composed.epsilon(d, bound="both"), deltas),
+    )
+    assert_as_scalars(
         composed.delta(eps, bound="both"),
         scalars(lambda e: composed.delta(e, bound="both"), eps),
         lower_at_least=True,
