@@ -75,7 +75,7 @@ struct TaylorReuse {
 // The element of `list` that `match` accepts, moved to the back (most recently used), else a fresh one there, in
 // place of the front (least recently used) where the list holds `most` already.
 template <class T, class Match>
-T& recently_used(std::vector<T>& list, std::size_t most, Match match) {
+inline T& recently_used(std::vector<T>& list, std::size_t most, Match match) {
     auto it = std::find_if(list.begin(), list.end(), match);
     if (it == list.end()) {
         if (list.size() >= most) list.erase(list.begin());
