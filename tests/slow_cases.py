@@ -489,7 +489,6 @@ LONG_FIRST: tuple[str, ...] = (
     "tests/contraction/test_contraction_figures.py",
     "tests/pld/refine/test_rare_participation_box.py",
     "tests/interop/test_interop_property_sides.py",
-    "tests/training/test_training_record_level.py",
     "tests/cli/test_cli_fuzz.py",
     "tests/interop/test_pld_format_fuzz.py",
     "tests/risk/test_risk.py",
