@@ -2,7 +2,7 @@
 cpp/include/hockeystick/pld/reads/charged_sides.hpp): the same doubles as each PMF's own
 ``GridPMF.delta`` (its envelope off on an optimistic side), each side on its side of the exact
 Gaussian curve, and bad arguments refused by name; and the refinement's fixed parts in one call
-(``step_brackets.fixed_parts``, pld/refine/fixed_part.hpp), the same doubles as ``fixed_part``'s."""
+(``step_brackets.fixed_parts``, pld/refine/fixed_part.hpp), the same doubles as the numpy formula's (``fixed_part`` here)."""
 
 import math
 
@@ -14,7 +14,31 @@ from hockeystick import _core
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine.dominated_direction import charged_sides
-from hockeystick.pld.refine.step_brackets import fixed_part, fixed_parts
+from hockeystick.pld.refine.step_brackets import fixed_parts
+
+
+def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The reference, in numpy: the part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its
+    round-off charge there (``GridPMF.charge_at``, twice on the optimistic side, as
+    ``GridPMF.delta`` applies it), the suffix sums' relative slack on the value, and the mass at
+    +infinity (pessimistic) or the truncated tail (optimistic ``shift``), and the cells' edge
+    factor: each round's masses are scaled by about e^{+-e} (pld/grid/connect_dots.hpp's
+    ``edge_factor``, e = pld/grid/cells.hpp's ``edge_error``, reported in the loss shift), so the
+    composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
+    what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off), which near delta =
+    1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window);
+    the direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two
+    rows: the part without the edge factor, and the edge factor (which ``NextGrid.charge_width``
+    counts near delta = 1 only: elsewhere it is small beside the gap and counting it would trigger
+    needless same-grid recompositions).  A model for sizing the next grid, not a bound."""
+    at = pmf.curve_argument(np.asarray(eps, dtype=np.float64))
+    if pmf.pessimistic:
+        excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
+        return np.stack([pmf.charge_at(at) + pmf.suffix_sum_slack() * values + pmf.p_inf, excess])
+    excess = pmf.loss_shift * values
+    return np.stack(
+        [2.0 * pmf.charge_at(at) + pmf.suffix_sum_slack() * values + abs(pmf.shift), excess]
+    )
 
 
 def composed_pmfs() -> list[GridPMF]:

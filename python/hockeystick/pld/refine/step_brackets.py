@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import cast
+from typing import Literal, cast
 
 import numpy as np
 
@@ -15,8 +15,8 @@ from ...base.accountant import Quantity
 from ..grid.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
 from ..grid.pmf import GridPMF
 from . import constants, dominated_direction, tuning
-from .bracket_width import bracket_width, offset_rows
 from .dominated_direction import DeltaSides
+from .grid_rules import points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget
 
 # a composed PLD's key: its point, its grid h, and whether its optimistic side was built
@@ -27,53 +27,40 @@ Build = Callable[..., None]
 Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
 
 
-def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its
-    round-off charge there (``GridPMF.charge_at``, twice on the optimistic side, as
-    ``GridPMF.delta`` applies it), the suffix sums' relative slack on the value, and the mass at
-    +infinity (pessimistic) or the truncated tail (optimistic ``shift``), and the cells' edge
-    factor: each round's masses are scaled by about e^{+-e} (pld/grid/connect_dots.hpp's
-    ``edge_factor``, e = pld/grid/cells.hpp's ``edge_error``, reported in the loss shift), so the
-    composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
-    what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off), which near delta =
-    1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window);
-    the direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two
-    rows: the part without the edge factor, and the edge factor (which ``NextGrid.charge_width``
-    counts near delta = 1 only: elsewhere it is small beside the gap and counting it would trigger
-    needless same-grid recompositions).  A model for sizing the next grid, not a bound."""
-    at = pmf.curve_argument(np.asarray(eps, dtype=np.float64))
-    if pmf.pessimistic:
-        excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
-        return np.stack([pmf.charge_at(at) + pmf.suffix_sum_slack() * values + pmf.p_inf, excess])
-    excess = pmf.loss_shift * values
-    return np.stack(
-        [2.0 * pmf.charge_at(at) + pmf.suffix_sum_slack() * values + abs(pmf.shift), excess]
-    )
-
-
 def fixed_parts(
     pmfs: list[GridPMF], eps: list[np.ndarray], values: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """``fixed_part`` of each PMF at its arguments and values, the same doubles, in one core call
+    """Each PMF's part of its certified delta at its arguments (``values`` its certified values
+    there) that no finer grid removes, two rows (the charges, slack and tail; the cells' edge factor),
+    in one core call
     (``_core.pld_reads.fixed_parts``, cpp/include/hockeystick/pld/refine/fixed_part.hpp): a unit's
     points and directions read without an interpreter round trip per PMF."""
     return cast(list[np.ndarray], _core.pld_reads.fixed_parts(pmfs, eps, values))
 
 
-def of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
-    """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest
-    there (the one that sets the bound: the maximum over the neighbouring directions; the first
-    such on ties and at NaN, as ``np.argmax`` picks).  One or two directions (a refinement's
-    usual) without stacking them: the same values."""
-    if len(parts) == 1:
-        return parts[0]
-    if len(parts) == 2:
-        first, second = values
-        later = (second > first) | (np.isnan(second) & ~np.isnan(first))
-        return np.where(later, parts[1], parts[0])
-    stacked = np.array(parts)
-    pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
-    return cast(np.ndarray, np.take_along_axis(stacked, pick, axis=0)[0])
+def raised_to_envelope(
+    sides: dict[int, tuple[GridPMF, np.ndarray]],
+    eps: np.ndarray,
+    lower: np.ndarray,
+    wide: np.ndarray,
+    threads: int,
+) -> np.ndarray:
+    """``lower`` (the largest of ``sides``' charged lower values at ``eps``) raised, where
+    ``wide``, to the largest of each side's suffix maxima (``GridPMF.lower_with_envelope``: delta
+    does not increase, so a charged lower value at any grid point above eps bounds it too)."""
+    if wide.any():
+        at = eps[wide]
+        lower[wide] = np.maximum(
+            lower[wide],
+            np.max(
+                [
+                    sides[d][0].lower_with_envelope(at, sides[d][1][wide], threads)
+                    for d in sorted(sides)
+                ],
+                axis=0,
+            ),
+        )
+    return lower
 
 
 class StepBrackets:
@@ -84,6 +71,8 @@ class StepBrackets:
     def __init__(self, accuracy: float, delta_accuracy: str, tail: float, build: Build):
         self.accuracy = accuracy
         self.delta_accuracy = delta_accuracy
+        # the delta rule's width (the core's PointsRules kind)
+        self.kind = cast(Literal["relative", "epsilon"], delta_accuracy)
         self.tail = tail
         self.build = build
 
@@ -216,14 +205,14 @@ class StepBrackets:
         charge: float | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the
-        part of their gap no grid removes (``delta_bracket``; zeros for epsilon, whose refinement
+        part of their gap no grid removes (``assembled``; zeros for epsilon, whose refinement
         does not use it), and the add direction's certified upper side (delta only; None for one
         direction).  Epsilon screens the add direction on a coarse grid first
         (``dominated_direction``: the same bracket, the add direction's fine composition only where
         it may be the larger one); so does delta with ``delta_accuracy="epsilon"``
         (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the screen's upper side
         stands for the add direction's); delta composes the batch together and takes the lower
-        envelope only where the bracket needs it (``delta_bracket``; ``best`` holds the points'
+        envelope only where the bracket needs it (``assembled``; ``best`` holds the points'
         brackets on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own
         arguments).  ``direct``: the compositions recompute their low-frequency bins directly, in
         rows from an estimated charge of ``charge`` (``batches``)."""
@@ -233,9 +222,49 @@ class StepBrackets:
             parts = self.screened_parts(batch, points, step, xs, threads, direct, charge)
         else:
             parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
-        # per argument, the fixed part of the direction whose upper side is the bound (not the
-        # largest over directions: one direction's mass at +infinity is no part of a bound the other
-        # one sets); every point's directions and lower sides in one core call
+        return self.assembled(batch, parts, xs, best, own, threads)
+
+    def assembled(
+        self,
+        batch: list[int],
+        parts: list[DeltaSides],
+        xs: list[np.ndarray],
+        best: Best,
+        own: list[int],
+        threads: int,
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """Each point's delta bracket from its directions' reads, in the core
+        (``_core.pld_refine.delta_step_brackets``, cpp/include/hockeystick/pld/refine/step_bracket.hpp,
+        without the interpreter lock): each side the largest over the neighbouring directions (Zhu,
+        Dong & Wang, AISTATS 2022, Sec. 5), the own lower side raised by the right offsets' rows
+        (delta does not increase in eps), the part of the gap no grid removes (``fixed_parts`` of
+        the direction that sets each side: one direction's mass at +infinity is no part of a bound
+        the other one sets), and the add direction's upper side; then, where the bracket
+        intersected with ``best``'s record is still wider than ``accuracy``, the lower side raised
+        to its suffix maxima (``GridPMF.lower_with_envelope``, an O(n) pass over each composed
+        window that the other arguments do without)."""
+        upper_parts, lower_parts = self.unit_fixed_parts(batch, parts, xs)
+        found = _core.pld_refine.delta_step_brackets(
+            rules=points_rules(self.accuracy, 0.0, "delta", self.kind),
+            xs=[xs[i] for i in batch],
+            own=[own[i] for i in batch],
+            uppers=[ups for _, ups, _ in parts],
+            upper_parts=upper_parts,
+            lowers=[[low for _, low in side.values()] for _, _, side in parts],
+            lower_parts=lower_parts,
+            before=[None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
+        )
+        return [
+            (raised_to_envelope(side, xs[i], lower, wide, threads), upper, charges, add)
+            for i, (_, _, side), (lower, upper, charges, wide, add) in zip(batch, parts, found)
+        ]
+
+    @staticmethod
+    def unit_fixed_parts(
+        batch: list[int], parts: list[DeltaSides], xs: list[np.ndarray]
+    ) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
+        """Per point of a unit, the fixed part (``fixed_parts``) of each direction's upper side
+        and of each lower side, at the point's arguments, read in one core call."""
         reads = [
             (pmf, xs[i], value)
             for i, (pess, ups, side) in zip(batch, parts)
@@ -244,26 +273,11 @@ class StepBrackets:
         fixed = iter(
             fixed_parts([r[0] for r in reads], [r[1] for r in reads], [r[2] for r in reads])
         )
-        out = []
-        for i, (pess, ups, side) in zip(batch, parts):
-            upper_parts = [next(fixed) for _ in pess]
-            lower_parts = [next(fixed) for _ in side]
-            out.append(
-                (
-                    *self.delta_bracket(
-                        side,
-                        xs[i],
-                        best.get(i),
-                        own[i],
-                        ups,
-                        of_largest(upper_parts, ups),
-                        threads,
-                        lower_parts,
-                    ),
-                    np.max(ups[1:], axis=0) if len(ups) > 1 else None,
-                )
-            )
-        return out
+        upper_parts, lower_parts = [], []
+        for pess, _, side in parts:  # each point's directions, then its lower sides, as read
+            upper_parts.append([next(fixed) for _ in pess])
+            lower_parts.append([next(fixed) for _ in side])
+        return upper_parts, lower_parts
 
     def epsilon_brackets(
         self,
@@ -331,7 +345,7 @@ class StepBrackets:
         """The relative ``.delta`` rule: the batch's PLDs built (``build``, coarsest grid first) and
         composed together, each direction's pessimistic PMF and certified upper values, and the
         optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
-        charged lower value at the point's arguments (no suffix maxima: ``delta_bracket`` adds
+        charged lower value at the point's arguments (no suffix maxima: ``assembled`` adds
         them)."""
         store: dict[PLDKey, PrivacyLossDistribution] = {}
         for h in sorted({step[i] for i in batch}, reverse=True):
@@ -355,68 +369,3 @@ class StepBrackets:
         return [
             (list(dist.composed(True)), ups, side) for dist, ups, side in zip(dists, uppers, sides)
         ]
-
-    def delta_bracket(
-        self,
-        sides: dict[int, tuple[GridPMF, np.ndarray]],
-        eps: np.ndarray,
-        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
-        own: int,
-        uppers: list[np.ndarray],
-        charges: np.ndarray,
-        threads: int = 0,
-        lower_parts: list[np.ndarray] | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima
-        (``GridPMF.delta``, an O(n) pass over the composed window) only where the bracket is wider
-        than ``accuracy`` without them: elsewhere the charged lower value at eps already meets the
-        tolerance. Each side is the largest over the neighbouring directions; ``before`` (an earlier
-        grid's bracket) narrows the test, not the values.  Only the first ``own`` arguments are
-        tested (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by
-        ``RIGHT_OFFSETS``, serve for their upper side, and their lower values, lower bounds on delta
-        at eps too since delta does not increase, raise the own lower side where the round-off
-        charge at eps exceeds theirs). ``uppers``: each direction's certified upper bound at
-        ``eps``; ``sides``: per direction whose optimistic side can raise the lower one
-        (``distribution.undominated_lower_sides``), its composed optimistic PMF and charged lower
-        value at ``eps``; ``charges``: the upper side's grid-independent part at ``eps``
-        (``fixed_part`` of the direction whose upper side is the bound), returned beside the bracket
-        with the lower side's added (the third array, two rows: the part of up - lo no grid removes
-        and the cells' edge factor, ``NextGrid.charge_width``); ``lower_parts``: ``fixed_part`` of
-        each of ``sides`` at its lower values, in their order, where the caller has read them
-        already (``fixed_parts``)."""
-        upper = np.max(uppers, axis=0)
-        if (
-            not sides
-        ):  # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
-            return np.zeros(eps.shape), upper, charges
-        if lower_parts is None:
-            lower_parts = [fixed_part(pmf, eps, low) for pmf, low in sides.values()]
-        charges = charges + of_largest(lower_parts, [low for _, low in sides.values()])
-        order = sorted(sides)
-        lower = np.max([sides[d][1] for d in order], axis=0)
-        right, left = offset_rows(eps.size, own)
-        # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not
-        # eps - d)
-        for k in range(right.start // own, right.stop // own):
-            lower[:own] = np.maximum(lower[:own], lower[k * own : (k + 1) * own])
-        best_lo = lower if before is None else np.maximum(lower, before[1])
-        best_up = upper if before is None else np.minimum(upper, before[2])
-        wide = np.zeros(eps.shape, dtype=bool)
-        wide[:own] = (
-            bracket_width(self.delta_accuracy, "delta", eps, best_lo, best_up, own) > self.accuracy
-        )
-        wide[left] = np.tile(
-            wide[:own], (left.stop - left.start) // own
-        )  # their lower sides certify the width
-        if wide.any():  # each side's suffix maxima from its charged lower values read above
-            lower[wide] = np.maximum(
-                lower[wide],
-                np.max(
-                    [
-                        sides[d][0].lower_with_envelope(eps[wide], sides[d][1][wide], threads)
-                        for d in order
-                    ],
-                    axis=0,
-                ),
-            )
-        return lower, upper, charges
