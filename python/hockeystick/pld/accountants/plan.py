@@ -49,7 +49,8 @@ from ..grid.pmf import GridPMF
 from ..mechanisms import atoms_from_pairs
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
-    gaussian,
+    PoissonGaussian,
+    subsampled_gaussians,
 )
 from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
@@ -126,6 +127,10 @@ class PlanProfile:
     extended to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
     ``low_charge``: a grid part's upper epsilon is read again on a composition with a smaller
     round-off charge where the charge sets it (``plan_charge``; the default grid's).
+    ``half_cells``: the Gaussian and Poisson-subsampled Gaussian factors' optimistic sides are built
+    from their cells' halves too (``subsampled_gaussians``' ``halves``); without them the lower side
+    lies about twice as far from the chord, certified alike, for about half the integration work
+    (the default grid's, whose brackets are far narrower than the default tolerance either way).
     """
 
     def __init__(
@@ -134,11 +139,13 @@ class PlanProfile:
         value_discretization_interval: float | None,
         accuracy: float | None,
         low_charge: bool = False,
+        half_cells: bool = True,
     ):
         self.plan = plan
         self.fixed_interval = value_discretization_interval
         self.accuracy = accuracy
         self.low_charge = low_charge
+        self.half_cells = half_cells
         self._pairs = {m: mechanism_of(m).finite_pairs() for m in plan.counts}
         self._finite = {m: c for m, c in plan.counts.items() if self._pairs[m] is not None}
         self._grid = {m: c for m, c in plan.counts.items() if self._pairs[m] is None}
@@ -161,7 +168,7 @@ class PlanProfile:
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
                 sigma = 1.0 / math.sqrt(self.plan.gaussian_r2)
-                parts.append((gaussian(sigma, value_discretization_interval=h), 1))
+                parts.append((self._gaussian_factor(sigma, 1.0, h), 1))
             self._composed[(h, variant)] = _composed(parts)
         return self._composed[(h, variant)]
 
@@ -226,10 +233,20 @@ class PlanProfile:
         key = (mechanism, h, alternative)
         if key not in self._factors:
             m = mechanism_of(mechanism)
-            pld = m.upper_alternative(h) if alternative else m.grid_pld(h)
+            if isinstance(m, PoissonGaussian) and not alternative:
+                pld = self._gaussian_factor(m.sigma, m.q, h)  # its grid_pld, half-cells as asked
+            else:
+                pld = m.upper_alternative(h) if alternative else m.grid_pld(h)
             assert pld is not None
             self._factors[key] = pld
         return self._factors[key]
+
+    def _gaussian_factor(self, sigma: float, q: float, h: float) -> PrivacyLossDistribution:
+        """The Poisson-subsampled Gaussian (``q`` 1: the Gaussian) of noise ``sigma`` on grid h, its
+        optimistic side from half-cells where ``half_cells``."""
+        return subsampled_gaussians(
+            [sigma], [q], value_discretization_interval=h, halves=self.half_cells
+        )[0]
 
     @staticmethod
     def _alternative(mechanism: Spec, variant: int) -> bool:
@@ -643,7 +660,7 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     measured on the coarse grid ``PROBE_INTERVAL``), on the accuracy-driven grid
     (``FALLBACK_ACCURACY``): a caller who chose no grid gets an answer within that memory."""
     h = default_interval(plan)
-    default = PlanProfile(plan, h, None, low_charge=True)
+    default = PlanProfile(plan, h, None, low_charge=True, half_cells=False)
     try:  # the factors' summed windows bound the composed ones: below the cap, no probe is needed
         bound = summed_window_points(default, h)
     except ValueError:  # a factor alone is past the cells a build takes: the probe decides
