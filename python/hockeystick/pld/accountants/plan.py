@@ -244,8 +244,10 @@ class PlanProfile:
     def _gaussian_factor(self, sigma: float, q: float, h: float) -> PrivacyLossDistribution:
         """The Poisson-subsampled Gaussian (``q`` 1: the Gaussian) of noise ``sigma`` on grid h, its
         optimistic side from half-cells where ``half_cells``."""
+        # one thread: one factor's two directions are too few cells for a team, whose threads
+        # would spin on the cores after the call for longer than they save
         return subsampled_gaussians(
-            [sigma], [q], value_discretization_interval=h, halves=self.half_cells
+            [sigma], [q], value_discretization_interval=h, halves=self.half_cells, threads=1
         )[0]
 
     @staticmethod
