@@ -168,7 +168,7 @@ class PlanProfile:
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
                 sigma = 1.0 / math.sqrt(self.plan.gaussian_r2)
-                parts.append((self._gaussian_factor(sigma, 1.0, h), 1))
+                parts.append((_gaussian_pld(sigma, 1.0, h, self.half_cells), 1))
             self._composed[(h, variant)] = _composed(parts)
         return self._composed[(h, variant)]
 
@@ -233,22 +233,10 @@ class PlanProfile:
         key = (mechanism, h, alternative)
         if key not in self._factors:
             m = mechanism_of(mechanism)
-            if isinstance(m, PoissonGaussian) and not alternative:
-                pld = self._gaussian_factor(m.sigma, m.q, h)  # its grid_pld, half-cells as asked
-            else:
-                pld = m.upper_alternative(h) if alternative else m.grid_pld(h)
+            pld = m.upper_alternative(h) if alternative else _grid_pld(m, h, self.half_cells)
             assert pld is not None
             self._factors[key] = pld
         return self._factors[key]
-
-    def _gaussian_factor(self, sigma: float, q: float, h: float) -> PrivacyLossDistribution:
-        """The Poisson-subsampled Gaussian (``q`` 1: the Gaussian) of noise ``sigma`` on grid h, its
-        optimistic side from half-cells where ``half_cells``."""
-        # one thread: one factor's two directions are too few cells for a team, whose threads
-        # would spin on the cores after the call for longer than they save
-        return subsampled_gaussians(
-            [sigma], [q], value_discretization_interval=h, halves=self.half_cells, threads=1
-        )[0]
 
     @staticmethod
     def _alternative(mechanism: Spec, variant: int) -> bool:
@@ -428,15 +416,12 @@ class PlanProfile:
     @property
     def _refinement(self) -> GridRefinement:
         """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the atoms if any."""
-        return GridRefinement(
-            self._composed_upper, self._aligned, self._discard, bool(self._finite)
-        )
 
-    def _composed_upper(self, h: float) -> Sequence[GridPMF]:
-        return self._pld(h).composed(True)
+        def discard(h: float) -> None:  # a grid's composition, once refined past it
+            self._composed.pop((h, 0))
 
-    def _discard(self, h: float) -> None:
-        self._composed.pop((h, 0))
+        upper = lambda h: self._pld(h).composed(True)  # noqa: E731 (its pessimistic PMFs)
+        return GridRefinement(upper, self._aligned, discard, bool(self._finite))
 
     def _resolving(self, h: float) -> float:
         """The first grid: h, or (beside exact atoms) a finer one resolving a narrow grid part
@@ -488,6 +473,23 @@ class PlanProfile:
         ):  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
             return self._bracket("epsilon", SMALLEST_DELTA)[0], math.inf
         return self._bracket("epsilon", delta)
+
+
+def _gaussian_pld(sigma: float, q: float, h: float, half_cells: bool) -> PrivacyLossDistribution:
+    """The Poisson-subsampled Gaussian (``q`` 1: the Gaussian) of noise ``sigma`` on grid h, its
+    optimistic side from half-cells where ``half_cells`` (``PlanProfile``)."""
+    # one thread: one factor's two directions are too few cells for a team, whose threads would
+    # spin on the cores after the call for longer than they save
+    return subsampled_gaussians(
+        [sigma], [q], value_discretization_interval=h, halves=half_cells, threads=1
+    )[0]
+
+
+def _grid_pld(mechanism: Mechanism, h: float, half_cells: bool) -> PrivacyLossDistribution:
+    """``mechanism.grid_pld(h)``; a Poisson-subsampled Gaussian's with half-cells as asked."""
+    if isinstance(mechanism, PoissonGaussian):
+        return _gaussian_pld(mechanism.sigma, mechanism.q, h, half_cells)
+    return mechanism.grid_pld(h)
 
 
 def _composed(parts: list[tuple[PrivacyLossDistribution, int]]) -> PrivacyLossDistribution:
