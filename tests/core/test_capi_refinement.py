@@ -338,7 +338,7 @@ def test_the_c_refinement_program_prints_the_ctypes_values(lib, tmp_path):
     ) == float(sigma)
     ((status, *message),) = [line[1:] for line in lines if line[0] == "refused"]
     assert int(status) == HS_INVALID_ARGUMENT and " ".join(message).startswith(
-        "epsilon=0.0001 at delta=1e-12 is not"
+        "epsilon=1e-05 at delta=1e-12 is not certified for any sigma up to 65536 (sampling_rate 0.9, rounds 1)"
     )
     ((status, lower, upper),) = [
         line[1:] for line in lines if line[0] == "unmet"

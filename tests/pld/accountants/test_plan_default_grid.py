@@ -124,3 +124,90 @@ def test_past_the_cap_the_probe_decides(monkeypatch, probe_fits):
     else:
         assert profile.fixed_interval is None
         assert profile.accuracy == plan_module.FALLBACK_ACCURACY
+
+
+def _selection_plan(epsilons_and_counts, mechanism="exponential"):
+    from hockeystick.pld.accountants.composition_plan import CompositionPlan
+    from hockeystick.pld.mechanisms.selection import ExponentialMechanism, PermuteAndFlip
+
+    kind = ExponentialMechanism if mechanism == "exponential" else PermuteAndFlip
+    plan = CompositionPlan()
+    for eps, count in epsilons_and_counts:
+        plan.add(kind(eps).spec(), count)
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("epsilons_and_counts", "h"),
+    [
+        (
+            [(0.5, 1)],
+            1e-3,
+        ),  # all of [-epsilon, epsilon] holds P-mass: the floor is 2 epsilon / h - 2
+        ([(601.0, 2)], 3e-3),  # just past 1200: the floor stops at 1200 / h
+        ([(1500.0, 1)], 1e-3),  # the masses below loss ~25 underflow: 1200 of the ~1475 counted
+        ([(3000.0, 1), (2.0, 3)], 7.3e-3),  # two mechanisms, counts summed
+    ],
+)
+def test_the_exponential_mechanisms_floor_is_at_most_the_summed_windows(epsilons_and_counts, h):
+    """The floor known without building (``window_points_floor``) lies below the windows the builds
+    take, and within 20 % of them: it is the bounded-range pair's P-mass cells, counted."""
+    profile = PlanProfile(_selection_plan(epsilons_and_counts), h, None)
+    floor = plan_module.window_points_floor(profile, h)
+    bound = summed_window_points(profile, h)
+    assert bound is not None and 0.8 * bound <= floor <= bound
+
+
+@pytest.mark.parametrize(
+    ("eps", "h"),
+    [
+        (0.3, 1e-3),  # both atoms on the grid: 2 epsilon / h + 1 points
+        (700.0, 7.3e-3),  # the largest epsilon counted: the atom at -700 holds P-mass ~e^-700
+        (701.0, 3e-2),  # past it the floor is 0 (its atom's mass is still normal here: 0 is below)
+        (800.0, 1e-3),  # the atom at -800 underflows: the window is a few points, the floor 0
+    ],
+)
+def test_permute_and_flips_floor_is_at_most_the_summed_windows(eps, h):
+    """The canonical pair's two atoms span 2 epsilon / h points where the one at -epsilon holds a
+    normal P-mass (``window_points_floor``); the floor lies below the windows the builds take."""
+    profile = PlanProfile(_selection_plan([(eps, 2)], "permute_and_flip"), h, None)
+    floor = plan_module.window_points_floor(profile, h)
+    bound = summed_window_points(profile, h)
+    assert bound is not None and floor <= bound
+    if eps <= plan_module.CANONICAL_NORMAL_EPSILON:
+        assert floor >= bound - 16  # two atoms per factor, two factors: the span less a few points
+
+
+def test_the_floor_counts_no_other_mechanism():
+    """A Laplace and the folded Gaussian beside it count 0: their factors are built to be measured."""
+    plan = _plan(BESIDE_A_GAUSSIAN)
+    assert plan_module.window_points_floor(PlanProfile(plan, H, None), H) == 0.0
+
+
+def test_past_the_floor_no_factor_is_built_and_the_choice_is_the_builds(monkeypatch):
+    """An exponential mechanism whose floor is past the cap goes to the probe without its factor
+    built on the default grid, and the profile chosen is the one the built factors' bound chooses
+    (the floor taken as 0)."""
+    plan = _selection_plan([(20.0, 1)])  # about 40 / h = 457,000 points on the default grid
+    h = plan_module.default_interval(plan)
+    monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", 100_000)
+    from hockeystick.pld.mechanisms.selection import ExponentialMechanism
+
+    built: list[float] = []
+    original = ExponentialMechanism.grid_pld
+
+    def recording(self, interval):
+        built.append(interval)
+        return original(self, interval)
+
+    monkeypatch.setattr(ExponentialMechanism, "grid_pld", recording)
+    chosen = default_grid_profile(plan)
+    assert h not in built and chosen.fixed_interval is None
+    monkeypatch.setattr(plan_module, "window_points_floor", lambda profile, h: 0.0)
+    built.clear()
+    by_builds = default_grid_profile(plan)
+    assert h in built  # the bound built the factor, found it past the cap, and the probe decided
+    assert (by_builds.fixed_interval, by_builds.accuracy) == (
+        chosen.fixed_interval,
+        chosen.accuracy,
+    )

@@ -56,6 +56,7 @@ from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
 from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
 from ..mechanisms.registry import mechanism_of
+from ..mechanisms.selection import ExponentialMechanism, PermuteAndFlip
 from ..refine.grid_alignment import aligned, alignment_atoms
 from ..refine.plan_refinement import GridRefinement
 from ..sampling.subsampled_pair import (
@@ -91,6 +92,13 @@ DEFAULT_GRID_POINTS = (128 << 20) // BYTES_PER_POINT
 # ... with this bracket width aimed for (in epsilon; relative in delta): the default grid's spacing,
 # the resolution a caller who chose no grid is given elsewhere.
 FALLBACK_ACCURACY = 1e-4
+# An exponential mechanism's loss cells within this of its epsilon hold P-mass at least e^{-600} h / 2,
+# a normal double for grids h >= FLOOR_MIN_INTERVAL (``window_points_floor``).
+POSITIVE_LOSS_REACH = 1200.0
+FLOOR_MIN_INTERVAL = 1e-30
+# ... and permute-and-flip's canonical pair keeps both its atoms, each of P-mass a normal double, up to
+# this epsilon.
+CANONICAL_NORMAL_EPSILON = 700.0
 # The default grid is this much finer than DEFAULT_INTERVAL, dp_accounting's (``default_interval``).
 DEFAULT_GRID_SCALE = 0.875
 # ... except where a grid through the atoms below DEFAULT_INTERVAL is already at most this much of it
@@ -615,6 +623,55 @@ def summed_window_points(profile: PlanProfile, h: float) -> float | None:
     return total + GAUSSIAN_SPAN * math.sqrt(profile.plan.gaussian_r2) / h
 
 
+def window_points_floor(profile: PlanProfile, h: float) -> float:
+    """A lower bound on ``summed_window_points(profile, h)`` known without building a factor, so that
+    a composition past ``DEFAULT_GRID_POINTS`` whatever its factors' builds skips them.
+
+    The exponential mechanism's factor (``selection.exponential_mechanism``) is the bounded-range
+    pair: on y in [-epsilon/2, epsilon/2], loss 2y, each loss cell of width h is a y-interval
+    (a, a + h/2] of P-mass e^{a - epsilon/2} expm1(h/2) / (1 - e^{-epsilon})
+    (cpp/include/hockeystick/pld/mechanisms/bounded_range.hpp).  Where its loss 2a is within
+    ``POSITIVE_LOSS_REACH`` = 1200 of epsilon that mass is at least e^{-600} h / 2 > 1e-292 for
+    h >= ``FLOOR_MIN_INTERVAL``, a normal double computed to a few ulp, so the cell holds an atom
+    of the factor's upper PMF: its window spans at least min(2 epsilon, 1200) / h - 2 points.
+    Permute-and-flip's upper factor is the (epsilon, 0)-DP canonical pair's (``canonical``): P-masses
+    e^epsilon / (1 + e^epsilon) at loss epsilon and 1 / (1 + e^epsilon) at -epsilon, the latter at
+    least e^{-700} / 2, a normal double kept exactly, for epsilon <= ``CANONICAL_NORMAL_EPSILON`` =
+    700: its window then spans at least 2 epsilon / h - 2 points.  The other mechanisms count 0; 0
+    for a plan ``summed_window_points`` answers without factors (zCDP).
+
+    Parameters
+    ----------
+    profile : PlanProfile
+        The plan's profile on grid h.
+    h : float
+        The grid spacing.
+
+    Returns
+    -------
+    float
+        The lower bound, at most ``summed_window_points(profile, h)`` where that builds its factors.
+
+    Raises
+    ------
+    ValueError
+        A spec of the plan that names no mechanism of the catalogue.
+    """
+    if h < FLOOR_MIN_INTERVAL or zcdp_total(profile.plan) is not None:
+        return 0.0
+    total = 0.0
+    for spec, count in profile._grid.items():
+        mechanism = mechanism_of(spec)
+        if isinstance(mechanism, ExponentialMechanism):
+            reach = min(2.0 * mechanism.eps, POSITIVE_LOSS_REACH)
+        elif isinstance(mechanism, PermuteAndFlip) and mechanism.eps <= CANONICAL_NORMAL_EPSILON:
+            reach = 2.0 * mechanism.eps
+        else:
+            continue
+        total += count * max(reach / h - 2.0, 0.0)
+    return total
+
+
 def default_interval(plan: CompositionPlan) -> float:
     """The default grid's spacing for ``plan``: ``DEFAULT_GRID_SCALE`` times ``DEFAULT_INTERVAL``,
     moved down into (0.7, 1] of that through the atoms of its Laplace-like grid mechanisms
@@ -660,13 +717,15 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     ``PLDAccountant``'s 1e-4, through its Laplace-like atoms; its upper epsilon read again with a
     smaller round-off charge where the charge sets it, ``plan_charge``), or, for a composition
     whose loss windows would take more than ``DEFAULT_GRID_POINTS`` points there (at most its
-    factors' summed windows there, ``summed_window_points``; else ``PlanProfile.window_points``,
+    factors' summed windows there, ``summed_window_points``, not built where a floor known without
+    them is past the cap already, ``window_points_floor``; else ``PlanProfile.window_points``,
     measured on the coarse grid ``PROBE_INTERVAL``), on the accuracy-driven grid
     (``FALLBACK_ACCURACY``): a caller who chose no grid gets an answer within that memory."""
     h = default_interval(plan)
     default = PlanProfile(plan, h, None, low_charge=True, half_cells=False)
     try:  # the factors' summed windows bound the composed ones: below the cap, no probe is needed
-        bound = summed_window_points(default, h)
+        past = window_points_floor(default, h) > DEFAULT_GRID_POINTS  # past it whatever the builds
+        bound = None if past else summed_window_points(default, h)
     except ValueError:  # a factor alone is past the cells a build takes: the probe decides
         bound = None
     if bound is not None and bound <= DEFAULT_GRID_POINTS:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from ..grid.distribution import (
 )
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..question import default_reads
+from ..question.default_reads import Bracket, by_value
 from ..question.described_run import subsampled_segments
 from ..question.reader import RunReader
 from ..reads import along_run
@@ -524,22 +525,24 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         units finished ahead of their turn hold no PLDs).  Reads shared state only, so units run in
         parallel threads."""
         if self.accuracy is not None:
-            refinement = Refinement(
-                self.accuracy,
-                self.delta_accuracy,
-                self.tail,
-                self._build,
-                self._near_one,
-                self.relative_accuracy,
-            )
-            refined = refinement.refined(pts, xs, method, threads)
-            return (
-                default_reads.accuracy_sides(self, pts, xs, refined, threads)
-                if method == "epsilon"
-                else refined
-            ), {}
+
+            def refined(pts: list[Point], xs: list[np.ndarray]) -> list[Bracket]:
+                found = Refinement(
+                    cast(float, self.accuracy),
+                    self.delta_accuracy,
+                    self.tail,
+                    self._build,
+                    self._near_one,
+                    self.relative_accuracy,
+                ).refined(pts, xs, method, threads)
+                if method == "delta":
+                    return found
+                return default_reads.accuracy_sides(self, pts, xs, found, threads)
+
+            # epsilon: each delta asked on its own (the points asking it together), as alone
+            return (refined(pts, xs) if method == "delta" else by_value(pts, xs, refined)), {}
         if self._from_question and method == "epsilon":
-            return default_reads.epsilon_brackets(self, pts, xs, threads, keep)
+            return default_reads.each_epsilon_bracket(self, pts, xs, threads, keep)
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
         if self._from_question and bound != "lower":  # delta's upper side read finer
             found = default_reads.delta_brackets(self, pts, xs, found, bound == "both", threads)

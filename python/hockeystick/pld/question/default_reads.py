@@ -25,8 +25,12 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    tilted reads' window cap, and one within the tolerance but wider than a sixteenth of it given the
    aligned cells' lower read (``refine.rare_finer_grids``).
 
+Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
+(the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
+
 Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's
-(``fine_delta_brackets``). With ``accuracy=`` finer than the default's tolerance, the refined
+(``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone).
+With ``accuracy=`` finer than the default's tolerance, the refined
 brackets are intersected with these (``accuracy_sides``: more accuracy is never looser).  The
 reasons and figures of each step are in ``refine.question``'s module docstring.
 """
@@ -34,6 +38,7 @@ reasons and figures of each step are in ``refine.question``'s module docstring.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -145,6 +150,75 @@ def epsilon_brackets(
     if todo:
         _refine_to_question(front, pts, xs, todo, found, threads, fine_read, readers)
     return _last_reads(pts, xs, found, given_tail(front), fine_read, threads, adds, readers), store
+
+
+def each_epsilon_bracket(
+    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
+) -> tuple[list[Bracket], dict[Any, Any]]:
+    """``epsilon_brackets`` of each point at each of its distinct deltas asked alone, so that an
+    element of an array gets the bracket the scalar question gets, bit for bit (every step of the
+    chain reads its batch as one: the least delta sets the tails, the fixed grid's fit and the
+    refinement's grids, the widest bracket the reads taken).
+
+    Parameters
+    ----------
+    front, pts, xs, threads, keep
+        As ``epsilon_brackets``': the front end, its points, each point's deltas, the OpenMP threads
+        and whether the fixed grid's PLDs are returned.
+
+    Returns
+    -------
+    tuple
+        The certified (lower, upper) of each point, shaped as its deltas, and the PLDs kept (empty
+        unless ``keep``).
+    """
+    out: list[Bracket] = []
+    store: dict[Any, Any] = {}
+    for point, x in zip(pts, xs):
+        values, inverse = np.unique(np.asarray(x, dtype=np.float64), return_inverse=True)
+        lows, ups = np.empty(values.shape), np.empty(values.shape)
+        for j in range(values.size):
+            ((lo, up),), kept = epsilon_brackets(front, [point], [values[j : j + 1]], threads, keep)
+            lows[j], ups[j] = lo[0], up[0]
+            store.update(kept)
+        shape = np.shape(x)
+        out.append((lows[inverse].reshape(shape), ups[inverse].reshape(shape)))
+    return out, store
+
+
+def by_value(
+    pts: list[Point],
+    xs: list[np.ndarray],
+    read: Callable[[list[Point], list[np.ndarray]], list[Bracket]],
+) -> list[Bracket]:
+    """The brackets ``read`` gives each point at its arguments ``xs``, asked one distinct argument
+    at a time (the points asking it together, each at that argument alone), so that an element of
+    an array gets the bracket of its value asked alone.
+
+    Parameters
+    ----------
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity).
+    xs : list of numpy.ndarray
+        Each point's arguments.
+    read : callable
+        ``read(points, arguments)``: the certified (lower, upper) of each of ``points`` at its
+        arguments.
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        Each point's certified (lower, upper), shaped as its arguments.
+    """
+    out = [(np.empty(np.shape(x)), np.empty(np.shape(x))) for x in xs]
+    flat = [np.asarray(x, dtype=np.float64).reshape(-1) for x in xs]
+    for value in np.unique(np.concatenate(flat)) if flat else ():
+        asking = [i for i, x in enumerate(flat) if np.any(x == value)]
+        found = read([pts[i] for i in asking], [np.array([value]) for _ in asking])
+        for i, (lo, up) in zip(asking, found):
+            at = (flat[i] == value).reshape(np.shape(xs[i]))
+            out[i][0][at], out[i][1][at] = lo[0], up[0]
+    return out
 
 
 def _refine_to_question(
