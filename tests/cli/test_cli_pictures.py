@@ -75,12 +75,13 @@ def test_bound_both_draws_each_curve_with_its_lower_side(capsys, tmp_path, saved
         "-p",
         "sigma=0.8,1.6",
         "-p",
-        "sampling_rate=0.01",
+        "sampling_rate=0.1",
         "-p",
-        "rounds=10",
+        "rounds=3",
         "--epsilon",
         "linear:0.2:2:6",
     ]
+    # both sigmas' curves (each side) cross the heat map's 1e-3 contour inside the epsilon range
     code = main(["sweep", "-a", "pld_subsampled_gaussian", *axes, "--bound", "both", "-o", str(saved)]
                 + ["--plot", str(png), "--no-progress"])  # fmt: skip
     _, err = capsys.readouterr()

@@ -152,7 +152,7 @@ def test_accuracy_refines_both_paths_to_the_width_asked() -> None:
 def test_a_bracket_past_the_round_off_floor_warns_naming_accuracy_and_stays_certified() -> None:
     """At a subnormal delta the default grid's bracket stays wide (its lower side sees no mass below the round-off
     charges, its upper side is the RDP conversion's): the warning names accuracy=, which the class takes."""
-    run = RecordLevelFedAvg(noise_multiplier=2.0, client_sample_rate=0.01, local_steps=2, rounds=3)
+    run = RecordLevelFedAvg(noise_multiplier=2.0, client_sample_rate=0.01, local_steps=1, rounds=1)
     with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
         lower, upper = run.epsilon(5e-324, bound="both")
     # epsilon(delta) does not increase with delta: the truth at 5e-324 is at least the certified lower side at 1e-300

@@ -102,16 +102,21 @@ class ParticipationReading:
         return "\n".join(lines)
 
 
+def _check_monte_carlo_offered(run: DPFTRL, quantity: str) -> None:
+    """Refuse Monte Carlo draws where no estimate is offered, before any certified read is paid for."""
+    if run.sampled is None or run.participation != "balls_in_bins" or quantity != "delta":
+        raise ValueError(
+            "monte_carlo_draws must be 0 here: a Monte Carlo estimate is offered for delta at epsilon under "
+            "participation='balls_in_bins' (the dominating pair of Choquette-Choo et al. 2024, non-negative C) only"
+        )
+
+
 def _monte_carlo(
     run: DPFTRL, quantity: str, at: float, draws: int, beta: float, seed: int | None
 ) -> MonteCarloDelta:
     """``BallsInBinsMonteCarlo``'s reading of delta at ``at`` for the run (balls-in-bins, delta at epsilon only)."""
     sides = run.sampled
-    if sides is None or run.participation != "balls_in_bins" or quantity != "delta":
-        raise ValueError(
-            "monte_carlo_draws must be 0 here: a Monte Carlo estimate is offered for delta at epsilon under "
-            "participation='balls_in_bins' (the dominating pair of Choquette-Choo et al. 2024, non-negative C) only"
-        )
+    assert sides is not None  # refused by _check_monte_carlo_offered before the certified read
     c, _ = sides.strategy.matrix(sides.rounds)
     estimate = BallsInBinsMonteCarlo(
         strategy=c,
@@ -185,6 +190,8 @@ def labelled_reading(
     b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=True, open_high=True))
     quantity: Literal["delta", "epsilon"] = "delta" if epsilon is not None else "epsilon"
     at = float(epsilon_target(epsilon) if epsilon is not None else delta_target(delta))
+    if draws:
+        _check_monte_carlo_offered(run, quantity)
     lower, upper = getattr(run, quantity)(at, bound="both")
     mc = _monte_carlo(run, quantity, at, draws, b, seed) if draws else None
     sides = run.sampled
