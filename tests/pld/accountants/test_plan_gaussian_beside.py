@@ -116,3 +116,23 @@ def test_gate_takes_few_points_beside_a_wide_gaussian():
     assert beside_pays(38802, 1.26, 1e-4)  # 23 Laplace runs beside 23 Gaussians
     assert beside_pays(59640, 0.606, 1e-4)  # sampled Laplace and Gaussian beside six Gaussians
     assert not beside_pays(58699, 0.282, 1e-4)  # eight sampled Gaussians beside a narrow one
+
+
+def test_lower_below_reads_a_certified_lower_side_just_under_the_upper():
+    """``lower_below`` on the Gaussian pair's certified lower side (radius 0.7, closed form): the
+    epsilon it gives has a true delta above the target (so it is below the true epsilon), within
+    ``LOWER_STEPS``' largest share of the upper side; None where no step reaches the root."""
+    from hockeystick.numerics.certified_theta import theta_epsilon_upper
+    from hockeystick.pld.accountants.plan_gaussian_beside import LOWER_STEPS, lower_below
+    from hockeystick.pld.accountants.plan_sides import gaussian_side
+
+    r, delta = 0.7, 1e-6
+    upper = float(theta_epsilon_upper(r, delta))
+    side = lambda e: gaussian_side(r, np.asarray(e, dtype=np.float64), False)  # noqa: E731
+    lower = lower_below(side, delta, upper)
+    assert lower is not None
+    assert float(_gaussian_delta(mp.mpf(r), mp.mpf(lower))) > delta  # below the true epsilon
+    assert upper - max(LOWER_STEPS) * max(1.0, upper) <= lower < upper
+    # a side far below the truth (a tenth of it) passes no step: the full search answers
+    assert lower_below(lambda e: 0.1 * side(e), delta, upper) is None
+    assert lower_below(side, delta, math.inf) is None

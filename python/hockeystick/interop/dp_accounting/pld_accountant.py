@@ -261,6 +261,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         self._profile: PlanProfile | None = None
         self._question = QuestionEpsilon()
         self._events: list[tuple[dp_event.DpEvent, int]] = []  # what was composed, for the RDP side
+        # the event, count and plan the last call of _maybe_compose checked without composing
+        self._checked: tuple[dp_event.DpEvent, int, CompositionPlan] | None = None
 
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickPLDAccountant:
         """Add ``count`` runs of ``event`` to the composition.
@@ -295,19 +297,24 @@ class HockeystickPLDAccountant(PrivacyAccountant):
     def _maybe_compose(
         self, event: dp_event.DpEvent, count: int, do_compose: bool
     ) -> PrivacyAccountant.CompositionErrorDetails | None:
-        try:
-            plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
-            merged = CompositionPlan.from_key(self._plan.key())
-            merged.merge(plan)
-            check_zcdp_alone(
-                merged, event
-            )  # over several compose calls too (pld.accountants.zcdp_plan)
-            check_secure_aggregation_alone(merged, event)  # likewise (secagg_events)
-            check_pair_rounds_alone(merged, event)  # likewise (secagg_pair_events)
-        except Unsupported as u:
-            return PrivacyAccountant.CompositionErrorDetails(
-                invalid_event=u.event, error_message=u.message
-            )
+        # dp_accounting's compose checks an event, then composes it: the plan the check built and
+        # passed, on the composition as it still is, is composed as it stands
+        checked, self._checked = self._checked, None
+        if do_compose and checked is not None and checked[0] is event and checked[1] == count:
+            plan = checked[2]
+        else:
+            try:
+                plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
+                merged = CompositionPlan.from_key(self._plan.key())
+                merged.merge(plan)
+                check_zcdp_alone(merged, event)  # over several compose calls too (zcdp_plan)
+                check_secure_aggregation_alone(merged, event)  # likewise (secagg_events)
+                check_pair_rounds_alone(merged, event)  # likewise (secagg_pair_events)
+            except Unsupported as u:
+                return PrivacyAccountant.CompositionErrorDetails(
+                    invalid_event=u.event, error_message=u.message
+                )
+            self._checked = None if do_compose else (event, count, plan)
         if do_compose:
             self._plan.merge(plan)
             self._profile = None

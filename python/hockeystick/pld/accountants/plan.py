@@ -49,7 +49,8 @@ from ..grid.pmf import GridPMF
 from ..mechanisms import atoms_from_pairs
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
-    gaussian,
+    PoissonGaussian,
+    subsampled_gaussians,
 )
 from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
@@ -134,6 +135,10 @@ class PlanProfile:
     extended to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
     ``low_charge``: a grid part's upper epsilon is read again on a composition with a smaller
     round-off charge where the charge sets it (``plan_charge``; the default grid's).
+    ``half_cells``: the Gaussian and Poisson-subsampled Gaussian factors' optimistic sides are built
+    from their cells' halves too (``subsampled_gaussians``' ``halves``); without them the lower side
+    lies about twice as far from the chord, certified alike, for about half the integration work
+    (the default grid's, whose brackets are far narrower than the default tolerance either way).
     """
 
     def __init__(
@@ -142,11 +147,13 @@ class PlanProfile:
         value_discretization_interval: float | None,
         accuracy: float | None,
         low_charge: bool = False,
+        half_cells: bool = True,
     ):
         self.plan = plan
         self.fixed_interval = value_discretization_interval
         self.accuracy = accuracy
         self.low_charge = low_charge
+        self.half_cells = half_cells
         self._pairs = {m: mechanism_of(m).finite_pairs() for m in plan.counts}
         self._finite = {m: c for m, c in plan.counts.items() if self._pairs[m] is not None}
         self._grid = {m: c for m, c in plan.counts.items() if self._pairs[m] is None}
@@ -169,7 +176,7 @@ class PlanProfile:
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
                 sigma = 1.0 / math.sqrt(self.plan.gaussian_r2)
-                parts.append((gaussian(sigma, value_discretization_interval=h), 1))
+                parts.append((_gaussian_pld(sigma, 1.0, h, self.half_cells), 1))
             self._composed[(h, variant)] = _composed(parts)
         return self._composed[(h, variant)]
 
@@ -234,7 +241,7 @@ class PlanProfile:
         key = (mechanism, h, alternative)
         if key not in self._factors:
             m = mechanism_of(mechanism)
-            pld = m.upper_alternative(h) if alternative else m.grid_pld(h)
+            pld = m.upper_alternative(h) if alternative else _grid_pld(m, h, self.half_cells)
             assert pld is not None
             self._factors[key] = pld
         return self._factors[key]
@@ -417,15 +424,12 @@ class PlanProfile:
     @property
     def _refinement(self) -> GridRefinement:
         """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the atoms if any."""
-        return GridRefinement(
-            self._composed_upper, self._aligned, self._discard, bool(self._finite)
-        )
 
-    def _composed_upper(self, h: float) -> Sequence[GridPMF]:
-        return self._pld(h).composed(True)
+        def discard(h: float) -> None:  # a grid's composition, once refined past it
+            self._composed.pop((h, 0))
 
-    def _discard(self, h: float) -> None:
-        self._composed.pop((h, 0))
+        upper = lambda h: self._pld(h).composed(True)  # noqa: E731 (its pessimistic PMFs)
+        return GridRefinement(upper, self._aligned, discard, bool(self._finite))
 
     def _resolving(self, h: float) -> float:
         """The first grid: h, or (beside exact atoms) a finer one resolving a narrow grid part
@@ -477,6 +481,23 @@ class PlanProfile:
         ):  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
             return self._bracket("epsilon", SMALLEST_DELTA)[0], math.inf
         return self._bracket("epsilon", delta)
+
+
+def _gaussian_pld(sigma: float, q: float, h: float, half_cells: bool) -> PrivacyLossDistribution:
+    """The Poisson-subsampled Gaussian (``q`` 1: the Gaussian) of noise ``sigma`` on grid h, its
+    optimistic side from half-cells where ``half_cells`` (``PlanProfile``)."""
+    # one thread: one factor's two directions are too few cells for a team, whose threads would
+    # spin on the cores after the call for longer than they save
+    return subsampled_gaussians(
+        [sigma], [q], value_discretization_interval=h, halves=half_cells, threads=1
+    )[0]
+
+
+def _grid_pld(mechanism: Mechanism, h: float, half_cells: bool) -> PrivacyLossDistribution:
+    """``mechanism.grid_pld(h)``; a Poisson-subsampled Gaussian's with half-cells as asked."""
+    if isinstance(mechanism, PoissonGaussian):
+        return _gaussian_pld(mechanism.sigma, mechanism.q, h, half_cells)
+    return mechanism.grid_pld(h)
 
 
 def _composed(parts: list[tuple[PrivacyLossDistribution, int]]) -> PrivacyLossDistribution:
@@ -701,7 +722,7 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     measured on the coarse grid ``PROBE_INTERVAL``), on the accuracy-driven grid
     (``FALLBACK_ACCURACY``): a caller who chose no grid gets an answer within that memory."""
     h = default_interval(plan)
-    default = PlanProfile(plan, h, None, low_charge=True)
+    default = PlanProfile(plan, h, None, low_charge=True, half_cells=False)
     try:  # the factors' summed windows bound the composed ones: below the cap, no probe is needed
         past = window_points_floor(default, h) > DEFAULT_GRID_POINTS  # past it whatever the builds
         bound = None if past else summed_window_points(default, h)

@@ -55,6 +55,10 @@ ESTIMATE_TOLERANCE = 1e-10
 # ... where the part's directions hold at least this many points; on fewer an argument read costs
 # mostly the call's overhead, and the search from [0, top] narrows each side to 1e-9 instead.
 ESTIMATED_POINTS = 8192
+# The lower epsilon is first read at the upper one less these shares of max(1, upper), in one call
+# (``lower_below``): the largest whose lower delta passes the target is a certified lower side
+# within that share of the upper one, far inside the default tolerance, for one read.
+LOWER_STEPS = (1e-9, 1e-8, 1e-7)
 
 
 def beside_pays(points: int, radius: float, h: float) -> bool:
@@ -233,5 +237,40 @@ def beside_bracket(
         estimate = atoms_epsilon.epsilon_search(rough, x, upper, top, ESTIMATE_TOLERANCE, near)
         return epsilon_near(side(upper), x, upper, top, SEARCH_TOLERANCE, estimate, near)
 
-    lower = certified(False, hints)
-    return lower, certified(True, hints + (lower,))
+    upper = certified(True, hints)
+    lower = lower_below(side(False), x, upper)
+    if lower is None:  # the lower side's root lies further below: its own search
+        lower = certified(False, hints + (upper,))
+    return min(lower, upper), upper
+
+
+def lower_below(
+    side: Callable[[np.ndarray], np.ndarray], delta: float, upper: float
+) -> float | None:
+    """A certified lower epsilon at ``delta`` read just below a certified ``upper`` one: the largest
+    of upper - s max(1, upper), s in ``LOWER_STEPS``, at which the certified lower side ``side``
+    still exceeds ``delta`` (the true delta(eps) is at least ``side`` and non-increasing, so the
+    true epsilon lies above it); None where none does, or none is >= 0.
+
+    Parameters
+    ----------
+    side : callable
+        A certified lower side of delta(eps) at a flat array of eps.
+    delta : float
+        The delta asked, in (0, 1).
+    upper : float
+        A certified upper epsilon at ``delta``.
+
+    Returns
+    -------
+    float or None
+        The lower epsilon, or None.
+    """
+    if not (math.isfinite(upper) and upper > 0.0):
+        return None
+    at = upper - np.array(LOWER_STEPS, dtype=np.float64) * max(1.0, upper)
+    at = at[at >= 0.0]
+    if at.size == 0:
+        return None
+    passed = at[side(at) > delta]
+    return float(passed.max()) if passed.size else None
