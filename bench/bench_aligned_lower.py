@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from bench_max_of_outputs import cpu_model
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon, aligned_pmf
 from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
@@ -57,7 +57,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=3)
     args = parser.parse_args()
-    print(f"{cpu_model()}, {os.cpu_count()} cores, load {os.getloadavg()}")
+    print(f"{cpu_id()}, {os.cpu_count()} cores, load {os.getloadavg()}")
     for name, read in READS:
         print(f"{name}: {median_seconds(read, args.calls):.3f} s CPU per call")
     print(f"load {os.getloadavg()}")

@@ -17,6 +17,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
+
 import hockeystick.pld as pld
 from hockeystick.pld.compose.fft import compose_many
 
@@ -27,18 +29,6 @@ ROUNDS = (
     [22230, 26827, 32375, 39069],
     [47149, 82864, 100000],
 )
-
-
-def _cpu_model() -> str:
-    """The CPU's model name and the core count (/proc/cpuinfo)."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            names = [
-                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
-            ]
-        return f"{names[0]}, {len(names)} cores" if names else f"{os.cpu_count()} cores"
-    except OSError:
-        return f"{os.cpu_count()} cores"
 
 
 def _thread_cpu(work: Callable[[], object], calls: int) -> list[float]:
@@ -78,7 +68,7 @@ def main(repeats: int) -> None:
     print(
         f"compose, sigma {SIGMA}, q {RATE}, h {H}, rounds {ROUNDS[0][0]}-{ROUNDS[-1][-1]} "
         f"({sum(map(len, ROUNDS))} items, {len(ROUNDS)} calls, direct bins, one thread): first on a thread {statistics.median(first) * 1e3:.1f} ms CPU, "
-        f"again {statistics.median(again) * 1e3:.1f} ms (medians of {repeats}); {_cpu_model()}, load "
+        f"again {statistics.median(again) * 1e3:.1f} ms (medians of {repeats}); {cpu_id()}, {os.cpu_count()} cores, load "
         f"average {os.getloadavg()[0]:.2f}"
     )
 

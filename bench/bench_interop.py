@@ -48,6 +48,7 @@ import sys
 import time
 
 import numpy as np
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 # the repository root after bench/ (for tests.dp_accounting_pld): bench/conftest.py stays the ``conftest`` found first
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -184,7 +185,7 @@ def summarize_trees(rows: list[dict]) -> None:
         f"{(default_cpu >= 10).sum()}; slowest: "
         + ", ".join(f"tree {rows[i]['seed']} x{default_cpu[i]:.1f}" for i in slowest)
         + f"; total CPU hockeystick {sum(r['default_cpu'] for r in rows):.3f} s, dp_accounting "
-        f"{sum(r['their_cpu'] for r in rows):.3f} s (load average {os.getloadavg()[0]:.2f}, {_cpu_model()})"
+        f"{sum(r['their_cpu'] for r in rows):.3f} s (load average {os.getloadavg()[0]:.2f}, {cpu_id()}, {os.cpu_count()} cores)"
     )
     speed_wall = np.array([r["their_wall"] / max(r["ours_wall"], 1e-9) for r in rows])
     speed_cpu = np.array([r["their_cpu"] / max(r["ours_cpu"], 1e-9) for r in rows])
@@ -385,20 +386,6 @@ def test_along_run_smoke():
     assert all(cpu > 0 for cpu, _ in medians.values())
 
 
-def _cpu_model() -> str:
-    """The CPU's model name (Linux's /proc/cpuinfo; the platform's processor string elsewhere)."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or "unknown CPU"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -426,7 +413,7 @@ def main() -> None:
     print(
         "load average at start:",
         os.getloadavg(),
-        _cpu_model(),
+        f"{cpu_id()}, {os.cpu_count()} cores",
         f"{os.cpu_count()} cores",
         {k: os.environ.get(k) for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")},
     )

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 from hockeystick.pld.reads.max_of_outputs import (
     max_of_outputs_delta,
@@ -46,18 +46,6 @@ READS: tuple[tuple[str, Callable[[], object]], ...] = (
 )
 
 
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), else the platform's processor string."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def median_ms(read: Callable[[], object], calls: int) -> float:
     """The median over five batches of ``calls`` calls of the CPU milliseconds per call."""
     batches = []
@@ -79,7 +67,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20)
     args = parser.parse_args()
-    print(f"{cpu_model()}, {os.cpu_count()} cores, load {os.getloadavg()}")
+    print(f"{cpu_id()}, {os.cpu_count()} cores, load {os.getloadavg()}")
     for name, read in READS:
         print(f"{name}: {median_ms(read, args.calls):.3f} ms CPU per call")
     print(f"load {os.getloadavg()}")

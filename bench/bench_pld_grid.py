@@ -26,6 +26,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
@@ -485,7 +486,7 @@ def g1_cpu(blocks: int = 20, passes: int = 3, seed: int = 0) -> None:
         + ", ".join(
             f"sigma {pairs[b][0]:.3g} q {pairs[b][1]:.2g}: {median[b]:.3f} s" for b in slowest
         )
-        + f"; brackets sha256 {digest.hexdigest()[:16]}; {_cpu_model()}"
+        + f"; brackets sha256 {digest.hexdigest()[:16]}; {cpu_id()}, {os.cpu_count()} cores"
     )
 
 
@@ -534,19 +535,8 @@ def g1_threads(blocks: int = 20, seed: int = 0, passes: int = 3) -> None:
     print(
         f"G1 threads, medians of {passes}: workers=1 {one[0]:.2f} s wall / {one[1]:.2f} CPU s, "
         f"workers=2 {two[0]:.2f} s wall / {two[1]:.2f} CPU s (busy {two[1] / two[0]:.2f}x, "
-        f"{one[0] / two[0]:.2f}x faster in wall); {_cpu_model()}"
+        f"{one[0] / two[0]:.2f}x faster in wall); {cpu_id()}, {os.cpu_count()} cores"
     )
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as info:
-            names = [
-                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
-            ]
-        return f"{names[0]}, {len(names)} cores" if names else f"{os.cpu_count()} cores"
-    except OSError:
-        return f"{os.cpu_count()} cores"
 
 
 def g1_report(blocks: int = 20) -> None:
