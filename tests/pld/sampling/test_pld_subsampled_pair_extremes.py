@@ -85,3 +85,32 @@ def test_with_replacement_laplace_whose_losses_pass_700_gives_a_bracket(monkeypa
     # the true epsilon is about 800; the upper side is the grid's end, then inf; the lower side comes from
     # the realizable pair's threshold tests past loss 500 (pld.with_replacement_realizable), ~690: below it, safe
     assert 500.0 <= eps_lo <= eps_up
+
+
+def test_the_secant_tents_read_no_uninitialized_memory(monkeypatch):
+    """The lower PMF's secant tents take every slope from the curves: with numpy's uninitialized
+    arrays filled with 1e308 (np.empty may hold any bits), a with-replacement build (groups of c
+    copies of a (0.5, 0)-DP pair) raises no overflow and gives the same optimistic masses bit for bit."""
+    from hockeystick.pld.sampling.subsampled_pair import with_replacement_curves
+
+    def group(c: int):
+        def curve(eps: np.ndarray) -> np.ndarray:
+            with np.errstate(over="ignore"):
+                return np.clip(-np.expm1(np.asarray(eps, dtype=np.float64) - 0.5 * c), 0.0, 1.0)
+
+        return curve, curve
+
+    def optimistic_masses() -> list[np.ndarray]:
+        built = with_replacement_curves(group, 8, 50, 4.0, value_discretization_interval=2e-2)
+        return [side.p.copy() for side in built.composed(False)]
+
+    clean = optimistic_masses()
+    real_empty = np.empty
+    monkeypatch.setattr(np, "empty", lambda *a, **kw: np.full(*a, 1e308, **kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        poisoned = optimistic_masses()
+    monkeypatch.setattr(np, "empty", real_empty)
+    assert len(poisoned) == len(clean) > 0
+    for a, b in zip(clean, poisoned):
+        assert np.array_equal(a, b)

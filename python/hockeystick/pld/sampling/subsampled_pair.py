@@ -275,15 +275,18 @@ def _cell_gaps(g: np.ndarray, lower: np.ndarray, upper: np.ndarray, top: float) 
     n = g.size
     x0, x1 = g[:-1], g[1:]
     # left secant through (g_{k-1}, U_{k-1}), (g_k, L_k); the first cell uses the line 1 - g instead
+    # each end's slope is set before the intercepts are computed from it (np.empty holds arbitrary bits)
     s_left = np.empty(n - 1)
+    s_left[0] = -1.0
     s_left[1:] = (lower[1:-1] - upper[:-2]) / (g[1:-1] - g[:-2])
     b_left = lower[:-1] - s_left * x0
-    s_left[0], b_left[0] = -1.0, 1.0
+    b_left[0] = 1.0
     # right secant through (g_{k+1}, L_{k+1}), (g_{k+2}, U_{k+2}); the last cell uses the flat top
     s_right = np.empty(n - 1)
+    s_right[-1] = 0.0
     s_right[:-1] = (upper[2:] - lower[1:-1]) / (g[2:] - g[1:-1])
     b_right = lower[1:] - s_right * x1
-    s_right[-1], b_right[-1] = 0.0, top
+    b_right[-1] = top
     with np.errstate(divide="ignore", invalid="ignore"):
         cross = (b_right - b_left) / (s_left - s_right)
     inside = np.isfinite(cross) & (cross > x0) & (cross < x1)
