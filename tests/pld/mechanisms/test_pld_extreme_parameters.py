@@ -9,6 +9,7 @@ log-sum-exp in mpmath for the cumulant generating function, and dp_accounting fo
 from __future__ import annotations
 
 import functools
+import gc
 
 import mpmath as mp
 import numpy as np
@@ -16,6 +17,10 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick import _core
+from hockeystick.pld.compose import log_moments, tilted
+from hockeystick.pld.compose.log_moments import log_mgf_at
+from hockeystick.pld.grid.pmf import GridPMF
+from hockeystick.pld.refine import tilted_question
 
 
 def _q(x: mp.mpf) -> mp.mpf:
@@ -250,6 +255,59 @@ def test_log_mgf_matches_log_sum_exp_over_a_wide_range():
         exact = _exact_log_mgf(p, k_lo, h, float(lam))
         assert g >= exact
         assert g - exact <= 1e-10 * max(1.0, abs(float(exact)))
+
+
+def _wide_range_pmf(pessimistic: bool) -> GridPMF:
+    """A round's PMF on a grid spanning 1427 in loss, masses over 20 orders of magnitude and zeros."""
+    rng = np.random.default_rng(12)
+    p = rng.random(142_700) * 10.0 ** -rng.integers(0, 20, 142_700)
+    p[rng.random(p.size) < 0.3] = 0.0
+    return GridPMF(-69_000, 1e-2, p / p.sum(), 0.0, 0.0, pessimistic)
+
+
+def test_log_moments_kept_per_pmf_are_each_lams_alone_bit_for_bit():
+    """``log_mgf_at`` (each lam evaluated once per PMF, kept for the tilt searches of later buckets)
+    gives, asked in pieces, repeated and out of order, the core's value of each lam asked alone,
+    and forgets a PMF with it."""
+    pmf = _wide_range_pmf(True)
+    lams = tilted_question.LAMBDAS[::7] / 50.0
+    alone = np.array([pmf.log_mgf(np.array([lam]))[0] for lam in lams])
+    order = np.random.default_rng(3).permutation(lams.size)
+    for piece in (order[:5], order, order[::-1], np.concatenate([order[:9], order[:9]])):
+        np.testing.assert_array_equal(log_mgf_at(pmf, lams[piece]), alone[piece])
+    key = id(pmf)
+    assert key in log_moments._KEPT
+    del pmf
+    gc.collect()
+    assert key not in log_moments._KEPT
+
+
+def _tilted_by_formula(pmf: GridPMF, theta: float) -> np.ndarray:
+    """``tilted.tilted_factor``'s masses by its formula, one temporary an operation:
+    e^{log p_k + theta k - log M} (1 +- exp_margin(|log p_k| + |theta k| + |log M|)), 0 where p_k is,
+    an underflow raised to twice the least normal double on the upper side."""
+    k = (pmf.k_lo + np.arange(pmf.p.size)).astype(np.float64)
+    log_m = float(pmf.log_mgf(np.array([theta / pmf.h]))[0])
+    live = pmf.p > 0.0
+    with np.errstate(divide="ignore"):
+        log_p = np.log(pmf.p)
+    exponent = np.where(live, log_p + theta * k - log_m, -np.inf)
+    margin = tilted.exp_margin(np.abs(np.where(live, log_p, 0.0)) + np.abs(theta * k) + abs(log_m))
+    masses = np.exp(exponent) * ((1.0 + margin) if pmf.pessimistic else (1.0 - margin))
+    if pmf.pessimistic:
+        least = 2.0 * np.finfo(np.float64).tiny
+        masses = np.where(live & (masses < least), least, masses)
+    return np.asarray(masses)
+
+
+@pytest.mark.parametrize("pessimistic", [True, False])
+@pytest.mark.parametrize("lam", [0.5, 7.0, 60.0])
+def test_tilted_factor_in_place_is_its_formula_bit_for_bit(pessimistic, lam):
+    """The tilted factor computed on arrays reused in place gives the formula's masses, bit for bit,
+    on a grid wide in loss where many tilted masses underflow."""
+    pmf = _wide_range_pmf(pessimistic)
+    got, _ = tilted.tilted_factor(pmf, lam * pmf.h)
+    np.testing.assert_array_equal(got.p, _tilted_by_formula(pmf, lam * pmf.h))
 
 
 def _sweep_points():

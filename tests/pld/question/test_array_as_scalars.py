@@ -190,6 +190,24 @@ def test_epsilon_on_a_grid_or_to_an_accuracy_is_each_deltas_alone(settings):
     assert_as_scalars(batch, alone)
 
 
+def test_points_to_an_accuracy_finer_than_the_default_are_each_question_alone():
+    """Two round counts broadcast against two deltas to an accuracy finer than the default's: the
+    refined brackets are intersected with the default's, each point and delta asked alone
+    (``default_reads.by_value``), whose chain would otherwise share the least tail of the points."""
+    rounds, deltas = np.array([300, 3000]), np.array([1e-6, 1e-10])
+    lo, up = pld.SubsampledGaussianPLD(1.0, 0.01, rounds[:, None], accuracy=5e-4).epsilon(
+        deltas[None, :], bound="both"
+    )
+    for i, count in enumerate(rounds):
+        alone = scalars(
+            lambda d: pld.SubsampledGaussianPLD(1.0, 0.01, int(count), accuracy=5e-4).epsilon(
+                d, bound="both"
+            ),
+            deltas,
+        )
+        assert_as_scalars((lo[i], up[i]), alone)
+
+
 OTHER_PLDS = {
     "balls in bins": lambda: pld.BallsInBinsGaussianPLD(1.0, 100, 300),
     "fixed batch": lambda: pld.FixedBatchGaussianPLD(1.0, 100, 10_000, 500),

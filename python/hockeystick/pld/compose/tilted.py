@@ -64,6 +64,7 @@ from ... import _core
 from ..grid.pmf import GridPMF
 from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose
+from .log_moments import log_mgf_at
 
 UNIT_ROUNDOFF = 2.0**-53
 # exponents beyond this are not formed: untilted entries whose factor would exceed e^MAX_EXPONENT
@@ -96,26 +97,40 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
             "a tilted factor must be a discretized round: masses >= 0, no shift and no round-off charges "
             "(not a composed window)"
         )
-    k = (pmf.k_lo + np.arange(pmf.p.size)).astype(np.float64)
-    log_m = float(pmf.log_mgf(np.array([theta / pmf.h]))[0])
+    log_m = float(log_mgf_at(pmf, np.array([theta / pmf.h]))[0])
     if not math.isfinite(log_m):
         raise ValueError(
             f"the tilt theta = {theta!r} overflows the factor's moment: take a smaller tilt"
         )
-    scaled = theta * k
+    # the formula's operations in its order on four arrays reused in place (a PMF of a little noise
+    # on a fine grid holds ~3e7 masses): theta k, k exact (integers below 2^53)
+    scaled = np.arange(pmf.k_lo, pmf.k_lo + pmf.p.size, dtype=np.float64)
+    scaled *= theta
     live = pmf.p > 0.0
     with np.errstate(divide="ignore"):
-        log_p = np.log(pmf.p)
+        log_p = np.log(pmf.p)  # -inf where p_k = 0, so the exponent is -inf there
     # p_k e^{theta k - log M} as one exponential (each term is at most 1: no overflow where p_k is
     # tiny)
-    exponent = np.where(live, log_p + scaled - log_m, -np.inf)
-    margin = exp_margin(np.abs(np.where(live, log_p, 0.0)) + np.abs(scaled) + abs(log_m))
-    tilted = np.exp(exponent) * ((1.0 + margin) if pmf.pessimistic else (1.0 - margin))
+    tilted = np.add(log_p, scaled)
+    tilted -= log_m
+    np.exp(tilted, out=tilted)
+    # exp_margin(|log p_k| (0 where p_k = 0) + |theta k| + |log M|), then 1 +- it
+    margin = np.abs(log_p, out=log_p)
+    margin[~live] = 0.0
+    margin += np.abs(scaled, out=scaled)
+    margin += abs(log_m)
+    margin += 1.0
+    margin *= 32.0 * UNIT_ROUNDOFF
+    if pmf.pessimistic:
+        margin += 1.0
+    else:
+        np.subtract(1.0, margin, out=margin)
+    tilted *= margin
     if (
         pmf.pessimistic
     ):  # a mass that underflows is raised to twice the least normal double (above its true value)
         least = 2.0 * np.finfo(np.float64).tiny
-        tilted = np.where(live & (tilted < least), least, tilted)
+        tilted[live & (tilted < least)] = least
     return GridPMF(
         pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift
     ), log_m
@@ -490,7 +505,7 @@ def summed_moments(factors: Sequence[tuple[GridPMF, int]]) -> tuple[np.ndarray, 
     raised by (n + 4) u of its terms' magnitudes (inf where it overflows)."""
     lams = ABOVE_LAMBDAS / factors[0][0].h
     with np.errstate(over="ignore", invalid="ignore"):
-        terms = np.array([int(count) * pmf.log_mgf(lams) for pmf, count in factors])
+        terms = np.array([int(count) * log_mgf_at(pmf, lams) for pmf, count in factors])
         k = np.sum(terms, axis=0) + (len(factors) + 4) * UNIT_ROUNDOFF * np.sum(
             np.abs(terms), axis=0
         )

@@ -155,10 +155,10 @@ def epsilon_brackets(
 def each_epsilon_bracket(
     front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
 ) -> tuple[list[Bracket], dict[Any, Any]]:
-    """``epsilon_brackets`` of each point at each of its distinct deltas asked alone, so that an
-    element of an array gets the bracket the scalar question gets, bit for bit (every step of the
-    chain reads its batch as one: the least delta sets the tails, the fixed grid's fit and the
-    refinement's grids, the widest bracket the reads taken).
+    """``epsilon_brackets`` of each point at each of its distinct deltas asked alone (``by_value``,
+    each point on its own), so that an element of an array gets the bracket the scalar question
+    gets, bit for bit (every step of the chain reads its batch as one: the least delta sets the
+    tails, the fixed grid's fit and the refinement's grids, the widest bracket the reads taken).
 
     Parameters
     ----------
@@ -172,28 +172,28 @@ def each_epsilon_bracket(
         The certified (lower, upper) of each point, shaped as its deltas, and the PLDs kept (empty
         unless ``keep``).
     """
-    out: list[Bracket] = []
     store: dict[Any, Any] = {}
-    for point, x in zip(pts, xs):
-        values, inverse = np.unique(np.asarray(x, dtype=np.float64), return_inverse=True)
-        lows, ups = np.empty(values.shape), np.empty(values.shape)
-        for j in range(values.size):
-            ((lo, up),), kept = epsilon_brackets(front, [point], [values[j : j + 1]], threads, keep)
-            lows[j], ups[j] = lo[0], up[0]
-            store.update(kept)
-        shape = np.shape(x)
-        out.append((lows[inverse].reshape(shape), ups[inverse].reshape(shape)))
-    return out, store
+
+    def read(points: list[Point], deltas: list[np.ndarray]) -> list[Bracket]:
+        found, kept = epsilon_brackets(front, points, deltas, threads, keep)
+        store.update(kept)
+        return found
+
+    return by_value(pts, xs, read, together=False), store
 
 
 def by_value(
     pts: list[Point],
     xs: list[np.ndarray],
     read: Callable[[list[Point], list[np.ndarray]], list[Bracket]],
+    together: bool = True,
 ) -> list[Bracket]:
     """The brackets ``read`` gives each point at its arguments ``xs``, asked one distinct argument
-    at a time (the points asking it together, each at that argument alone), so that an element of
-    an array gets the bracket of its value asked alone.
+    at a time, each point at that argument alone, so that an element of an array gets the bracket
+    of its value asked alone: the points asking one argument in one call where ``together`` (a read
+    whose points do not meet, each read on grids of its own: the refinement to an accuracy), else
+    one call per point and argument (a read whose batch shares its tails and grids: the default's
+    chain, ``epsilon_brackets``).
 
     Parameters
     ----------
@@ -204,6 +204,8 @@ def by_value(
     read : callable
         ``read(points, arguments)``: the certified (lower, upper) of each of ``points`` at its
         arguments.
+    together : bool, default True
+        Whether the points asking one argument are read in one call.
 
     Returns
     -------
@@ -214,10 +216,12 @@ def by_value(
     flat = [np.asarray(x, dtype=np.float64).reshape(-1) for x in xs]
     for value in np.unique(np.concatenate(flat)) if flat else ():
         asking = [i for i, x in enumerate(flat) if np.any(x == value)]
-        found = read([pts[i] for i in asking], [np.array([value]) for _ in asking])
-        for i, (lo, up) in zip(asking, found):
-            at = (flat[i] == value).reshape(np.shape(xs[i]))
-            out[i][0][at], out[i][1][at] = lo[0], up[0]
+        calls = [asking] if together else [[i] for i in asking]
+        for call in calls:
+            found = read([pts[i] for i in call], [np.array([value]) for _ in call])
+            for i, (lo, up) in zip(call, found):
+                at = (flat[i] == value).reshape(np.shape(xs[i]))
+                out[i][0][at], out[i][1][at] = lo[0], up[0]
     return out
 
 
@@ -394,11 +398,12 @@ def accuracy_sides(
     Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
     ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
     ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
-    (``epsilon_brackets``: more accuracy is never looser); otherwise, where a refined bracket is
-    unbounded or wider than the tolerance asked (the plain composition's charges past delta), with
-    step 3's reads, and where it is still wider than asked, with the default's: a coarser accuracy
-    reads no less than the default where its own reads miss what it asks (rare participation at a
-    small delta, whose tight sides come from the default's last reads).
+    (``each_epsilon_bracket``, each point and delta asked alone: more accuracy is never looser);
+    otherwise, where a refined bracket is unbounded or wider than the tolerance asked (the plain
+    composition's charges past delta), with step 3's reads, and where it is still wider than asked,
+    with the default's (each point and delta alone too): a coarser accuracy reads no less than the
+    default where its own reads miss what it asks (rare participation at a small delta, whose tight
+    sides come from the default's last reads).
 
     Parameters
     ----------
@@ -423,7 +428,7 @@ def accuracy_sides(
         accuracy < question.DEFAULT_ACCURACY
         and front.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
     ):
-        found, _ = epsilon_brackets(front, pts, xs, threads, False)
+        found, _ = each_epsilon_bracket(front, pts, xs, threads, False)
         return [
             (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
             for (lo, up), (d_lo, d_up) in zip(refined, found)
@@ -438,7 +443,7 @@ def accuracy_sides(
     ]
     wide = [i for i, (lo, up) in enumerate(out) if not within(lo, up)]
     if wide:
-        found, _ = epsilon_brackets(
+        found, _ = each_epsilon_bracket(
             front, [pts[i] for i in wide], [xs[i] for i in wide], threads, False
         )
         for i, (d_lo, d_up) in zip(wide, found):

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compose import tilted
+from ..compose.log_moments import log_mgf_at
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL
@@ -69,7 +70,8 @@ def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np
     """K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at each lam of ``lams``."""
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(
-            np.sum([count * pmf.log_mgf(lams) for pmf, count in terms], axis=0), dtype=np.float64
+            np.sum([count * log_mgf_at(pmf, lams) for pmf, count in terms], axis=0),
+            dtype=np.float64,
         )
 
 
