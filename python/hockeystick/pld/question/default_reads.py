@@ -28,11 +28,12 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
 Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
 
-Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's
+Delta at epsilon: the fixed grid's bracket, its lower side raised to the max-of-outputs test's
+and, where that leaves it wider than exact, its upper side lowered to the fine read's
 (``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone).
-With ``accuracy=`` finer than the default's tolerance, the refined
-brackets are intersected with these (``accuracy_sides``: more accuracy is never looser).  The
-reasons and figures of each step are in ``refine.question``'s module docstring.
+Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
+with the default's (``accuracy_sides``: more accuracy is never looser).  The reasons and figures of
+each step are in ``refine.question``'s module docstring.
 """
 
 from __future__ import annotations
