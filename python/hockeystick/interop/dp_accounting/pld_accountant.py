@@ -61,7 +61,7 @@ from ...pld.refine import AccuracyNotMetWarning
 from ...rdp import DEFAULT_ORDERS
 from .dp_events import plan_for
 from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, nesting_refused
-from .pure_dp import pure_epsilon_sum
+from .pure_dp import pure_epsilon_sum, pure_epsilon_upper_below
 from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
 from .secagg_pair_events import check_pair_rounds_alone, pair_rounds_profile
@@ -128,21 +128,22 @@ def pure_epsilon_bracket(
     return closed if closed is not None else _profile_epsilon_zero(profile())
 
 
-def pure_epsilon_upper(plan: CompositionPlan) -> float:
+def pure_epsilon_upper(plan: CompositionPlan, cap: float = math.inf) -> float:
     """The certified upper side of epsilon(0) where ``pure_epsilon_sum`` has it in closed form, else +inf.
 
     epsilon(delta) does not increase with delta, so this bounds epsilon at every target delta, and
     delta(epsilon) is 0 from it on: a composition of pure-DP runs (k exponential mechanisms of
     epsilon e: k e) is never answered above its pure-DP epsilon, whatever the grid left in the
-    composed profile.
+    composed profile.  Given ``cap``, ``cap`` itself where that side is certified above it without
+    its exact sum (``pure_dp.pure_epsilon_upper_below``): for a caller taking ``min(cap, .)``.
     """
     if plan.non_private or plan.gaussian_r2 > 0 or any(_delta_floor(m) > 0.0 for m in plan.counts):
         return math.inf
     zcdp = zcdp_total(plan)
     if zcdp is not None and zcdp.rho_lower > 0:
         return math.inf
-    closed = pure_epsilon_sum(plan.counts)
-    return closed[1] if closed is not None else math.inf
+    upper = pure_epsilon_upper_below(plan.counts, cap)
+    return upper if upper is not None else math.inf
 
 
 def _check_no_delta_floor(plan: CompositionPlan) -> None:
@@ -434,7 +435,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
                 0.0,
                 self._rdp_past_the_grid(lambda rdp: float(rdp.get_epsilon(target)), error),
             )
-        return lower, min(upper, pure_epsilon_upper(self._plan))
+        return lower, min(upper, pure_epsilon_upper(self._plan, upper))
 
     def _rdp_past_the_grid(
         self, read: Callable[[HockeystickRdpAccountant], float], error: ValueError

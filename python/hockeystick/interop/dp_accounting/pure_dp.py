@@ -26,13 +26,21 @@ rounded outward, rounded outward once more at the end.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import cast
 
 from ...pld.mechanisms import Directions, mechanism_of, poisson_sampled_losses, round_outward
 
-__all__ = ["largest_losses", "pure_epsilon_sum"]
+__all__ = ["largest_losses", "pure_epsilon_sum", "pure_epsilon_upper_below"]
+
+# A sum in doubles of n >= 0 terms, each a correctly rounded product of a count (exact in a double,
+# at most 2^53) and the double nearest a largest loss, then summed correctly rounded (math.fsum), is
+# within (1 + u)^3 of the exact sum: 1 - 1e-12 below it is below the exact sum.
+_DOUBLE_SUM_MARGIN = 1e-12
+# ... where no term underflows: a cap this small is never compared that way.
+_LEAST_CAP = 1e-300
 
 
 def largest_losses(spec: tuple[object, ...]) -> Directions | None:
@@ -74,12 +82,22 @@ def _sampled_plan(spec: tuple[object, ...]) -> tuple[float, Directions | None] |
     return None
 
 
-def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:
-    """The largest losses of one run of every run in ``counts`` together, per direction: the sums (exact)."""
+def _known(counts: Mapping[tuple[object, ...], int]) -> list[tuple[Directions, int]] | None:
+    """Each run's largest losses (``largest_losses``) with its count; None if a run has no closed form."""
     sides = [(largest_losses(spec), count) for spec, count in counts.items()]
     if any(side is None for side, _ in sides):
         return None
-    known = [(cast(Directions, side), count) for side, count in sides]
+    return [(cast(Directions, side), count) for side, count in sides]
+
+
+def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:
+    """The largest losses of one run of every run in ``counts`` together, per direction: the sums (exact)."""
+    known = _known(counts)
+    return None if known is None else _totals(known)
+
+
+def _totals(known: Sequence[tuple[Directions, int]]) -> Directions:
+    """The exact sums of ``_known``'s largest losses times their counts, per direction and side."""
 
     def total(direction: int, end: int) -> Fraction:
         return sum((side[direction][end] * count for side, count in known), Fraction(0))
@@ -110,3 +128,37 @@ def pure_epsilon_sum(counts: Mapping[tuple[object, ...], int]) -> tuple[float, f
     return round_outward(max(remove_low, add_low), False), round_outward(
         max(remove_up, add_up), True
     )
+
+
+def pure_epsilon_upper_below(counts: Mapping[tuple[object, ...], int], cap: float) -> float | None:
+    """The upper side of ``pure_epsilon_sum(counts)`` where it may lie below ``cap``, else ``cap``.
+
+    In one direction the runs' upper largest losses, each read as its nearest double, times its
+    count and summed in doubles (``math.fsum``), lie within a factor (1 + u)^3 of the exact sum
+    (all terms >= 0); where that sum less ``_DOUBLE_SUM_MARGIN`` of it is above ``cap``, so is the
+    exact sum, and the upper side rounded up from it: ``cap`` is returned without the exact sums,
+    and ``min(cap, .)`` is the same either way.
+
+    Parameters
+    ----------
+    counts : mapping
+        Each run's mechanism spec and how many times it is composed.
+    cap : float
+        The value the caller takes the smaller of (a certified upper epsilon already known).
+
+    Returns
+    -------
+    float or None
+        The upper side rounded up, or ``cap`` where that side is certified above it; None where a
+        run's largest loss is not known here.
+    """
+    known = _known(counts)
+    if known is None:
+        return None
+    if math.isfinite(cap) and cap >= _LEAST_CAP:
+        for direction in (0, 1):
+            terms = [float(side[direction][1]) * count for side, count in known]
+            if all(t >= 0.0 for t in terms) and math.fsum(terms) * (1.0 - _DOUBLE_SUM_MARGIN) > cap:
+                return cap
+    (_, remove_up), (_, add_up) = _totals(known)
+    return round_outward(max(remove_up, add_up), True)

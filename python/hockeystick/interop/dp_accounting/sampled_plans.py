@@ -46,18 +46,18 @@ from .event_reach import check_group_atoms, check_inner_reach, copies_of
 
 
 def _refuse_sampled_zcdp(
-    event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation, visit: Visit
+    event: ev.PoissonSampledDpEvent | SampledEvent, inner: CompositionPlan
 ) -> None:
-    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here (``zcdp_plan``)."""
-    if has_zcdp(plan_with(visit, event.event, 1, relation)):
+    """A sample of an event tree holding a ``ZCDpEvent`` (``inner``: the plan of one run of its
+    inner event): zCDP is not amplified by sampling here (``zcdp_plan``)."""
+    if has_zcdp(inner):
         raise Unsupported(
             event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED
         )
 
 
-def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) -> CompositionPlan:
-    """The plan of one run of a sampled event's inner event; a non-private inner becomes ``NON_PRIVATE``."""
-    inner = plan_with(visit, event, 1, relation)
+def _inner_plan(inner: CompositionPlan) -> CompositionPlan:
+    """The plan of one run of a sampled event's inner event (``inner``); a non-private inner becomes ``NON_PRIVATE``."""
     if inner.non_private:
         return CompositionPlan({NON_PRIVATE: 1})
     return inner
@@ -83,19 +83,19 @@ def poisson(
     """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to ``plan``."""
     q = probability(event, "sampling_probability")
     inner = event.event
-    _refuse_sampled_zcdp(event, relation, visit)
+    # one run of the inner event, planned once for every case below (at q = 0 too: the inner event
+    # must still be supported, and valid)
+    inner_plan = plan_with(visit, inner, 1, relation)
+    _refuse_sampled_zcdp(event, inner_plan)
     if relation not in ADD_REMOVE:
-        _poisson_replace_one(event, q, count, relation, plan, visit)
+        _poisson_replace_one(event, q, count, relation, plan, visit, inner_plan)
         return
     if q == 0:
-        plan_with(visit, inner, 1, relation)  # the inner event must still be supported (and valid)
         return
     if q == 1:
         visit(inner, count, relation, plan)
         return
-    if plan_with(
-        visit, inner, 1, relation
-    ).non_private:  # released with probability q: delta = q, exactly
+    if inner_plan.non_private:  # released with probability q: delta = q, exactly
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
     registered = registered_mechanism(inner, relation)
@@ -105,7 +105,7 @@ def poisson(
         else registered.poisson_sampled(q)
     )
     if sampled is None:
-        _poisson_generic(event, q, count, relation, plan, visit)
+        _poisson_generic(event, q, count, relation, plan, inner_plan)
     else:  # the registered mechanism's own sampled pair (``Mechanism.poisson_sampled``)
         if not sampled.composed_as_atoms():  # on the loss grid: the inner's reach bounds it
             check_registered_reach(inner, registered)
@@ -119,12 +119,12 @@ def _poisson_replace_one(
     relation: NeighboringRelation,
     plan: CompositionPlan,
     visit: Visit,
+    inner: CompositionPlan,
 ) -> None:
     """Poisson sampling under replace-one: Gaussians only (``pld.sampling.poisson_replace_one``,
     folded into one of add/remove radius half the replace-one one); a non-private inner is exactly
     the pair of (0, q)-DP (the slot is drawn with probability q, the rest of the batch alike on both
-    sides)."""
-    inner = plan_with(visit, event.event, 1, relation)
+    sides).  ``inner``: the plan of one run of the inner event."""
     if q == 0 or (inner.empty and not inner.non_private):
         return
     if q == 1:
@@ -156,11 +156,12 @@ def _poisson_generic(
     count: int,
     relation: NeighboringRelation,
     plan: CompositionPlan,
-    visit: Visit,
+    inner_plan: CompositionPlan,
 ) -> None:
-    """Any other inner event: its plan's remove/add curves through ``pld.sampling.subsampled_pair``
-    (exact atoms when the inner is one finite pair, a Gaussian when it folds into one)."""
-    inner = _inner_plan(event.event, relation, visit)
+    """Any other inner event (``inner_plan``: the plan of one run of it): its plan's remove/add
+    curves through ``pld.sampling.subsampled_pair`` (exact atoms when the inner is one finite pair,
+    a Gaussian when it folds into one)."""
+    inner = _inner_plan(inner_plan)
     if inner.empty:
         return
     finite = _single_finite(inner)
@@ -185,8 +186,7 @@ def fixed_size(
 ) -> None:
     """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to ``plan``."""
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
-    n, m = _check_fixed_size(event, relation, without, visit)
-    inner = plan_with(visit, event.event, 1, relation)
+    n, m, inner = _check_fixed_size(event, relation, without, visit)
     if m == 0 or (inner.empty and not inner.non_private):
         return
     if not without:
@@ -213,16 +213,18 @@ def fixed_size(
 
 def _check_fixed_size(
     event: SampledEvent, relation: NeighboringRelation, without: bool, visit: Visit
-) -> tuple[int, int]:
-    """(n, m) of a fixed-size sample, checked: replace-one only, no zCDP inside, m <= n without replacement."""
+) -> tuple[int, int, CompositionPlan]:
+    """(n, m, the plan of one run of the inner event) of a fixed-size sample, checked: replace-one
+    only, no zCDP inside, m <= n without replacement."""
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
     require_relation(event, relation, bounded_by("replace_one"), f"`{kind}`")
-    _refuse_sampled_zcdp(event, relation, visit)
+    inner = plan_with(visit, event.event, 1, relation)
+    _refuse_sampled_zcdp(event, inner)
     n = integer(event, "source_dataset_size", 1)
     m = integer(event, "sample_size", 0)
     if without and m > n:
         raise ValueError(f"{kind}.sample_size must be <= source_dataset_size, got {m} > {n}")
-    return n, m
+    return n, m, inner
 
 
 def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:

@@ -73,6 +73,8 @@ LEDGER_FACETS = (
 )
 
 _CLASSES: dict[str, type[AnyMechanism]] = {}
+# dp_event_class's answer per event class, kept until a class is registered or removed
+_READERS: dict[type, type[AnyMechanism] | None] = {}
 _STAGES: dict[str, StageEntry] = {}
 _LOADED: list[bool] = []
 
@@ -266,6 +268,7 @@ def register_class(cls: type[AnyMechanism]) -> None:
             "name"
         )
     _CLASSES[cls.name] = cls
+    _READERS.clear()
 
 
 def unregister(name: str) -> None:
@@ -278,6 +281,7 @@ def unregister(name: str) -> None:
     """
     _CLASSES.pop(name, None)
     _STAGES.pop(name, None)
+    _READERS.clear()
 
 
 def mechanism_class(name: str) -> type[AnyMechanism]:
@@ -354,8 +358,16 @@ def dp_event_class(event: Any) -> type[AnyMechanism] | None:
         The ``Mechanism`` class, or None when no registered class reads events of its class.
     """
     _load()
+    kind = type(event)
+    if kind not in _READERS:
+        _READERS[kind] = _reader_of(kind)
+    return _READERS[kind]
+
+
+def _reader_of(event_class: type) -> type[AnyMechanism] | None:
+    """``dp_event_class``'s answer for events of ``event_class``, looked up in the registered classes."""
     readers = {cls.dp_event: cls for cls in _CLASSES.values() if cls.dp_event is not None}
-    for kind in type(event).__mro__:
+    for kind in event_class.__mro__:
         reader = readers.get(kind) or readers.get(f"{kind.__module__}.{kind.__qualname__}")
         if reader is not None:
             return reader
