@@ -2,14 +2,19 @@
 no other, listing imports them all and lists them in the catalogue's order whatever was looked up first, and the
 table of which module registers which name is the modules' own registrations.
 
-Each check runs in a fresh interpreter (``sys.modules`` and the registry start empty there).
+Each check runs in a fresh process whose only import of the package is ``hockeystick.registry`` (which imports no
+catalogue module: none is in ``sys.modules`` and the registry is empty there), the state the first line of every
+check reaches in a fresh interpreter: one interpreter per test module makes that import once and forks a child per
+check (where ``os.fork`` exists; elsewhere each check starts its own interpreter).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -19,11 +24,68 @@ PACKAGE = "hockeystick.registry.catalogue"
 SHARED = {"calibratables"}  # the calibratable ranges several modules share: it registers nothing
 
 
+# Reads a check's code per line (JSON) and answers [exit status, stdout, stderr] of a child forked to run it.
+_FORKING_SERVER = """
+import json, os, signal, sys, tempfile, traceback
+import hockeystick.registry
+for line in sys.stdin:
+    code = json.loads(line)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            signal.alarm(300)  # a check that hangs ends, failing its test
+            status = 0
+            try:
+                exec(compile(code, "<check>", "exec"), {"__name__": "__main__"})
+            except BaseException:
+                traceback.print_exc()
+                status = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+        _, status = os.waitpid(pid, 0)
+        out.seek(0)
+        err.seek(0)
+        answer = [os.waitstatus_to_exitcode(status), out.read().decode(), err.read().decode()]
+    print(json.dumps(answer), flush=True)
+"""
+_server: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_interpreter_per_module() -> Iterator[None]:
+    yield
+    for server in _server:
+        server.stdin.close()  # type: ignore[union-attr]
+        server.wait(timeout=60)
+    _server.clear()
+
+
 def _run(code: str) -> object:
-    """What ``code`` (a program ending in ``print(json.dumps(...))``) prints last, run in a fresh interpreter."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    """What ``code`` (a program ending in ``print(json.dumps(...))``) prints last, run in a fresh process."""
+    if not hasattr(os, "fork"):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+        )
+        status, stdout, stderr = done.returncode, done.stdout, done.stderr
+    else:
+        if not _server:
+            _server.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", _FORKING_SERVER],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        server = _server[0]
+        server.stdin.write(json.dumps(code) + "\n")  # type: ignore[union-attr]
+        server.stdin.flush()  # type: ignore[union-attr]
+        status, stdout, stderr = json.loads(server.stdout.readline())  # type: ignore[union-attr]
+    assert status == 0, stderr
+    return json.loads(stdout.splitlines()[-1])
 
 
 def _catalogue_modules_loaded_by(code: str) -> set[str]:
