@@ -12,6 +12,7 @@
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/next_grid.hpp>
+#include <hockeystick/pld/refine/plan_grid.hpp>
 #include <hockeystick/pld/refine/points_front.hpp>
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
@@ -182,6 +183,24 @@ void register_next_grid(py::module_ m) {
         py::kw_only(), py::arg("h"), py::arg("h0"), py::arg("width"), py::arg("width0"), py::arg("alone"),
         py::arg("cap"), py::arg("wide"), py::arg("charged"), py::arg("q"), py::arg("finest"), py::arg("accuracy"),
         py::arg("tuning"), py::arg("ladder"));
+    m.def(
+        "plan_next_grid",
+        [](double h, double width, std::optional<std::pair<double, double>> before, double points, double target,
+           double finest, double max_points, double probe_shrink, double probe_points,
+           const pld::NextGridTuning& tuning,
+           const pld::GridPolicy& policy) -> std::optional<std::pair<double, double>> {
+            const pld::PlanGridRules rules{target, finest, max_points, probe_shrink, probe_points, tuning, policy};
+            const pld::PlanBefore record{before ? before->first : 0.0, before ? before->second : 0.0};
+            const pld::PlanGrid next = pld::plan_next_grid(rules, h, width, before ? &record : nullptr, points);
+            if (next.grid == 0.0) return std::nullopt;
+            return std::make_pair(next.grid, next.floor);
+        },
+        py::kw_only(), py::arg("h"), py::arg("width"), py::arg("before"), py::arg("points"), py::arg("target"),
+        py::arg("finest"), py::arg("max_points"), py::arg("probe_shrink"), py::arg("probe_points"), py::arg("tuning"),
+        py::arg("policy"),
+        "A composition plan's next grid after grid h (pld/refine/plan_grid.hpp): its bracket `width` wide, `before` "
+        "the grid before (its interval, its width) or None, `points` the composed grid's largest PMF's length. "
+        "Returns (the grid asked before alignment, the budget's floor), or None: the bracket stands.");
 }
 
 // A Python front end (python/hockeystick/pld/refine/controller.py's FrontEnd) as the refinement loop's

@@ -21,7 +21,7 @@ from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants
 from .bracket_width import bracket_width, offset_rows
 from .controller import refine_delta, refine_epsilon, refine_many
-from .grid_rules import Before, NextGrid, points_rules
+from .grid_rules import Before, points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
 from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
@@ -68,7 +68,6 @@ class Refinement:
         )
         self.delta_accuracy = delta_accuracy
         self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
-        self.rules = NextGrid(accuracy)
         self.steps = StepBrackets(accuracy, delta_accuracy, tail, build)
         self.near_one = near_one
 
