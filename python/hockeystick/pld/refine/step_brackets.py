@@ -183,7 +183,7 @@ class StepBrackets:
         a refinement's, and composing it without direct bins first mostly leads to the same grid
         again with them; and that of a point in ``charges`` (``round_off_charges``).  From the
         point's charge in ``charges``, else the core's kDirectMinCharge (None); a point stepping to
-        the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it wide)
+        the grid it was on (points_rules.hpp's next grid: its charges, not the grid, left it wide)
         from at most ``SAME_GRID_DIRECT_CHARGE``."""
         same_grid = tuning.SAME_GRID_DIRECT_CHARGE
         kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
