@@ -8,9 +8,11 @@
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
+#include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/next_grid.hpp>
+#include <hockeystick/pld/refine/plan_grid.hpp>
 #include <hockeystick/pld/refine/points_front.hpp>
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
@@ -181,6 +183,24 @@ void register_next_grid(py::module_ m) {
         py::kw_only(), py::arg("h"), py::arg("h0"), py::arg("width"), py::arg("width0"), py::arg("alone"),
         py::arg("cap"), py::arg("wide"), py::arg("charged"), py::arg("q"), py::arg("finest"), py::arg("accuracy"),
         py::arg("tuning"), py::arg("ladder"));
+    m.def(
+        "plan_next_grid",
+        [](double h, double width, std::optional<std::pair<double, double>> before, double points, double target,
+           double finest, double max_points, double probe_shrink, double probe_points,
+           const pld::NextGridTuning& tuning,
+           const pld::GridPolicy& policy) -> std::optional<std::pair<double, double>> {
+            const pld::PlanGridRules rules{target, finest, max_points, probe_shrink, probe_points, tuning, policy};
+            const pld::PlanBefore record{before ? before->first : 0.0, before ? before->second : 0.0};
+            const pld::PlanGrid next = pld::plan_next_grid(rules, h, width, before ? &record : nullptr, points);
+            if (next.grid == 0.0) return std::nullopt;
+            return std::make_pair(next.grid, next.floor);
+        },
+        py::kw_only(), py::arg("h"), py::arg("width"), py::arg("before"), py::arg("points"), py::arg("target"),
+        py::arg("finest"), py::arg("max_points"), py::arg("probe_shrink"), py::arg("probe_points"), py::arg("tuning"),
+        py::arg("policy"),
+        "A composition plan's next grid after grid h (pld/refine/plan_grid.hpp): its bracket `width` wide, `before` "
+        "the grid before (its interval, its width) or None, `points` the composed grid's largest PMF's length. "
+        "Returns (the grid asked before alignment, the budget's floor), or None: the bracket stands.");
 }
 
 // A Python front end (python/hockeystick/pld/refine/controller.py's FrontEnd) as the refinement loop's
@@ -434,6 +454,49 @@ py::list delta_step_brackets(const pld::PointsRules& rules, const std::vector<in
     return out;
 }
 
+// The values of one read at a point's m arguments, checked against the size of the read it is compared with.
+const double* same_size(const input_array& values, py::ssize_t m, const char* what) {
+    if (values.size() != m) throw std::invalid_argument(std::string("internal: ") + what + " must hold m values");
+    return values.data();
+}
+
+// _core.pld_refine.screen_clears (its docstring): one decision a point (pld/refine/direction_screen.hpp).
+std::vector<bool> screens_clear(const std::vector<input_array>& bounds,
+                                const std::vector<std::optional<input_array>>& lowers, double floor) {
+    if (lowers.size() != bounds.size()) throw std::invalid_argument("internal: one lower side (or None) a bound");
+    std::vector<bool> out(bounds.size());
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+        const py::ssize_t m = bounds[i].size();
+        const double* lower = lowers[i] ? same_size(*lowers[i], m, "a lower side") : nullptr;
+        out[i] = pld::screen_clears(bounds[i].data(), lower, static_cast<std::size_t>(m), floor);
+    }
+    return out;
+}
+
+// _core.pld_refine.settled_everywhere (its docstring): one decision a point (pld/refine/direction_screen.hpp).
+std::vector<bool> settled_points(const std::vector<input_array>& uppers,
+                                 const std::optional<std::vector<input_array>>& screens, double settled) {
+    if (screens && screens->size() != uppers.size()) throw std::invalid_argument("internal: one screen an upper side");
+    std::vector<bool> out(uppers.size());
+    for (std::size_t i = 0; i < uppers.size(); ++i) {
+        const py::ssize_t m = uppers[i].size();
+        const double* screen = screens ? same_size((*screens)[i], m, "a screen") : nullptr;
+        out[i] = pld::settled_everywhere(uppers[i].data(), screen, static_cast<std::size_t>(m), settled);
+    }
+    return out;
+}
+
+void register_direction_screen(py::module_ m) {
+    m.def("screen_clears", &screens_clear, py::arg("bounds"), py::arg("lowers"), py::kw_only(), py::arg("floor"),
+          "Per point, whether the add direction's screen clears it (pld/refine/direction_screen.hpp): its certified "
+          "upper side bounds[i] at or below the remove direction's lower side lowers[i], or below floor, at every "
+          "argument (-inf: the first test alone); a point whose lower side is None is cleared.");
+    m.def("settled_everywhere", &settled_points, py::arg("uppers"), py::arg("screens"), py::kw_only(),
+          py::arg("settled"),
+          "Per point, whether its upper side, the larger of uppers[i] and screens[i] (screens None: uppers alone), "
+          "is below settled at every argument (pld/refine/direction_screen.hpp).");
+}
+
 void register_points(py::module_ m) {
     py::class_<pld::PointsRules>(m, "PointsRules",
                                  "The many-points refinement's per-step rules' accuracy and constants "
@@ -500,6 +563,7 @@ void register_pld_refine(py::module_ m) {
     register_grid_policy(m);
     register_next_grid(m);
     register_points(m);
+    register_direction_screen(m);
     m.def(
         "refine",
         [](const py::object& front) {

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -263,6 +264,11 @@ def test_a_finer_accuracy_is_never_looser_than_the_default(lib, call, x):
     status, fine_lower, fine_upper, _ = rare_asked(lib, call, x, 1e-4)
     assert status in (HS_OK, HS_ACCURACY_NOT_MET)
     assert lower <= fine_lower <= fine_upper <= upper
+    # epsilon: HS_OK only within the accuracy, the upper side within the doors' tolerance
+    if call == "epsilon":
+        assert (status == HS_OK) == (fine_upper - fine_lower <= 1e-4)
+        py_upper = rare_front_door(call, x)[1]
+        assert fine_upper - py_upper <= max(1e-3, 1e-3 * py_upper)
 
 
 def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):
@@ -307,6 +313,42 @@ def test_the_c_epsilon_at_small_delta_meets_the_accuracy_and_agrees_with_the_fro
     py_lower, py_upper = (float(v) for v in front.epsilon(delta, bound="both"))
     assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
     assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
+
+
+@functools.cache
+def their_pessimistic_epsilon(run: str, delta: float) -> float:
+    """dp_accounting's PLD epsilon of a run of ``RUNS`` at ``delta``, its default grid 1e-4 and pessimistic
+    estimate (connect-the-dots), composed once per run (skipped where dp_accounting is absent)."""
+    return float(_their_pld(run).get_epsilon_for_delta(delta))
+
+
+@functools.cache
+def _their_pld(run: str) -> Any:
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    sigma, q, rounds = RUNS[run]
+    return pld.from_gaussian_mechanism(
+        sigma, sampling_prob=q, value_discretization_interval=1e-4
+    ).self_compose(rounds)
+
+
+@pytest.mark.parametrize(("run", "delta"), CASES)
+def test_the_c_epsilon_to_a_finer_accuracy_meets_it_and_agrees_with_the_front_door_and_dp_accounting(
+    lib, run, delta
+):
+    """Accuracy 1e-4 on the runs of issue 90's table: HS_OK with a bracket within it, overlapping the front door's
+    default bracket (both certified) with its upper side within the doors' tolerance max(1e-3, 0.1 %) of the front
+    door's; in the direction of dp_accounting's live pessimistic PLD epsilon (an upper estimate: the certified lower
+    side is not above it) and no looser than it by more than max(1e-3, 0.5 %)."""
+    sigma, q, rounds = RUNS[run]
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-4)
+    assert status == HS_OK, lib.last_error()
+    assert 0.0 < lower <= upper and upper - lower <= 1e-4
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+    py_lower, py_upper = (float(v) for v in front.epsilon(delta, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)
+    assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
+    theirs = their_pessimistic_epsilon(run, delta)
+    assert lower <= theirs and upper - theirs <= max(1e-3, 5e-3 * theirs)
 
 
 @pytest.mark.parametrize(

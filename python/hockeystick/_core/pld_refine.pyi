@@ -145,6 +145,32 @@ def delta_step_brackets(
         npt.NDArray[np.float64] | None,
     ]
 ]: ...
+def plan_next_grid(
+    *,
+    h: float,
+    width: float,
+    before: tuple[float, float] | None,
+    points: float,
+    target: float,
+    finest: float,
+    max_points: float,
+    probe_shrink: float,
+    probe_points: float,
+    tuning: NextGridTuning,
+    policy: GridPolicy,
+) -> tuple[float, float] | None: ...
+def screen_clears(
+    bounds: list[npt.NDArray[np.float64]],
+    lowers: list[npt.NDArray[np.float64] | None],
+    *,
+    floor: float,
+) -> list[bool]: ...
+def settled_everywhere(
+    uppers: list[npt.NDArray[np.float64]],
+    screens: list[npt.NDArray[np.float64]] | None,
+    *,
+    settled: float,
+) -> list[bool]: ...
 def direct_bins_charge(
     least_delta: float, *, first_delta: float, charge_share: float, min_charge: float
 ) -> float | None: ...

@@ -16,10 +16,11 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.refine.grid_rules import NextGrid
 from hockeystick.pld.refine.grid_start import StartGrid, grid_policy, within_window
 from hockeystick.pld.refine.points import Refinement
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
+
+from .numpy_next_grid import NextGrid
 
 
 def _q(x: mp.mpf) -> mp.mpf:

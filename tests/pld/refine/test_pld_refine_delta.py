@@ -21,10 +21,11 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine import constants
-from hockeystick.pld.refine.grid_rules import NextGrid, next_grid_tuning
+from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import StartGrid, grid_policy, within_window
 from hockeystick.pld.refine.points import PointsFront, Refinement
 
+from .numpy_next_grid import NextGrid
 from .test_pld_epsilon_refinement import subsampled_gaussian_delta
 
 

@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from hockeystick import _core
 from hockeystick.pld.refine import tuning
-from hockeystick.pld.refine.grid_rules import NextGrid, next_grid_tuning
+from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import finest_interval, grid_policy, ladder_rung
+
+from .numpy_next_grid import NextGrid
 
 WIDTH = st.one_of(st.floats(1e-7, 2.0), st.just(math.inf))
 MASK = st.booleans()

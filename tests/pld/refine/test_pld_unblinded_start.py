@@ -19,8 +19,9 @@ from hockeystick.pld.reads.epsilon_width import (
     left_epsilon_width,
 )
 from hockeystick.pld.refine import constants, tuning
-from hockeystick.pld.refine.grid_rules import NextGrid
 from hockeystick.pld.refine.grid_start import StartGrid, ladder_rung
+
+from .numpy_next_grid import NextGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
 

@@ -25,9 +25,11 @@ from hockeystick.base.accountant import Quantity
 from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.bracket_width import bracket_width
 from hockeystick.pld.refine.controller import refine
-from hockeystick.pld.refine.grid_rules import NextGrid, least, points_rules
+from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import within_window
 from hockeystick.pld.refine.points import PointsFront, with_offsets
+
+from .numpy_next_grid import NextGrid, least
 
 
 def reference_step(

@@ -6,8 +6,10 @@ its grid, intersected over its grids, until the front end asks no finer grid).  
 own grid ladder) with ``step_brackets`` (one step's brackets), ``bracket_width`` (a bracket's width
 in accuracy's units), ``dominated_direction`` (a direction screened on a coarser grid) and ``unmet``
 (``AccuracyNotMetWarning``); ``plan_refinement`` (``GridRefinement``: a composition plan's one
-composition) with ``grid_alignment``.  Both aim their grids by ``grid_rules`` (``NextGrid``) and
-read their tuning constants from ``tuning``.  Calibration: ``directional_delta`` (calibrate's trials
+composition) with ``grid_alignment``.  Both aim their grids by the core's next-grid rules
+(cpp/include/hockeystick/pld/refine/: ``points_rules.hpp`` for the points, ``plan_grid.hpp`` for a
+plan, through ``grid_rules``' tuning and policy objects) and read their tuning constants from
+``tuning``.  Calibration: ``directional_delta`` (calibrate's trials
 one direction at a time), ``calibration_start`` (its central-limit start).  The grid-and-tail policy
 every grid needs, fixed or refined: ``grid_start`` (a point's first grid, the grid ladder, the
 window caps), ``round_cache`` (one-round PLDs kept between the calls of a calibration or a sweep),

@@ -133,7 +133,7 @@ def refine_epsilon(
     """The certified epsilon bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at
     ``delta`` refined to ``accuracy`` by the core's loop (``_core.pld_refine.refine_epsilon``): the
     first grid ``StartGrid.first``'s (within ``MAX_WINDOW``), each grid's certified bracket
-    ``bracket_at(h)`` intersected with the earlier grids', the next grid ``NextGrid``'s first step
+    ``bracket_at(h)`` intersected with the earlier grids', the next grid the core's first step
     (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
     until the bracket is within ``accuracy`` or no finer grid is asked or fits.
 
@@ -181,7 +181,7 @@ def refine_delta(
     (``_core.pld_refine.refine_delta``): the first grid ``StartGrid.first``'s for ``.delta``
     (``span_start``, within ``MAX_WINDOW``), each grid's certified bracket ``bracket_at(h)`` (at
     that epsilon) intersected with the earlier grids', its width (upper - lower) / max(upper,
-    ``DELTA_FLOOR``) (``bracket_width``'s relative rule), the next grid ``NextGrid``'s first step (h
+    ``DELTA_FLOOR``) (``bracket_width``'s relative rule), the next grid the core's first step (h
     0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
     until the bracket is within ``accuracy`` or no finer grid is asked or fits.
 

@@ -27,11 +27,15 @@ certify no epsilon width beside an upper side above DELTA_FLOOR).  Far above del
 direction's upper bound is its mass at +infinity and charges (sigma 2.05, q 7.8e-3, 10^4 rounds:
 5e-12 beside the remove direction's 1e-13 at eps >= 3), so without the floor almost no point would
 clear.  Where the screen clears, the add direction is neither discretized nor composed on the fine
-grid.
+grid.  The screen's decisions (where it clears, where a point's upper side settles it, where the add
+direction's optimistic side can raise the lower one) are the core's, one call a batch
+(``_core.pld_refine.screen_clears`` and ``settled_everywhere``,
+cpp/include/hockeystick/pld/refine/direction_screen.hpp).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import cast
 
@@ -183,7 +187,7 @@ def epsilon_brackets(
     screened = [
         np.asarray(screen.epsilon(d), dtype=np.float64) for screen, d in zip(screens, deltas)
     ]
-    cleared = [bool(np.all(up_a <= lo)) for up_a, (lo, _) in zip(screened, remove)]
+    cleared = _core.pld_refine.screen_clears(screened, [lo for lo, _ in remove], floor=-math.inf)
     rest = [i for i, ok in enumerate(cleared) if not ok]
     add = (
         bracket_of(
@@ -289,8 +293,10 @@ def delta_sides(
     )
     out: list[DeltaSides] = []
     rest = []
-    for i, (screen, bound) in enumerate(zip(screens, bounds)):
-        cleared = not lows[i] or bool(np.all((bound <= lows[i][0][1]) | (bound < floor)))
+    clears = _core.pld_refine.screen_clears(
+        bounds, [low[0][1] if low else None for low in lows], floor=floor
+    )
+    for i, (screen, bound, cleared) in enumerate(zip(screens, bounds, clears)):
         out.append(
             (
                 [_first_composed([removes[i]], True)[0]]
@@ -326,11 +332,8 @@ def _remove_lower_sides(
     and no other can raise it), the optimistic sides composed in one batch as it composes them and
     their values read in one core call (``charged_sides``: the same doubles as each PMF's
     ``delta(x, envelope=False)``), not one interpreter round trip per PMF."""
-    open_ = [
-        i
-        for i, (up, bound) in enumerate(zip(ups, bounds))
-        if not np.all(np.maximum(up, bound) < settled)
-    ]
+    done = _core.pld_refine.settled_everywhere(ups, bounds, settled=settled)
+    open_ = [i for i, settles in enumerate(done) if not settles]
     lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in removes]
     compose_all(
         [removes[i] for i in open_],
@@ -377,7 +380,10 @@ def _add_direction(
         adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
     )
     add_ups = charged_sides(_first_composed(adds, True), [xs[i] for i in rest], threads)
-    needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
+    dominated = _core.pld_refine.screen_clears(
+        add_ups, [lows[i][0][1] for i in rest], floor=-math.inf
+    )
+    needed = [[] if below else [0] for below in dominated]
     compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
     # the optimistic sides composed just above, their charged lower values in one core call
     optimistic = {

@@ -240,7 +240,7 @@ class StartGrid:
         """The ladder's rung at or below q / ``BELOW_RATE_MARGIN``: the coarsest grid on which the
         optimistic side of a sampling rate q is not blind.  On a grid at or above q that side rounds
         the loss of the rounds that do not sample the record (most of them) onto 0 and -h, so the
-        composed lower side is 0 or loose (``grid_rules.NextGrid.capped_without_chord``); just below
+        composed lower side is 0 or loose (points_rules.hpp's capped arguments); just below
         q it is still loose."""
         return float(_core.pld_refine.below_rate(q, grid_policy()))
 

@@ -1,7 +1,8 @@
 """The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to stop.
 
 The grid starts at ``PLAN_COARSEST_INTERVAL`` (a plan is any mix of mechanisms, so no start is
-predicted) and each next grid is the one the grid evaluation's rules ask (``grid_rules.NextGrid``:
+predicted) and each next grid is the one the grid evaluation's rules ask (the core's
+cpp/include/hockeystick/pld/refine/plan_grid.hpp over next_grid.hpp:
 0.9 (accuracy / width)^(1/2) on the first step, then the width's power law measured through two
 grids, clipped to [1, 2]: connect-the-dots PMFs narrow like h^2, finite pairs like h), until the
 bracket at the asked point is no wider than ``accuracy`` (absolute in epsilon, relative in delta),
@@ -29,11 +30,8 @@ from ... import _core
 from ..grid.pmf import GridPMF
 from . import tuning
 from .controller import Step, refine
-from .grid_rules import Before, NextGrid
-
-_NONE = np.zeros(1, dtype=bool)
-_NO_CHARGE = np.zeros(1)
-_NO_CAP = np.full(1, np.inf)
+from .grid_rules import Before, next_grid_tuning
+from .grid_start import grid_policy
 
 
 def loss_spread(pmf: GridPMF) -> float:
@@ -111,8 +109,8 @@ class GridRefinement:
 
 class PlanFront:
     """A plan's refinement as the refinement loop sees it (``controller.FrontEnd``): one point (0),
-    its bracket a pair of floats, aimed by ``NextGrid`` with the plan's first grid, finest grid,
-    budget and probe."""
+    its bracket a pair of floats, aimed by the core's plan rule (``next_grid``) with the plan's
+    first grid, finest grid, budget and probe."""
 
     def __init__(
         self,
@@ -125,9 +123,6 @@ class PlanFront:
         self.evaluate = evaluate
         self.relative = relative
         self.target = target
-        self.rules = NextGrid(
-            target, on_ladder=False
-        )  # the grids are aligned here, after the budget's floor
         self.hints: tuple[
             float, ...
         ] = ()  # the next, finer grid's epsilon searches start from this bracket
@@ -157,42 +152,32 @@ class PlanFront:
         self.result = (lo, up)
 
     def next_grid(self, step: Step, width: float, before: Before | None) -> float | None:
-        """The next grid (None: the bracket stands): none once the width meets the target or the
-        grid is ``PLAN_FINEST_INTERVAL``; else ``NextGrid.next_interval``'s ask (no argument capped,
-        no charge known apart: the whole width follows the grid's law; no sampling rate), probed
-        first where it is a big first jump (``probed``), at least the finest grid and the budget's
-        floor, and only if at most 0.95 h; aligned (``GridRefinement.aligned``) unless that falls
-        below the budget's floor."""
+        """The next grid (None: the bracket stands): the core's rule
+        (``_core.pld_refine.plan_next_grid``, cpp/include/hockeystick/pld/refine/plan_grid.hpp: none
+        once the width meets the target or the grid is ``PLAN_FINEST_INTERVAL``; else the next-grid
+        rules' ask with no charge known apart, the whole width following the grid's law; a big
+        first jump probed ``PLAN_PROBE_SHRINK`` times finer first; at least the finest grid and the
+        budget's floor, and only if at most 0.95 h), aligned (``GridRefinement.aligned``) unless
+        that falls below the budget's floor."""
         h = step[1]
         if width <= self.target or h <= tuning.PLAN_FINEST_INTERVAL:
             return None
-        # a width narrowing slower than the law is followed where its own law reaches the target
-        # soon
-        nxt = self.rules.next_interval(
-            h, np.array([width]), before, _NONE, None, _NO_CHARGE, _NO_CAP
+        found = _core.pld_refine.plan_next_grid(
+            h=h,
+            width=width,
+            before=None if before is None else (before[0], float(before[3][0])),
+            # the budget: the composed grid grows like 1/h
+            points=float(max(pmf.p.size for pmf in self.grid.composed(h))),
+            target=self.target,
+            finest=tuning.PLAN_FINEST_INTERVAL,
+            max_points=float(tuning.PLAN_MAX_POINTS),
+            probe_shrink=tuning.PLAN_PROBE_SHRINK,
+            probe_points=float(tuning.PLAN_PROBE_POINTS),
+            tuning=next_grid_tuning(),
+            policy=grid_policy(),
         )
-        if nxt is None:
-            return None  # no finer grid narrows it: the rest of the width is no discretization
-        # Budget: the composed grid grows like 1/h; stop where the next one would exceed
-        # PLAN_MAX_POINTS.
-        points = max(pmf.p.size for pmf in self.grid.composed(h))
-        floor = h * points / tuning.PLAN_MAX_POINTS
-        nxt = max(probed(nxt, h, points, before), tuning.PLAN_FINEST_INTERVAL, floor)
-        if nxt >= 0.95 * h:
+        if found is None:
             return None
+        nxt, floor = found
         aligned = self.grid.aligned(nxt)
         return aligned if aligned >= floor else nxt
-
-
-def probed(nxt: float, h: float, points: int, before: Before | None) -> float:
-    """A big first jump on the assumed h^2 law (finer than h / ``PLAN_PROBE_SHRINK``^2 from a grid
-    whose next one would pass ``PLAN_PROBE_POINTS``): a grid ``PLAN_PROBE_SHRINK`` times finer
-    first, whose width measures the law (or shows a stall, a gap between a bound and a realizable
-    pair); else ``nxt``."""
-    if (
-        before is None
-        and nxt < h / tuning.PLAN_PROBE_SHRINK**2
-        and points * tuning.PLAN_PROBE_SHRINK**2 > tuning.PLAN_PROBE_POINTS
-    ):
-        return h / tuning.PLAN_PROBE_SHRINK
-    return nxt

@@ -21,7 +21,7 @@ from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants
 from .bracket_width import bracket_width, offset_rows
 from .controller import refine_delta, refine_epsilon, refine_many
-from .grid_rules import Before, NextGrid, points_rules
+from .grid_rules import Before, points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
 from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
@@ -68,7 +68,6 @@ class Refinement:
         )
         self.delta_accuracy = delta_accuracy
         self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
-        self.rules = NextGrid(accuracy)
         self.steps = StepBrackets(accuracy, delta_accuracy, tail, build)
         self.near_one = near_one
 
@@ -87,7 +86,7 @@ class Refinement:
         to h 0.9 sqrt(accuracy / width) (the bracket shrinks about like h^2), so it lands near the
         coarsest adequate grid in one or two steps instead of halving through every level; each step
         is at most 0.9 h (down to FINEST_INTERVAL), save one recomposition of the same grid with
-        direct bins for charge-limited arguments (``NextGrid.next_interval``).
+        direct bins for charge-limited arguments (points_rules.hpp's next grid).
 
         A point keeps, per argument, the intersection of the brackets of all its grids
         (``controller``). An argument still too wide drives the next step only while its width keeps
@@ -134,7 +133,7 @@ class Refinement:
     def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's
         ``.epsilon`` at one delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.
-        There the front end's rules are ``NextGrid``'s first and fitted steps alone (no charged,
+        There the front end's rules are the core's first and fitted steps alone (no charged,
         capped or offset-limited arguments), which the core's loop runs."""
         one = method == "epsilon" and len(points) == 1 and xs[0].size == 1
         return one and self.relative_accuracy == 0.0 and 0.0 < points[0][1] < 1.0
@@ -186,7 +185,7 @@ class Refinement:
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_delta``): one point's
         ``.delta`` at one epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.
-        There the front end's rules are ``NextGrid``'s first and fitted steps alone (no charged,
+        There the front end's rules are the core's first and fitted steps alone (no charged,
         capped or offset-limited arguments, and every grid fitted through), which the core's loop
         runs."""
         one = (
@@ -573,7 +572,7 @@ class PointsFront:
             [self.add_upper.get(i) for i in batch],
         )
         # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound
-        # the gap: it narrows with the grid (``NextGrid.charge_width`` then leaves those arguments
+        # the gap: it narrows with the grid (points_rules.hpp's charge_width then leaves those arguments
         # to it)
         found = [
             (lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)

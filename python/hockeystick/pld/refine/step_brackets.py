@@ -110,10 +110,11 @@ class StepBrackets:
             tried.update(zip(batch, out))
             return out
 
+        def below_floor(ups: list[np.ndarray]) -> list[bool]:
+            return _core.pld_refine.settled_everywhere(ups, None, settled=constants.DELTA_FLOOR)
+
         def settles(i: int) -> bool:
-            return bool(
-                np.all((tried[i] if i in tried else uppers([i])[0]) < constants.DELTA_FLOOR)
-            )
+            return below_floor([tried[i] if i in tried else uppers([i])[0]])[0]
 
         pairs: dict[tuple[float, float, float], list[int]] = {}
         for i in pending:
@@ -135,7 +136,11 @@ class StepBrackets:
             [(i, loss_span(*points[i]) / hs[i]) for i in candidates]
         ):
             uppers(batch)
-        return {i: up for i, up in tried.items() if np.all(up < constants.DELTA_FLOOR)}
+        return {
+            i: up
+            for (i, up), below in zip(tried.items(), below_floor(list(tried.values())))
+            if below
+        }
 
     @staticmethod
     def round_off_charges(
@@ -178,7 +183,7 @@ class StepBrackets:
         a refinement's, and composing it without direct bins first mostly leads to the same grid
         again with them; and that of a point in ``charges`` (``round_off_charges``).  From the
         point's charge in ``charges``, else the core's kDirectMinCharge (None); a point stepping to
-        the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it wide)
+        the grid it was on (points_rules.hpp's next grid: its charges, not the grid, left it wide)
         from at most ``SAME_GRID_DIRECT_CHARGE``."""
         same_grid = tuning.SAME_GRID_DIRECT_CHARGE
         kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .constants import FINEST_INTERVAL
 
-# --- which grid next (``grid_rules.NextGrid``) ------------------------------------------------------------------
+# --- which grid next (the core's next_grid.hpp, points_rules.hpp) ------------------------------------------------
 
 # A width that falls to less than this fraction of the last grid's is still narrowing; one that does
 # not is set by what no grid removes, so a finer grid would only cost time.
@@ -39,7 +39,7 @@ NO_LOWER_STEP = 1 / 4
 # near that grid.
 GAP_TARGET = 1.0
 # A width more than this many times its epsilon gap G is a step of the offsets, not the grid's error
-# (``NextGrid.offset_limited``): G, not the width, then foretells the next grid's width.
+# (points_rules.hpp's offset_limited): G, not the width, then foretells the next grid's width.
 OFFSET_LIMITED = 2.0
 # The fraction of ``accuracy`` an offset-limited argument's gap is aimed at: half, since the width
 # that follows is G plus the offsets' own resolution.
@@ -67,7 +67,7 @@ SAME_GRID_DIRECT_CHARGE = 1e-13
 
 # --- a composition plan's refinement (``plan_refinement.GridRefinement``) ---------------------------------------
 # A plan has no predicted start (its mechanisms are any mix), so it starts coarser than the
-# subsampled Gaussian; its next grids follow the grid evaluation's rules (``grid_rules.NextGrid``).
+# subsampled Gaussian; its next grids follow the grid evaluation's rules (plan_grid.hpp).
 
 # The first grid: cheap to compose, and its measured width aims the next one.
 PLAN_COARSEST_INTERVAL = 3e-3

@@ -1,6 +1,6 @@
 // Which grid next: the arithmetic of an accuracy-driven refinement's next-grid rules, over a point's arguments
-// (pointer + length: one argument and many run the same code).  The Python package's rules
-// (pld/refine/grid_rules.py, NextGrid) compute which arguments each rule reads (the masks) and call these; the
+// (pointer + length: one argument and many run the same code).  The many points' rules (points_rules.hpp) compute
+// which arguments each rule reads (the masks) and call these; a composition plan's rule (plan_grid.hpp) and the
 // core's loops (epsilon_refinement.hpp, delta_refinement.hpp) call them for one argument.
 //
 // Each returns the grid asked, or 0 for none (NaN where an infinite width is fitted, as the formula gives it).  A

@@ -35,8 +35,8 @@
 //                    argument still too wide took the complement's bracket (`near`), the next grid recomposes the
 //                    complement alone.
 //
-// The Python rules these replace were numpy formulas (python/hockeystick/pld/refine/grid_rules.py keeps them for a
-// composition plan's refinement); every operation here is theirs, in their order, NaN propagated as numpy's maximum
+// The rules are numpy formulas' (tests/pld/refine/numpy_next_grid.py transcribes them, the tests' reference); every
+// operation here is theirs, in their order, NaN propagated as numpy's maximum
 // and minimum propagate it, so the grids asked are the same.  The tuning constants' meaning and values:
 // python/hockeystick/pld/refine/tuning.py and constants.py.  Nothing here affects what is certified: every grid's
 // bracket is, and these rules only choose which grids are built.
@@ -119,7 +119,7 @@ namespace points_rules_detail {
 
 using Asked = std::optional<double>;  // a grid asked, or none
 
-// Python's min of two grids asked, none standing for no ask (grid_rules.least).
+// Python's min of two grids asked, none standing for no ask.
 inline Asked least(Asked a, Asked b) {
     if (!a) return b;
     if (!b) return a;
