@@ -4,6 +4,7 @@ largest window ``accuracy=`` builds (``refine.constants.MAX_WINDOW``)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -94,6 +95,11 @@ def test_the_gate_counts_each_threads_band_cache():
         + np.dtype(np.clongdouble).itemsize * terms * keep  # the kept bins of the transforms
     )
     assert seen["during"] - seen["before"] == cached
+    # released by the thread's own exit, which may finish just after join returns (Python's join waits for the
+    # thread's Python part)
+    deadline = time.monotonic() + 10.0
+    while _held() != seen["before"] and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert _held() == seen["before"]
 
 

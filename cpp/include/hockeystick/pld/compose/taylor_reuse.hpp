@@ -19,7 +19,7 @@
 // kTaylorReuseLengths lengths (32 N K' bytes: K' is a narrow band's, tens to hundreds of bins); in each list the least
 // recently used is replaced first.  What a cache holds is counted at the process-wide working-memory gate
 // (pld/compose/working_memory_gate.hpp) as resident bytes, reported after each band (held_bytes_to_gate) and
-// released when the cache is cleared or its thread ends, so that the batches the gate admits leave room for it.
+// released when the cache is cleared or its thread ends: its high water holds them beside the batches in flight.
 #pragma once
 
 #include <algorithm>

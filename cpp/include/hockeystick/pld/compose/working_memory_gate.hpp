@@ -13,9 +13,11 @@
 //
 // Memory kept between batches (each thread's TaylorReuseCache, pld/compose/taylor_reuse.hpp: up to ~50 MB a
 // thread) is counted too, as resident bytes: its owner reports each change (keep, never waiting: it changes inside
-// an admitted batch, and a wait there could wait on the batch itself), and a batch is admitted while the bytes in
-// flight, the resident bytes and its own fit the limit (or nothing is in flight).  What is held at any moment is
-// then at most max(limit, the largest single batch + the resident bytes).
+// an admitted batch, and a wait there could wait on the batch itself), and the high water is of the bytes in flight
+// and resident together.  Admission reads the bytes in flight alone: counted there, two threads' caches (~100 MB)
+// would hold back the second of two large batches (up to ~256 MB each) that fit the limit beside each other, and
+// threads composing a grid's widest blocks at once would run them one at a time.  What is held at any moment is
+// at most max(limit, the largest single batch) + the resident bytes.
 //
 // Domain: bytes >= 0 (admit); the limit is >= 0 (0 admits one batch at a time).  Header-only (the process-wide gate is a
 // function-local static of an inline function: one per process, or per shared object that includes it).
@@ -55,7 +57,7 @@ class WorkingMemoryGate {
     Hold admit(std::int64_t bytes) {
         if (bytes < 0) throw std::invalid_argument("working memory: bytes must be >= 0");
         std::unique_lock<std::mutex> lock(mutex_);
-        freed_.wait(lock, [&] { return in_flight_ == 0 || in_flight_ + resident_ + bytes <= limit_; });
+        freed_.wait(lock, [&] { return in_flight_ == 0 || in_flight_ + bytes <= limit_; });
         in_flight_ += bytes;
         high_water_ = std::max(high_water_, in_flight_ + resident_);
         return Hold(*this, bytes);
@@ -70,7 +72,6 @@ class WorkingMemoryGate {
             resident_ += bytes;
             high_water_ = std::max(high_water_, in_flight_ + resident_);
         }
-        if (bytes < 0) freed_.notify_all();
     }
 
     // The resident bytes (keep) now.
