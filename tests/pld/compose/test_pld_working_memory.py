@@ -4,6 +4,7 @@ largest window ``accuracy=`` builds (``refine.constants.MAX_WINDOW``)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -62,6 +63,44 @@ def test_threads_composing_at_once_stay_within_the_gate():
     # the gate changes when a batch runs, never what it computes
     for f, got in zip(factors, results):
         assert np.array_equal(got.p, one(f)().p)
+
+
+def _held() -> int:
+    """The bytes the gate counts as held now: with nothing in flight, its resident bytes (a reset high water)."""
+    _core.pld_compose.working_memory_high_water(reset=True)
+    return int(_core.pld_compose.working_memory_high_water())
+
+
+def test_the_gate_counts_each_threads_band_cache():
+    """A band from block moments leaves its thread's reuse cache (pld/compose/taylor_reuse.hpp) holding a copy of the
+    masses, the block moments and the kept transforms; the gate counts exactly those bytes as resident while the
+    thread lives (so its batches leave room for them), and none once the thread has ended."""
+    p = _factor(0.7, 3e-3, 2e-3).p
+    m, keep = 2**16, 40
+    seen: dict[str, object] = {}
+
+    def band() -> None:
+        seen["before"] = _held()
+        seen["plan"] = _core.pld_compose.taylor_bins(p, m=m, keep=keep)[1]
+        seen["during"] = _held()
+
+    worker = threading.Thread(target=band)
+    worker.start()
+    worker.join()
+    block, _, terms, _ = seen["plan"]
+    blocks = -(-p.size // block)
+    cached = (
+        p.nbytes  # the masses, the cache's key
+        + np.dtype(np.longdouble).itemsize * blocks * terms  # each block's moments
+        + np.dtype(np.clongdouble).itemsize * terms * keep  # the kept bins of the transforms
+    )
+    assert seen["during"] - seen["before"] == cached
+    # released by the thread's own exit, which may finish just after join returns (Python's join waits for the
+    # thread's Python part)
+    deadline = time.monotonic() + 10.0
+    while _held() != seen["before"] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _held() == seen["before"]
 
 
 def test_the_gate_limit_is_checked_and_restored():

@@ -17,7 +17,9 @@
 // Memory per thread: at most kTaylorReuseFactors factors, each a copy of its masses (8 bytes per entry) and at most
 // kTaylorReuseBlocks blocks of moments (16 N bytes per block), each with the transforms of at most
 // kTaylorReuseLengths lengths (32 N K' bytes: K' is a narrow band's, tens to hundreds of bins); in each list the least
-// recently used is replaced first.
+// recently used is replaced first.  What a cache holds is counted at the process-wide working-memory gate
+// (pld/compose/working_memory_gate.hpp) as resident bytes, reported after each band (held_bytes_to_gate) and
+// released when the cache is cleared or its thread ends: its high water holds them beside the batches in flight.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/pld/compose/working_memory_gate.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -88,6 +91,11 @@ inline T& recently_used(std::vector<T>& list, std::size_t most, Match match) {
 
 class TaylorReuseCache {
   public:
+    TaylorReuseCache() = default;
+    TaylorReuseCache(const TaylorReuseCache&) = delete;
+    TaylorReuseCache& operator=(const TaylorReuseCache&) = delete;
+    ~TaylorReuseCache() { working_memory_gate().keep(-reported_); }
+
     // The moments of the masses p[0 .. n) at `block`: those held where the masses equal these bit for bit, else a
     // fresh entry (terms = 0).
     TaylorMoments& moments(const double* p, std::int64_t n, std::int64_t block) {
@@ -103,10 +111,34 @@ class TaylorReuseCache {
     }
 
     // Drops every entry (their memory too).
-    void clear() { factors_.clear(); }
+    void clear() {
+        factors_.clear();
+        held_bytes_to_gate();
+    }
+
+    // The bytes the entries hold: each factor's masses, each block's moments and each length's transforms.
+    std::int64_t bytes() const {
+        std::size_t held = 0;
+        for (const TaylorReuse& f : factors_) {
+            held += sizeof(double) * f.p.capacity();
+            for (const TaylorMoments& b : f.blocks) {
+                held += sizeof(long double) * b.moments.capacity();
+                for (const TaylorSums& t : b.sums) held += sizeof(std::complex<long double>) * t.sums.capacity();
+            }
+        }
+        return static_cast<std::int64_t>(held);
+    }
+
+    // Reports the change in bytes() since the last report to the working-memory gate (its resident bytes).
+    void held_bytes_to_gate() {
+        const std::int64_t now = bytes();
+        working_memory_gate().keep(now - reported_);
+        reported_ = now;
+    }
 
   private:
     std::vector<TaylorReuse> factors_;  // least recently used first
+    std::int64_t reported_ = 0;  // the bytes the gate counts for this cache
 };
 
 // This thread's cache (each thread its own: no locking, and the x87 precision control the entries were computed

@@ -223,6 +223,7 @@ inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::in
     const detail::TaylorSums& sums = detail::taylor_sums(at, fft, length, terms, keep, [&](int rows) {
         return detail::folded_moments(at.moments, at.terms, rows, length);
     });
+    detail::taylor_reuse_cache().held_bytes_to_gate();
     const long double pi = 3.141592653589793238462643383279502884L;
     for (std::int64_t k = 0; k < keep; ++k) {
         const long double y =

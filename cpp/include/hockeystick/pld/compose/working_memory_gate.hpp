@@ -11,7 +11,15 @@
 // therefore at most max(limit, the largest single batch).  The default limit, kDefaultWorkingMemory,
 // lets two batches of the usual size (group_cells = 2^23 doubles per array, ~256 MB) run side by side.
 //
-// Domain: bytes >= 0; the limit is >= 0 (0 admits one batch at a time).  Header-only (the process-wide gate is a
+// Memory kept between batches (each thread's TaylorReuseCache, pld/compose/taylor_reuse.hpp: up to ~50 MB a
+// thread) is counted too, as resident bytes: its owner reports each change (keep, never waiting: it changes inside
+// an admitted batch, and a wait there could wait on the batch itself), and the high water is of the bytes in flight
+// and resident together.  Admission reads the bytes in flight alone: counted there, two threads' caches (~100 MB)
+// would hold back the second of two large batches (up to ~256 MB each) that fit the limit beside each other, and
+// threads composing a grid's widest blocks at once would run them one at a time.  What is held at any moment is
+// at most max(limit, the largest single batch) + the resident bytes.
+//
+// Domain: bytes >= 0 (admit); the limit is >= 0 (0 admits one batch at a time).  Header-only (the process-wide gate is a
 // function-local static of an inline function: one per process, or per shared object that includes it).
 #pragma once
 
@@ -51,8 +59,25 @@ class WorkingMemoryGate {
         std::unique_lock<std::mutex> lock(mutex_);
         freed_.wait(lock, [&] { return in_flight_ == 0 || in_flight_ + bytes <= limit_; });
         in_flight_ += bytes;
-        high_water_ = std::max(high_water_, in_flight_);
+        high_water_ = std::max(high_water_, in_flight_ + resident_);
         return Hold(*this, bytes);
+    }
+
+    // Adds `bytes` (< 0: releases) to the resident bytes, memory kept between batches; never waits.  The resident
+    // bytes stay >= 0: a release is at most what its owner kept.
+    void keep(std::int64_t bytes) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (resident_ + bytes < 0) throw std::invalid_argument("working memory: released more than was kept");
+            resident_ += bytes;
+            high_water_ = std::max(high_water_, in_flight_ + resident_);
+        }
+    }
+
+    // The resident bytes (keep) now.
+    std::int64_t resident() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return resident_;
     }
 
     // Sets the limit (>= 0) and returns the previous one; batches waiting are re-examined.
@@ -73,11 +98,12 @@ class WorkingMemoryGate {
         return limit_;
     }
 
-    // The most bytes admitted at once since the last reset (reset: start again from what is in flight now).
+    // The most bytes held at once (in flight and resident) since the last reset (reset: start again from what is
+    // held now).
     std::int64_t high_water(bool reset = false) {
         const std::lock_guard<std::mutex> lock(mutex_);
         const std::int64_t seen = high_water_;
-        if (reset) high_water_ = in_flight_;
+        if (reset) high_water_ = in_flight_ + resident_;
         return seen;
     }
 
@@ -93,6 +119,7 @@ class WorkingMemoryGate {
     std::mutex mutex_;
     std::condition_variable freed_;
     std::int64_t in_flight_ = 0;
+    std::int64_t resident_ = 0;
     std::int64_t limit_ = kDefaultWorkingMemory;
     std::int64_t high_water_ = 0;
 };
