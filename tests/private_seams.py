@@ -24,6 +24,9 @@ SEAMS = {
     "_inverse_cubic": "the epsilon search's interpolation step and its fallbacks, unit-tested",
     "_profile": "GridPMF's kept suffix-sum cache: identity across queries",
     "_top_profile": "GridPMF's kept top profile: which part a query built",
+    "_KEPT": "the log-moments kept per PMF (compose/log_moments.py): filled by a read, dropped with its PMF",
+    "_fine_delta_bucket": "the fine delta read of one bucket: which brackets the max-of-outputs test made exact "
+    "skip it",
     "_grid_pmf": "a GridPMF built from a direct core composition with a chosen backend",
     "_composed": "which directions a bracket composed (the public composed() composes them instead of reporting)",
     "_plds": "bound='upper' builds no optimistic PMF: the accountant's per-side PLDs",

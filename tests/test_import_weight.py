@@ -48,8 +48,9 @@ NOT_READ = (
 # 92 when the compiled core's PLD submodules became one per stage of the pipeline (six, one more than before) and
 # the grid stage's default tail its own module; to 93 when the tilted upper reads' window tail became its own
 # module (pld/refine/tilted_read_tail.py); one more when the sampling schemes were registered in one module
-# (training/sampling_schemes.py), read by every door that names a scheme.
-MODULE_CEILING = 94
+# (training/sampling_schemes.py), read by every door that names a scheme; one more for the log-moments kept per
+# PMF (pld/compose/log_moments.py), which every tilted read asks.
+MODULE_CEILING = 95
 
 
 def _loaded_after(code: str) -> list[str]:

@@ -18,7 +18,7 @@ from .test_layers import PACKAGE
 
 ROOT = Path(__file__).resolve().parents[1]
 # the names of every ``__all__`` of the package (distinct), and the entries of the packages' ``__init__``s
-DISTINCT_NAMES_CEILING = 851
+DISTINCT_NAMES_CEILING = 852
 PACKAGE_ENTRIES_CEILING = 319
 # the share of the package's lines over 100 columns: at most the field's models' (dp_accounting, opacus,
 # prv_accountant)

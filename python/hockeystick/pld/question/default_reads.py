@@ -215,7 +215,9 @@ def by_value(
     """
     out = [(np.empty(np.shape(x)), np.empty(np.shape(x))) for x in xs]
     flat = [np.asarray(x, dtype=np.float64).reshape(-1) for x in xs]
-    for value in np.unique(np.concatenate(flat)) if flat else ():
+    # the distinct values in increasing order (a sorted set: numpy's unique imports numpy.ma, which a
+    # first answer need not load)
+    for value in sorted({v for x in flat for v in x.tolist()}):
         asking = [i for i, x in enumerate(flat) if np.any(x == value)]
         calls = [asking] if together else [[i] for i in asking]
         for call in calls:
