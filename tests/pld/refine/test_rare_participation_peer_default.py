@@ -74,15 +74,17 @@ def test_at_the_issue_run_the_aligned_cells_show_dp_accounting_below_the_truth(
     reads: RareReads,
 ) -> None:
     """About 9 CPU s.  The premise of the rule's second branch at the issue's run, delta 1e-10:
-    dp_accounting's default sits between the sides the default had without the tight read, and the
+    dp_accounting's default lies below the upper side the default had without the tight read, and the
     cells' certified lower side is above it, itself below a certified upper side of another
-    construction (the pessimistic tilted read on a grid twice finer than the cells')."""
+    construction (the pessimistic tilted read on a grid twice finer than the cells').  Where below
+    depends on the machine: its 10^6-fold FFT power's round-off gives 1.0772 on one x86-64 CPU and
+    0.9934 on another, with the same numpy and scipy."""
     delta = 1e-10
     sigma, q, rounds, _ = ISSUE_POINT
     lower, upper = reads.bracket(sigma, q, int(rounds), delta)
     peer = reads.peer(sigma, q, int(rounds), delta)
     # the sides before the tight read (the refinement's optimistic lower side, the rare upper read)
-    assert 1.07705 < peer < 1.07748 < upper < 1.07749
+    assert peer < 1.07748 < upper < 1.07749
     assert peer < lower
     reader = TiltedReader(ISSUE_POINT, max_points=rare_finer_grids.UPPER_MAX_POINTS)
     finer = reader.upper_at_exponent(delta, FIRST_INTERVAL / 2, upper, math.inf, lower)
