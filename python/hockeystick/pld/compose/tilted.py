@@ -81,11 +81,18 @@ ABOVE_LAMBDAS = np.exp(np.linspace(math.log(1e-6), math.log(5.0), 97))
 CUT_DOUBLINGS = 6
 
 
-def exp_margin(exponent_terms: np.ndarray | float) -> np.ndarray | float:
+def exp_margin(
+    exponent_terms: np.ndarray | float, out: np.ndarray | None = None
+) -> np.ndarray | float:
     """The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of
     products whose magnitudes add up to ``exponent_terms`` (module docstring), doubled for the
-    product that applies it."""
-    return 32.0 * UNIT_ROUNDOFF * (np.abs(exponent_terms) + 1.0)
+    product that applies it; written into ``out`` (which may be ``exponent_terms``) where given."""
+    if out is None:
+        return 32.0 * UNIT_ROUNDOFF * (np.abs(exponent_terms) + 1.0)
+    np.abs(exponent_terms, out=out)
+    out += 1.0
+    out *= 32.0 * UNIT_ROUNDOFF
+    return out
 
 
 def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
@@ -119,8 +126,7 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     margin[~live] = 0.0
     margin += np.abs(scaled, out=scaled)
     margin += abs(log_m)
-    margin += 1.0
-    margin *= 32.0 * UNIT_ROUNDOFF
+    exp_margin(margin, out=margin)
     if pmf.pessimistic:
         margin += 1.0
     else:
