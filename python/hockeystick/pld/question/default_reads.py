@@ -32,15 +32,16 @@ Delta at epsilon: the fixed grid's bracket, its lower side raised to the max-of-
 and, where that leaves it wider than exact, its upper side lowered to the fine read's
 (``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone).
 Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
-with the default's (``accuracy_sides``: more accuracy is never looser).  The reasons and figures of
-each step are in ``refine.question``'s module docstring.
+with the default's (``accuracy_sides``: more accuracy is never looser), and where still wider than
+asked with the tilted reads on the accuracy's grids (``tilted_to_accuracy``).  The reasons and
+figures of each step are in ``refine.question``'s module docstring.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -388,6 +389,60 @@ def delta_brackets(
     ]
 
 
+def tilted_to_accuracy(
+    front: DefaultFront,
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    threads: int,
+) -> Bracket:
+    """Each bracket still wider than the tolerance ``front`` asks (max(``accuracy``,
+    ``relative_accuracy`` eps)) intersected with the tilted composition's on that tolerance's grids
+    (``tilted_question.tilted_brackets``: from the accuracy's first grid down, as the C library's
+    ``hs_subsampled_gaussian_epsilon`` reads past the plain refinement; certified, at the tail
+    given, else at the question's tails); the others as given.  The default's tilted reads stop at
+    the default's tolerance, and the plain refinement's upper side is held by the round-off charge
+    at a small delta (the README's DP-SGD run at delta 1e-10: about 3.7413 on its grids 5.9e-5 and
+    1.4e-5, where the default's is 3.74104), so a finer accuracy is met there by these reads alone
+    (that run's first tilted grid, 5.9e-5, brings its bracket to 5.5e-5 wide).
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end asking, its ``accuracy`` set.
+    point : (float, float, float, float)
+        (sigma, q, rounds, sensitivity), 0 < q < 1.
+    delta : numpy.ndarray
+        The deltas asked.
+    lower, upper : numpy.ndarray
+        Certified sides at ``delta``.
+    threads : int
+        OpenMP threads (0: all).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The certified (lower, upper), never wider than given.
+    """
+    accuracy = cast(float, front.accuracy)
+    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
+    wide = ~within_epsilon_tolerance(lower, upper, accuracy, front.relative_accuracy)
+    if wide.any():
+        at = np.broadcast_to(delta, lower.shape)
+        lower[wide], upper[wide] = tilted_question.tilted_brackets(
+            point,
+            at[wide],
+            lower[wide],
+            upper[wide],
+            given_tail(front),
+            threads,
+            accuracy,
+            front.relative_accuracy,
+        )
+    return lower, upper
+
+
 def accuracy_sides(
     front: DefaultFront,
     pts: list[Point],
@@ -401,12 +456,13 @@ def accuracy_sides(
     Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
     ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
     ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
-    (``each_epsilon_bracket``, each point and delta asked alone: more accuracy is never looser);
-    otherwise, where a refined bracket is unbounded or wider than the tolerance asked (the plain
-    composition's charges past delta), with step 3's reads, and where it is still wider than asked,
-    with the default's (each point and delta alone too): a coarser accuracy reads no less than the
-    default where its own reads miss what it asks (rare participation at a small delta, whose tight
-    sides come from the default's last reads).
+    (``each_epsilon_bracket``, each point and delta asked alone: more accuracy is never looser),
+    and those still wider than asked with the tilted reads on the accuracy's own grids
+    (``tilted_to_accuracy``); otherwise, where a refined bracket is unbounded or wider than the
+    tolerance asked (the plain composition's charges past delta), with step 3's reads, and where it
+    is still wider than asked, with the default's (each point and delta alone too): a coarser
+    accuracy reads no less than the default where its own reads miss what it asks (rare
+    participation at a small delta, whose tight sides come from the default's last reads).
 
     Parameters
     ----------
@@ -433,8 +489,15 @@ def accuracy_sides(
     ):
         found, _ = each_epsilon_bracket(front, pts, xs, threads, False)
         return [
-            (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
-            for (lo, up), (d_lo, d_up) in zip(refined, found)
+            tilted_to_accuracy(
+                front,
+                p,
+                x,
+                np.maximum(lo, d_lo),
+                np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)),
+                threads,
+            )
+            for p, x, (lo, up), (d_lo, d_up) in zip(pts, xs, refined, found)
         ]
 
     def within(lo: np.ndarray, up: np.ndarray) -> bool:

@@ -20,7 +20,10 @@ of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; ev
 certified and the answer is their intersection with the one given.  It is read for every bracket the
 refinement left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``),
 whatever limited it, and, on ``question.FINE_INTERVAL``, for every default bracket not yet exact
-(``fine_brackets``).
+(``fine_brackets``); for an ``accuracy=`` finer than the default's, on that tolerance's grids
+instead (its first grid down, while wider than it and the upper side falls by a quarter of it:
+``default_reads.tilted_to_accuracy``, the grids of the C library's
+``hs_subsampled_gaussian_epsilon``).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from ..reads.max_of_outputs import (
     max_of_outputs_epsilon,
 )
 from . import question
-from .bracket_width import within_epsilon_tolerance
+from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
 from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
@@ -577,16 +580,26 @@ class TiltedReader:
 
         return split_bracket([(factor, int(self.point[2]))], delta, lower, upper, add_clear)
 
-    def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
+    def bracket(
+        self,
+        delta: float,
+        lower: float,
+        upper: float,
+        accuracy: float = question.DEFAULT_ACCURACY,
+        relative_accuracy: float = question.DEFAULT_RELATIVE_ACCURACY,
+    ) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of
         the module docstring, down to the last before one whose window ``refused_after`` shows
         past the cap; as given at q = 1 (the Gaussian mechanism, which the accountant answers in
-        closed form)."""
+        closed form).  The grids are those of the tolerance max(``accuracy``,
+        ``relative_accuracy`` eps) (the default's unless given): from its first grid
+        (``StartGrid.first``, the C library's ``epsilon_start`` at that accuracy) down while the
+        bracket is wider than it and the upper side still falls by a quarter of it."""
         if self.point[1] >= 1.0:
             return lower, upper
-        h = StartGrid(
-            question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY
-        ).first(self.point, np.array([delta]), "epsilon")
+        h = StartGrid(accuracy, "relative", relative_accuracy).first(
+            self.point, np.array([delta]), "epsilon"
+        )
         for _ in range(GRIDS):
             try:
                 low, up = self.grid_bracket(delta, h, upper)
@@ -596,9 +609,10 @@ class TiltedReader:
                 break
             before = upper
             lower, upper = max(lower, low), min(upper, up)
-            if question.within_tolerance(np.array(lower), np.array(upper)) or not (
-                before - upper > 0.25 * question.default_tolerance(upper)
-            ):
+            tolerance = float(epsilon_tolerance(accuracy, relative_accuracy, np.array(upper)))
+            if within_epsilon_tolerance(
+                np.array(lower), np.array(upper), accuracy, relative_accuracy
+            ) or not (before - upper > 0.25 * tolerance):
                 break
             if self.refused_after(h, h / GRID_STEP):
                 break
@@ -628,11 +642,19 @@ def tilted_brackets(
     upper: np.ndarray,
     tail: float | None = None,
     threads: int = 0,
+    accuracy: float = question.DEFAULT_ACCURACY,
+    relative_accuracy: float = question.DEFAULT_RELATIVE_ACCURACY,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point``
     intersected with the tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where
-    given), one reader shared by the deltas (its ``threads``)."""
-    return each_bracket(delta, lower, upper, TiltedReader(point, tail, threads).bracket)
+    given; on the grids of the tolerance max(``accuracy``, ``relative_accuracy`` eps), the
+    default's unless given), one reader shared by the deltas (its ``threads``)."""
+    reader = TiltedReader(point, tail, threads)
+
+    def read(at: float, lo: float, up: float) -> tuple[float, float]:
+        return reader.bracket(at, lo, up, accuracy, relative_accuracy)
+
+    return each_bracket(delta, lower, upper, read)
 
 
 def optimistic_segments(factors: list[tuple[Factor, int]]) -> list[tuple[GridPMF, int]] | None:
