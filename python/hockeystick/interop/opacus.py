@@ -178,8 +178,12 @@ class HockeystickOpacusAccountant(_Base):
     Parameters
     ----------
     accuracy : float, optional
-        Finite and > 0: the width aimed for of the certified epsilon bracket; the loss grid is
-        refined until the bracket is that narrow.
+        Finite and > 0: the width aimed for of the certified epsilon bracket.  Steps of one noise
+        multiplier and rate get ``training.DPSGD``'s bracket at that accuracy
+        (``pld.SubsampledGaussianPLD(sigma, q, steps, accuracy=accuracy)``); others a loss grid
+        refined until the bracket is that narrow, intersected with the default's bracket, so that
+        no upper side is above the default's; a bracket still wider than asked warns
+        (``AccuracyNotMetWarning``).
     value_discretization_interval : float, optional
         A fixed loss-grid spacing, finite and > 0 (1e-4, ``DEFAULT_INTERVAL``, is dp_accounting's).
         Default (neither given): the grid is chosen when the delta is asked
@@ -209,12 +213,14 @@ class HockeystickOpacusAccountant(_Base):
             accuracy, value_discretization_interval
         )
         self._from_question = accuracy is None and value_discretization_interval is None
-        self._question = QuestionEpsilon()
+        self._question = QuestionEpsilon(self.accuracy)
         self._history: list[tuple[float, float, int]] = []
         self._last: tuple[float, float] | None = None  # the last step's (sigma, q), as checked
         self._pending = 0  # steps of the last entry not yet written into it
         self._profile: PlanProfile | None = None
         self._profile_of: list[tuple[float, float, int]] | None = None
+        # the default grid's profile beside the accuracy's, and the history it composes
+        self._default_profile: tuple[list[tuple[float, float, int]], PlanProfile] | None = None
 
     @property
     def history(self) -> list[tuple[float, float, int]]:
@@ -275,6 +281,15 @@ class HockeystickOpacusAccountant(_Base):
             self._profile_of = list(self.history)
         return self._profile
 
+    def _default(self) -> PlanProfile:
+        """The history's profile on the default grid (``DEFAULT_INTERVAL``), beside the accuracy's."""
+        if self._default_profile is None or self._default_profile[0] != self.history:
+            self._default_profile = (
+                list(self.history),
+                PlanProfile(_plan(self.history), DEFAULT_INTERVAL, None),
+            )
+        return self._default_profile[1]
+
     def get_epsilon_bracket(self, delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` for all steps so far.
 
@@ -305,6 +320,11 @@ class HockeystickOpacusAccountant(_Base):
         if self._from_question:  # the grid chosen by the question (pld.accountants.question_plan)
             plan = _plan(self.history)
             return self._question.epsilon(plan, single_subsampled_gaussian(plan), self._current, d)
+        if self.accuracy is not None:  # to the accuracy (question_plan)
+            plan = _plan(self.history)
+            return self._question.epsilon_to_accuracy(
+                plan, single_subsampled_gaussian(plan), self._current, self._default, d
+            )
         return self._current().epsilon(d)
 
     def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:

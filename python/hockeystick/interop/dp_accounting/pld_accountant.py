@@ -195,8 +195,12 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL (which events each takes: ``dp_events``).
     accuracy : float, optional
         Finite and > 0: the width aimed for of the certified bracket (in epsilon for
-        ``get_epsilon*``, relative in delta for ``get_delta*``); the loss grid is refined until the
-        bracket is that narrow (down to a spacing of 1e-5).
+        ``get_epsilon*``, relative in delta for ``get_delta*``).  Rounds of one Poisson-subsampled
+        Gaussian under add-or-remove are answered as ``pld.SubsampledGaussianPLD(sigma, q, rounds,
+        accuracy=accuracy)`` answers them (``training.DPSGD``'s bracket at that accuracy); other
+        compositions on a loss grid refined until the bracket is that narrow (down to a spacing of
+        1e-5), intersected with the default's bracket, so that no upper side is above the
+        default's; an epsilon bracket still wider than asked warns (``AccuracyNotMetWarning``).
     value_discretization_interval : float, optional
         A fixed loss-grid spacing, finite and > 0; given with ``accuracy``, the grid is this
         spacing, not refined; 1e-4 (``DEFAULT_INTERVAL``) is dp_accounting's ``PLDAccountant``'s.
@@ -245,6 +249,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             else float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
         )
         self._default_grid = value_discretization_interval is None and a is None
+        # an accuracy without a grid: the question to that accuracy (question_plan)
+        self._to_accuracy = value_discretization_interval is None and a is not None
         if self._default_grid:
             value_discretization_interval = DEFAULT_INTERVAL
         elif value_discretization_interval is not None:
@@ -260,7 +266,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         self.value_discretization_interval = value_discretization_interval
         self._plan = CompositionPlan()
         self._profile: PlanProfile | None = None
-        self._question = QuestionEpsilon()
+        self._default_profile: PlanProfile | None = None  # the default grid's, beside accuracy
+        self._question = QuestionEpsilon(a if self._to_accuracy else None)
         self._events: list[tuple[dp_event.DpEvent, int]] = []  # what was composed, for the RDP side
         # the event, count and plan the last call of _maybe_compose checked without composing
         self._checked: tuple[dp_event.DpEvent, int, CompositionPlan] | None = None
@@ -319,6 +326,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         if do_compose:
             self._plan.merge(plan)
             self._profile = None
+            self._default_profile = None
             self._events.append((event, max(int(count), 1)))
         return None
 
@@ -332,6 +340,13 @@ class HockeystickPLDAccountant(PrivacyAccountant):
                 else PlanProfile(self._plan, self.value_discretization_interval, self.accuracy)
             )
         return self._profile
+
+    def _default(self) -> PlanProfile:
+        """The profile of everything composed so far on the default grid (``default_grid_profile``),
+        the default's beside the accuracy's."""
+        if self._default_profile is None:
+            self._default_profile = default_grid_profile(self._plan)
+        return self._default_profile
 
     def get_epsilon(self, target_delta: float) -> float:
         """Certified upper bound on epsilon at ``target_delta`` (inf for non-private events).
@@ -423,11 +438,12 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
         try:
-            lower, upper = (
-                self._current().epsilon(target)
-                if not self._default_grid
-                else self._question_epsilon(target)
-            )
+            if self._default_grid:
+                lower, upper = self._question_epsilon(target)
+            elif self._to_accuracy:
+                lower, upper = self._accuracy_epsilon(target)
+            else:
+                lower, upper = self._current().epsilon(target)
         except ValueError as error:
             if _GRID_OVERFLOW not in str(error):
                 raise
@@ -476,6 +492,22 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             self._plan, run, self._current, target, lambda: self._rdp_epsilon(target), add_or_remove
         )
 
+    def _accuracy_epsilon(self, target: float) -> tuple[float, float]:
+        """The epsilon bracket to ``accuracy`` (``QuestionEpsilon.epsilon_to_accuracy``): rounds of
+        one Poisson-subsampled Gaussian under add-or-remove as ``SubsampledGaussianPLD`` answers
+        them at that accuracy, any other plan refined and intersected with the default's."""
+        add_or_remove = self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
+        run = single_subsampled_gaussian(self._plan) if add_or_remove else None
+        return self._question.epsilon_to_accuracy(
+            self._plan,
+            run,
+            self._current,
+            self._default,
+            target,
+            lambda: self._rdp_epsilon(target),
+            add_or_remove,
+        )
+
     def _rdp_epsilon(self, target: float) -> float:
         """The RDP conversion's epsilon at ``target`` of every event composed
         (``HockeystickRdpAccountant`` at dp_accounting's orders), +inf where it takes one of them
@@ -521,10 +553,14 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         if target >= pure_epsilon_upper(self._plan):
             return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)
         try:
-            if not self._default_grid:
+            if not (self._default_grid or self._to_accuracy):
                 return self._current().delta(target)
             add_or_remove = self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
             run = single_subsampled_gaussian(self._plan) if add_or_remove else None
+            if self._to_accuracy:
+                return self._question.delta_to_accuracy(
+                    self._plan, run, self._current, self._default, target, add_or_remove
+                )
             return self._question.delta(self._plan, run, self._current, target, add_or_remove)
         except ValueError as error:
             if _GRID_OVERFLOW not in str(error):

@@ -9,6 +9,14 @@ where that grid's tails leave the upper side infinite at the delta asked, the up
 conversion's of the same composition (the caller's, else the plan's own, ``plan_rdp``), with a
 warning naming ``accuracy=``.
 
+Given an ``accuracy``, rounds of one Poisson-subsampled Gaussian are answered by
+``SubsampledGaussianPLD(sigma, q, rounds, accuracy=accuracy)`` (the front door at that accuracy, which
+is never looser than its default and warns where it is wider than asked); any other plan by its
+``PlanProfile`` refined to the accuracy, intersected with the default's bracket of the same plan (more
+accuracy is never looser), with an ``AccuracyNotMetWarning`` where an epsilon bracket is still wider
+than asked: a plan refinement's upper side at a small delta is held by the plain composition's
+round-off charge, which no grid removes.
+
 The plan's run is read as a composed PLD's is: described by its mechanisms' specs and counts
 (``described``, ``question.described_run``), and asked of the question
 stage's one read of a described run (``question.reader.segments_bracket``: one kind of round the
@@ -18,6 +26,7 @@ front door's default, several the tilted composition of the factors).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -26,6 +35,7 @@ from ...base.accountant import Quantity
 from ..question.described_run import Described, Segment, described_segments, of_specs
 from ..question.reader import segments_bracket
 from ..refine import question
+from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
 from .composition_plan import CompositionPlan
 from .plan import PlanProfile
 from .plan_rdp import plan_rdp_epsilon, rdp_lowered_upper
@@ -86,23 +96,36 @@ def _one_run(plan: CompositionPlan, run: Run) -> list[Segment]:
 
 
 class QuestionEpsilon:
-    """The default epsilon and delta brackets of a plan (module docstring), the accountant of its
-    last single run kept."""
+    """The default epsilon and delta brackets of a plan, and with ``accuracy`` the brackets to that
+    accuracy (module docstring), the accountant of its last single run kept.
 
-    def __init__(self) -> None:
+    Parameters
+    ----------
+    accuracy : float, optional
+        Finite and > 0: the width asked of an epsilon bracket (relative for delta) by
+        ``epsilon_to_accuracy`` and ``delta_to_accuracy``, and the accuracy of the front door that
+        answers a single run; None, the default's.
+    """
+
+    def __init__(self, accuracy: float | None = None) -> None:
+        self.accuracy = accuracy
         self._run: tuple[Run, SubsampledGaussianPLD] | None = None
 
     def _accountant(self, run: Run) -> SubsampledGaussianPLD:
-        """``SubsampledGaussianPLD``'s default for ``run``, kept while the run is the same."""
+        """``SubsampledGaussianPLD`` for ``run`` at ``accuracy`` (None: its default), kept while
+        the run is the same."""
         if self._run is None or self._run[0] != run:
             self._run = (
                 run,
-                SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]),
+                SubsampledGaussianPLD(
+                    sigma=run[0], sampling_rate=run[1], rounds=run[2], accuracy=self.accuracy
+                ),
             )
         return self._run[1]
 
     def _front_door(self, sigma: float, sampling_rate: float, rounds: int) -> SubsampledGaussianPLD:
-        """The reader's front door: ``SubsampledGaussianPLD``'s default, kept while the run is the same."""
+        """The reader's front door: ``SubsampledGaussianPLD`` at ``accuracy``, kept while the run
+        is the same."""
         return self._accountant((sigma, sampling_rate, int(rounds)))
 
     def _read(
@@ -187,3 +210,117 @@ class QuestionEpsilon:
         upper = max(lower, renyi * (1.0 + question.RDP_MARGIN))
         question.warn_unreadable(np.array(lower), np.array(upper))
         return lower, upper
+
+    def epsilon_to_accuracy(
+        self,
+        plan: CompositionPlan,
+        run: Run | None,
+        refined: Callable[[], PlanProfile],
+        default: Callable[[], PlanProfile],
+        delta: float,
+        rdp: Callable[[], float] | None = None,
+        add_or_remove: bool = False,
+    ) -> tuple[float, float]:
+        """Certified (lower, upper) on epsilon at ``delta`` of ``plan`` to ``accuracy``.
+
+        ``run`` (as ``epsilon``'s) is answered by ``SubsampledGaussianPLD`` at ``accuracy``,
+        which intersects its refinement with its default and warns where still wider than asked.
+        Any other plan: ``refined()``'s bracket (the plan refined to ``accuracy``) intersected with
+        the default's (``epsilon`` on ``default()``, its own warnings held back), and one
+        ``AccuracyNotMetWarning`` where the intersection is wider than ``accuracy``.
+
+        Parameters
+        ----------
+        plan : CompositionPlan
+            What was composed.
+        run : tuple of (float, float, int) or None
+            ``single_subsampled_gaussian(plan)`` where the caller's relation is add-or-remove.
+        refined : callable
+            Returns the plan's ``PlanProfile`` refined to ``accuracy``.
+        default : callable
+            Returns the plan's ``PlanProfile`` on the caller's default grid.
+        delta : float
+            In (0, 1).
+        rdp : callable, optional
+            The caller's RDP conversion of the same composition (as ``epsilon``'s).
+        add_or_remove : bool, default False
+            Whether the caller's relation is add-or-remove (as ``epsilon``'s).
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper), lower <= the true epsilon <= upper, the upper side at most the
+            default's.
+
+        Raises
+        ------
+        ValueError
+            When ``accuracy`` is None, or ``run`` is not the plan's one run.
+        """
+        accuracy = self._asked()
+        if run is not None:
+            return self.epsilon(plan, run, refined, delta)
+        lower, upper = refined().epsilon(delta)
+        with warnings.catch_warnings():  # the default's width is not what was asked
+            warnings.simplefilter("ignore", AccuracyNotMetWarning)
+            low, up = self.epsilon(plan, None, default, delta, rdp, add_or_remove)
+        lower = max(lower, low)
+        upper = max(lower, min(upper, up))
+        unmet_flags(np.array(lower), np.array(upper), accuracy, 0.0)
+        return lower, upper
+
+    def delta_to_accuracy(
+        self,
+        plan: CompositionPlan,
+        run: Run | None,
+        refined: Callable[[], PlanProfile],
+        default: Callable[[], PlanProfile],
+        epsilon: float,
+        add_or_remove: bool = False,
+    ) -> tuple[float, float]:
+        """Certified (lower, upper) on delta at ``epsilon`` of ``plan`` to ``accuracy`` (relative).
+
+        ``run`` is answered by ``SubsampledGaussianPLD`` at ``accuracy``; any other plan by
+        ``refined()``'s bracket intersected with the default's (``delta`` on ``default()``).
+
+        Parameters
+        ----------
+        plan : CompositionPlan
+            What was composed.
+        run : tuple of (float, float, int) or None
+            ``single_subsampled_gaussian(plan)`` where the caller's relation is add-or-remove.
+        refined : callable
+            Returns the plan's ``PlanProfile`` refined to ``accuracy``.
+        default : callable
+            Returns the plan's ``PlanProfile`` on the caller's default grid.
+        epsilon : float
+            >= 0.
+        add_or_remove : bool, default False
+            Whether the caller's relation is add-or-remove (as ``delta``'s).
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper), lower <= the true delta <= upper, the upper side at most the default's.
+
+        Raises
+        ------
+        ValueError
+            When ``accuracy`` is None, or ``run`` is not the plan's one run.
+        """
+        self._asked()
+        if run is not None:
+            return self.delta(plan, run, refined, epsilon)
+        lower, upper = refined().delta(epsilon)
+        low, up = self.delta(plan, None, default, epsilon, add_or_remove)
+        lower = max(lower, low)
+        return lower, max(lower, min(upper, up))
+
+    def _asked(self) -> float:
+        """``accuracy``, refused where None (the default's brackets are ``epsilon``'s and ``delta``'s)."""
+        if self.accuracy is None:
+            raise ValueError(
+                "accuracy must be given to QuestionEpsilon for a bracket to an accuracy; "
+                "epsilon and delta answer the default's"
+            )
+        return self.accuracy
