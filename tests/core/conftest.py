@@ -1,7 +1,8 @@
 """The C interface's library, built once per test run for each configuration and shared by the test files that
-call it (test_capi.py, test_capi_mechanisms.py, test_capi_refinement.py) and by pytest-xdist's workers.
+call it (test_capi.py, test_capi_mechanisms.py, test_capi_refinement.py, test_capi_tilted.py) and by
+pytest-xdist's workers.
 
-Each configuration compiles the whole core behind libhockeystick_c (30 s and more of both cores), so a build per
+Each configuration compiles the whole core behind libhockeystick_c (half a minute of CPU and more), so a build per
 file, and per worker under ``-n`` (module fixtures are per worker), repeated the same work.  Under xdist the
 workers share the run's temporary directory (the parent of each worker's own): the first worker to take a
 configuration's file lock builds it there while the others wait, then read its path (pytest-xdist's documented
