@@ -6,7 +6,9 @@ subnormal, a negative, 1e308, a bool, a numeric string, an array), written as a 
 empty word and a word that is no number.  Each subcommand starts from valid command lines (``BASES``); each
 of its flags that takes a value (read from the parser, so a flag added later is walked too) is set in turn
 to each value on the first line that gives it (else appended to the last line), the others valid.
-``hockeystick.cli.main`` runs in-process, so the walk takes seconds per subcommand.  The values at
+``hockeystick.cli.main`` runs in-process, so the walk takes seconds per subcommand.  The base lines run
+through ``main`` as it is; the walk's lines read one parser built for the walk (``build_parser`` builds the
+same parser at every call: half of a refused line's CPU time), checked unchanged by them at the walk's end.  The values at
 which a command computes (``COSTLY_VALUES``) are walked under ``--run-slow``, the others by default.
 """
 
@@ -18,10 +20,12 @@ import math
 import signal
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
 
+import hockeystick.cli
 import hockeystick.reproduce.figures
 from hockeystick.cli import build_parser, main
 
@@ -185,8 +189,10 @@ WALL_SECONDS = {"simulate": 900.0}
 WALL_DEFAULT = 900.0
 
 
-def _subparsers() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
+def _subparsers(
+    parser: argparse.ArgumentParser | None = None,
+) -> dict[str, argparse.ArgumentParser]:
+    parser = parser or build_parser()
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
 
 
@@ -245,6 +251,16 @@ def _with(line: list[str], flags: list[str], value: str) -> list[str]:
 COSTLY_VALUES = ("5e-324", "1e308", "-0", "0.5", "0.5,2")
 
 
+def _parser_state(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]]:
+    """What a parse reads from ``parser`` and could change: every (sub)parser's actions' defaults and its
+    ``set_defaults``."""
+    state = [("", "", repr(parser._defaults))]
+    for name, sub in _subparsers(parser).items():
+        state.append((name, "", repr(sub._defaults)))
+        state += [(name, a.dest, repr(a.default)) for a in sub._actions]
+    return state
+
+
 def walk_failures(command: str, inputs: str, values: list[str] = TYPED) -> list[str]:
     """The failures of ``command``'s walk: each flag that takes a value set in turn to each of ``values``."""
     sub = _subparsers()[command]
@@ -252,6 +268,17 @@ def walk_failures(command: str, inputs: str, values: list[str] = TYPED) -> list[
     for line in lines:
         code, _, err = run_line(line)
         assert code == 0, f"the base line fails: {' '.join(line)}\n{err}"
+    parser = build_parser()
+    state = _parser_state(parser)
+    with mock.patch.object(hockeystick.cli, "build_parser", lambda: parser):
+        failures = _walk(command, sub, lines, values)
+    assert _parser_state(parser) == state, f"a {command} line changed the parser it read"
+    return failures
+
+
+def _walk(
+    command: str, sub: argparse.ArgumentParser, lines: list[list[str]], values: list[str]
+) -> list[str]:
     failures = []
     for action in _value_flags(sub):
         line = next((line for line in lines if set(action.option_strings) & set(line)), lines[-1])
