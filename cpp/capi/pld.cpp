@@ -22,6 +22,7 @@
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/spectral_profile.hpp>
+#include <hockeystick/pld/refine/step_bracket.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
@@ -150,21 +151,30 @@ double lower_delta(const hs_pld& p, std::size_t d, double epsilon) {
     return v;
 }
 
+// The lower values the opening comment's rule reads, given every direction's upper value `ups`: the leading
+// direction's (the first whose upper value is the largest) first, then those of the directions its lower value does
+// not dominate and of those composed already.
+template <class LowerOf>
+std::vector<double> lower_reads(const hs_pld& p, const std::vector<double>& ups, LowerOf lower_of) {
+    const double upper = *std::max_element(ups.begin(), ups.end());
+    const std::size_t lead = static_cast<std::size_t>(
+        std::find_if(ups.begin(), ups.end(), [&](double u) { return u >= upper; }) - ups.begin());
+    std::vector<double> lows{lower_of(lead)};
+    for (std::size_t d = 0; d < ups.size(); ++d)
+        if (d != lead && (!(ups[d] <= lows.front()) || p.lower[d].composed())) lows.push_back(lower_of(d));
+    return lows;
+}
+
 // [lower, upper] over the directions (the opening comment's rule): upper the largest of upper_of(d); lower the
-// largest of lower_of(d) over the leading direction, the directions its lower value does not dominate, and those
-// composed already.
+// largest of lower_reads.
 template <class UpperOf, class LowerOf>
 void bracket(const hs_pld& p, UpperOf upper_of, LowerOf lower_of, double& lower, double& upper) {
     const std::size_t n = p.upper.size();
     std::vector<double> ups(n);
     for (std::size_t d = 0; d < n; ++d) ups[d] = upper_of(d);
     upper = *std::max_element(ups.begin(), ups.end());
-    const std::size_t lead = static_cast<std::size_t>(
-        std::find_if(ups.begin(), ups.end(), [&](double u) { return u >= upper; }) - ups.begin());
-    const double lead_lower = lower_of(lead);
-    lower = lead_lower;
-    for (std::size_t d = 0; d < n; ++d)
-        if (d != lead && (!(ups[d] <= lead_lower) || p.lower[d].composed())) lower = std::max(lower, lower_of(d));
+    const std::vector<double> lows = lower_reads(p, ups, lower_of);
+    lower = *std::max_element(lows.begin(), lows.end());
 }
 
 // The certified epsilon bracket of p at delta over the directions (hs_pld_epsilon_bracket's value).
@@ -222,12 +232,25 @@ namespace hockeystick_c {
 
 std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta) { return epsilon_bracket_of(p, delta); }
 
+// The delta bracket as a step of the refinement assembles it (pld/refine/step_bracket.hpp, the package's
+// refinement's too): each side the largest over the directions' reads, the lower values those of lower_reads (each
+// with its suffix maxima: the curve's delta), one argument, no record of an earlier grid.
 std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon) {
-    double lo = 0.0, hi = 0.0;
-    bracket(
-        p, [&](std::size_t d) { return upper_delta(p, d, epsilon); },
-        [&](std::size_t d) { return lower_delta(p, d, epsilon); }, lo, hi);
-    return {lo, hi};
+    const std::size_t n = p.upper.size();
+    std::vector<double> ups(n);
+    for (std::size_t d = 0; d < n; ++d) ups[d] = upper_delta(p, d, epsilon);
+    const std::vector<double> lows = lower_reads(p, ups, [&](std::size_t d) { return lower_delta(p, d, epsilon); });
+    const double no_fixed[2] = {0.0, 0.0};  // the fixed parts size a package's next grid only
+    std::vector<pld::DirectionRead> uppers, lowers;
+    for (const double& u : ups) uppers.push_back({&u, no_fixed});
+    for (const double& l : lows) lowers.push_back({&l, no_fixed});
+    pld::RefinedPoint point;
+    point.x = {epsilon};
+    point.own = 1;
+    pld::PointsRules rules;
+    rules.kind = pld::PointsWidth::relative_delta;
+    const pld::StepBracket b = pld::delta_step_bracket(rules, point, uppers, lowers, nullptr);
+    return {b.lower.front(), b.upper.front()};
 }
 
 }  // namespace hockeystick_c

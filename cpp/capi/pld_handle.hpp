@@ -91,12 +91,14 @@ struct Term {
 // on the loss grid of spacing h.
 // Where `direct_bins`, each side's composition recomputes the low band of its many-round rows accurately
 // (ComposeOptions::direct_bins, from an estimated charge of `direct_min_charge`): a refinement's grids, as the
-// package's refinement composes them (python/hockeystick/pld/refine/step_brackets.py).
+// package's refinement composes them (python/hockeystick/pld/refine/step_brackets.py).  `tail`: the mass each end
+// of a composed window may drop, charged (a refinement's windows sized to the delta asked: refinement_tails.hpp).
 struct Composition {
     double h = 0.0;
     std::vector<std::vector<Term>> directions;
     bool direct_bins = false;
     double direct_min_charge = pld::kDirectMinCharge;
+    double tail = pld::kDefaultCompositionTail;
 };
 
 // `composition` run `count` times: every count multiplied (the factors shared).
@@ -158,8 +160,7 @@ inline std::vector<pld::ComposedPMF> compose_sides(const Composition& c, bool pe
     pld::ComposeOptions options;
     options.direct_bins = c.direct_bins;
     options.direct_min_charge = c.direct_min_charge;
-    return pld::compose_many(views, c.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, options,
-                             reads);
+    return pld::compose_many(views, c.h, items, pessimistic, c.tail, kMaxPoints, fft, options, reads);
 }
 
 // The optimistic curve of a composed window at any epsilon, with its suffix maxima (the facade's GridPMF.delta).

@@ -1,10 +1,12 @@
-// The C interface's refinements to an accuracy, over the library's own brackets (hs_pld_subsampled_gaussian composed as
-// hs_pld_self_compose composes it, each grid after the first, and the first at an epsilon's delta below 1e-8, with the
-// low band of its many-round rows recomputed accurately, as the package's refinement: DirectBins): epsilon at delta
-// (hs_subsampled_gaussian_epsilon: the core's epsilon_refinement.hpp, each grid read by hs_pld_epsilon_bracket), delta
-// at epsilon to a relative accuracy (hs_subsampled_gaussian_delta: delta_refinement.hpp, hs_pld_delta_bracket) and the
-// calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over hs_subsampled_gaussian_epsilon's certified upper
-// side).
+// The C interface's refinements to an accuracy: epsilon at delta (hs_subsampled_gaussian_epsilon: the core's
+// epsilon_refinement.hpp over each grid's bracket as the package's refinement reads it, epsilon_bracket_on: the remove
+// direction composed with its truncations sized to delta and the accuracy, pld/refine/refinement_tails.hpp, the add
+// direction screened on a coarser grid, pld/refine/direction_screen.hpp, and composed on the grid only where the
+// screen does not clear; every grid after the first, and the first at a delta below 1e-8, with the low band of its
+// many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
+// (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by hs_pld_delta_bracket's
+// plain bracket) and the calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over
+// hs_subsampled_gaussian_epsilon's certified upper side).
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
 // composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
@@ -31,8 +33,10 @@
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
+#include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
@@ -119,15 +123,84 @@ Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, b
     return Handle(composed, hs_pld_free);
 }
 
-// A refinement's bracket on grid h (`read`: the plain epsilon bracket at delta, or the plain delta bracket at
-// epsilon, of pld_handle.hpp).  A grid after the first that cannot be built gives `none` ([0, inf] on epsilon, [0, 1]
-// on delta), certified and uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
-template <class Read>
-std::pair<double, double> bracket_on(double sigma, double q, long long rounds, double x, double h, bool first,
-                                     DirectBins direct, Read read, std::pair<double, double> none) {
-    const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first, direct);
-    if (!p) return none;
-    return read(*p, x);
+// A refinement's delta bracket on grid h (the plain delta bracket at epsilon of pld_handle.hpp).  A grid after the
+// first that cannot be built gives [0, 1], certified and uninformative, so the loop keeps the brackets it has and
+// stops (its width does not narrow).
+std::pair<double, double> delta_bracket_on(double sigma, double q, long long rounds, double epsilon, double h,
+                                           bool first) {
+    const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first, DirectBins{});
+    if (!p) return {0.0, 1.0};
+    return hockeystick_c::plain_delta_bracket(*p, epsilon);
+}
+
+// One direction of the Poisson-subsampled Gaussian, `rounds` rounds on grid h, its rounds discretized with `tail`
+// (pld/grid/cells.hpp) and its windows with `window`, composed as `direct` says: a handle whose one direction's
+// pessimistic side is composed, its optimistic side (built where `optimistic`) on first need.
+Handle one_direction(double sigma, double q, long long rounds, double h, bool remove, bool optimistic, double tail,
+                     double window, DirectBins direct) {
+    pld::Cells cells;
+    try {
+        cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, hockeystick_c::kMaxCells, optimistic);
+    } catch (const std::length_error&) {
+        throw invalid_argument_error{"value_discretization_interval=" + hockeystick_c::shown(h) +
+                                     " with sigma = " + hockeystick_c::shown(sigma) + " would need more than " +
+                                     std::to_string(hockeystick_c::kMaxCells) + " loss cells"};
+    }
+    pld::GridPMF upper = pld::pessimistic_pmf(cells);
+    pld::GridPMF lower = optimistic ? pld::optimistic_pmf(cells) : pld::GridPMF{};
+    auto c = std::make_shared<hockeystick_c::Composition>();
+    c->h = h;
+    c->directions.push_back(
+        {{std::make_shared<const hockeystick_c::BuiltFactor>(std::move(upper), std::move(lower)), rounds}});
+    c->direct_bins = direct.on;
+    c->direct_min_charge = direct.min_charge;
+    c->tail = window;
+    return Handle(new hs_pld(std::move(c), rounds), hs_pld_free);
+}
+
+// The certified upper epsilon at delta of a one-direction handle's pessimistic side, at least 0.
+double screen_epsilon(const hs_pld& p, double delta) {
+    double e = 0.0;
+    pld::composed_epsilon(p.upper.front(), &delta, 1, &e);
+    return std::max(e, 0.0);
+}
+
+// A refinement's epsilon bracket on grid h at delta to `accuracy`, as the package's refinement reads each grid
+// (python/hockeystick/pld/refine/dominated_direction.py's epsilon_brackets): epsilon = max(eps_remove, eps_add)
+// (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  The remove direction is composed on h, its rounds and windows truncated
+// at the tails refinement_tails.hpp sizes to delta and the accuracy; the add direction's pessimistic side is
+// composed first on a grid kScreenCoarsening times coarser (the screen, its rounds at the default tail), and where
+// that upper side U_a is at or below the remove direction's lower side (pld/refine/direction_screen.hpp's
+// screen_clears) the bracket is the remove direction's: eps_add <= U_a <= eps_remove.  Elsewhere the add direction
+// is composed on h too and each side is the larger of the two directions'.  The package's bracket on that grid, up
+// to the round-off of the two FFTs (cpp/backends/ here, pocketfft there).  A grid after the first that cannot be built (too many cells or points) gives [0, inf],
+// certified and uninformative, so the loop keeps the brackets it has and stops.
+constexpr double kScreenCoarsening = 4.0;  // dominated_direction.COARSENING
+
+std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long rounds, double delta, double h,
+                                             double accuracy, bool first, DirectBins direct) {
+    const double tail = pld::kDefaultCompositionTail;
+    const pld::RefinementTails cut =
+        pld::refinement_tails(sigma, q, static_cast<double>(rounds), delta, tail, accuracy);
+    std::pair<double, double> out{0.0, HUGE_VAL};
+    const hs_status s = guarded([&] {
+        const Handle remove = one_direction(sigma, q, rounds, h, true, true, cut.round, cut.window, direct);
+        const std::pair<double, double> r = hockeystick_c::plain_epsilon_bracket(*remove, delta);
+        const double coarse = std::min(h * kScreenCoarsening, hockeystick_c::kMaxInterval);
+        const Handle screen = one_direction(sigma, q, rounds, coarse, false, false, tail, cut.window, direct);
+        const double bound = screen_epsilon(*screen, delta);
+        if (pld::screen_clears(&bound, &r.first, 1, -HUGE_VAL)) {
+            out = r;
+            return HS_OK;
+        }
+        const Handle add = one_direction(sigma, q, rounds, h, false, true, tail, cut.window, direct);
+        const std::pair<double, double> a = hockeystick_c::plain_epsilon_bracket(*add, delta);
+        out = {std::max(r.first, a.first), std::max(r.second, a.second)};
+        return HS_OK;
+    });
+    if (s == HS_INVALID_ARGUMENT && !first) return {0.0, HUGE_VAL};
+    if (s != HS_OK) raise_status(s);
+    return out;
 }
 
 void require_sampling(double q, long long rounds) {
@@ -147,8 +220,7 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
     const double t = static_cast<double>(rounds);
     pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
         const bool first = grids++ == 0;
-        return bracket_on(sigma, sampling_rate, rounds, delta, h, first, direct_bins(first, delta),
-                          hockeystick_c::plain_epsilon_bracket, {0.0, HUGE_VAL});
+        return epsilon_bracket_on(sigma, sampling_rate, rounds, delta, h, accuracy, first, direct_bins(first, delta));
     });
     if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
         hockeystick_c::CompositionFft fft;
@@ -174,8 +246,7 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
     const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
     pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
         const bool first = grids++ == 0;
-        return bracket_on(sigma, sampling_rate, rounds, epsilon, h, first, DirectBins{},
-                          hockeystick_c::plain_delta_bracket, {0.0, 1.0});
+        return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
     });
     if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
         hockeystick_c::CompositionFft fft;
