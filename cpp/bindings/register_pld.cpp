@@ -11,6 +11,7 @@
 #include <hockeystick/pld/reads/complement_scans.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
+#include <hockeystick/pld/reads/epsilon_root_search.hpp>
 #include <hockeystick/pld/reads/epsilon_width.hpp>
 #include <hockeystick/pld/reads/hockey_stick.hpp>
 #include <hockeystick/pld/mechanisms/bounded_range.hpp>
@@ -22,6 +23,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -838,6 +840,31 @@ void register_pld_scans(py::module_& grid, py::module_& m) {
         },
         py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"),
         py::arg("threads") = 0);
+    // The root search (pld/reads/epsilon_root_search.hpp) over a side given as a Python callable of a 1-d float64
+    // array of eps; the interpreter lock is held throughout (each step calls it).
+    m.def(
+        "epsilon_search",
+        [](const py::function& delta_of, double target, bool upper, double top, double tolerance,
+           const py::iterable& hints, int first_pass, int cluster) {
+            pld::EpsilonSearchQuestion q;
+            q.target = target, q.upper = upper, q.top = top, q.tolerance = tolerance;
+            for (const py::handle h : hints) q.hints.push_back(h.cast<double>());
+            q.first_pass = first_pass, q.cluster = cluster;
+            const auto side = [&](const std::vector<double>& points, std::vector<double>& values) {
+                py::array_t<double> at(static_cast<py::ssize_t>(points.size()));
+                std::copy(points.begin(), points.end(), at.mutable_data());
+                const auto got = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(delta_of(at));
+                if (!got || got.size() != at.size())
+                    throw py::value_error("delta_of must return one delta per point asked (epsilon_search)");
+                std::copy(got.data(), got.data() + got.size(), values.begin());
+            };
+            return pld::epsilon_root_search(side, q);  // std::invalid_argument: pybind11's ValueError
+        },
+        py::arg("delta_of"), py::arg("target"), py::kw_only(), py::arg("upper"), py::arg("top"), py::arg("tolerance"),
+        py::arg("hints") = py::tuple(), py::arg("first_pass") = 0, py::arg("cluster") = 0,
+        "A certified epsilon at `target` from the certified side `delta_of` (upper: the least evaluated eps with "
+        "delta <= target; lower: the largest with delta > target), narrowed to `tolerance` by a batched Illinois "
+        "search (pld/reads/epsilon_root_search.hpp).");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@ sides and scans; its charges as one ``Charges`` object; the max-of-outputs test'
 (cpp/bindings/register_pld_max_of_outputs.cpp); a tilted window's round-off charge of the weighted sum its
 untilted curve reads (cpp/bindings/register_pld_tilted_charge.cpp)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -92,6 +92,17 @@ def delta(
 def epsilon(
     p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, delta: npt.ArrayLike, threads: int = 0
 ) -> npt.NDArray[np.float64]: ...
+def epsilon_search(
+    delta_of: Callable[[npt.NDArray[np.float64]], npt.ArrayLike],
+    target: float,
+    *,
+    upper: bool,
+    top: float,
+    tolerance: float,
+    hints: Sequence[float] = (),
+    first_pass: int = 0,
+    cluster: int = 0,
+) -> float: ...
 def geometric_sums_at(
     p: npt.ArrayLike, *, decay: float, at: npt.ArrayLike, rising: bool
 ) -> npt.NDArray[np.float64]: ...

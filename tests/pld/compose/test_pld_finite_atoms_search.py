@@ -1,11 +1,10 @@
 """The epsilon search of pld.finite_atoms against plain bisection and 50-digit references.
 
-- ``finite_atoms.epsilon_search`` with its cluster steps aimed by ``_inverse_cubic``: the answers
-  satisfy their side's condition (upper: delta_up(eps) <= target; lower: delta_lo(eps) > target),
-  lie within the tolerance of the crossing found by plain bisection on the same side, and bracket
-  the exact epsilon of discrete Laplace atoms beside a Gaussian (mpmath, 50 digits);
-- ``_inverse_cubic`` itself: exact where x is a cubic in g, the fallback where the points are not
-  monotone or the estimate leaves the bracket.
+- ``finite_atoms.epsilon_search`` with its cluster steps: the answers satisfy their side's
+  condition (upper: delta_up(eps) <= target; lower: delta_lo(eps) > target), lie within the
+  tolerance of the crossing found by plain bisection on the same side, and bracket the exact
+  epsilon of discrete Laplace atoms beside a Gaussian (mpmath, 50 digits) (the cluster's aim:
+  test_atoms_epsilon_core.py).
 """
 
 from __future__ import annotations
@@ -91,36 +90,6 @@ def test_cluster_search_lands_within_tolerance_and_brackets_the_exact_epsilon(
         return sum(p * _gaussian_exact(r, float(mp.mpf(e) - l)) for p, l in zip(p_exact, losses))
 
     assert exact(found[True]) <= target < exact(found[False])
-
-
-def test_inverse_cubic_is_exact_on_a_cubic_and_falls_back():
-    xs = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
-    g = 1.0 - 3.0 * xs - 0.5 * xs**2  # strictly decreasing; x(g) is not a cubic, but close
-    values = np.exp(g) * 1e-5  # log(values) - log(1e-5) = g
-    estimate = atoms_epsilon._inverse_cubic(xs, values, 0.3, 0.4, math.log(1e-5), fallback=-1.0)
-    root = (-3.0 + math.sqrt(9.0 + 2.0)) / 1.0  # 1 - 3x - x^2/2 = 0
-    assert 0.3 < estimate < 0.4 and abs(estimate - root) < 1e-4
-    # x exactly a cubic in g: exact
-    gs = np.array([0.9, 0.3, -0.2, -0.8])
-    cubic = 0.5 - 0.2 * gs + 0.05 * gs**2 - 0.01 * gs**3
-    assert atoms_epsilon._inverse_cubic(
-        cubic, np.exp(gs), float(cubic[1]), float(cubic[2]), 0.0, -1.0
-    ) == pytest.approx(0.5, abs=1e-14)
-    # not monotone: the fallback
-    bumpy = np.array([1e-5 * math.e, 1e-5 * 0.5, 1e-5 * 2.0, 1e-5 * 0.1])
-    assert (
-        atoms_epsilon._inverse_cubic(
-            np.array([0.0, 0.1, 0.2, 0.3]), bumpy, 0.0, 0.1, math.log(1e-5), 0.05
-        )
-        == 0.05
-    )
-    # nothing beyond one end: the fallback
-    assert (
-        atoms_epsilon._inverse_cubic(
-            np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15
-        )
-        == 0.15
-    )
 
 
 @pytest.mark.parametrize("upper", [True, False])

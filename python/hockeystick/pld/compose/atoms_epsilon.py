@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import cast
 
 import numpy as np
 
+from ... import _core
 from ..grid import atoms
 from ..grid.atoms import Atoms, _side
 from .atoms_delta import _lean_delta, delta
@@ -18,7 +18,6 @@ from .atoms_delta import _lean_delta, delta
 _ONE_PASS_POINTS = (
     64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 )
-INNER = 0.45  # a search's cluster puts points at x +- INNER tolerance r^i, r >= 2: neighbours < tolerance apart
 
 
 def epsilon_search(
@@ -40,198 +39,59 @@ def epsilon_search(
     on log delta (nearly linear in eps), with a bisection whenever two steps have not halved the
     interval, until it is no wider than ``tolerance``.  ``hints`` (points expected near the answer:
     a coarser grid's bracket, the other side's epsilon) are evaluated with the two ends, in one
-    call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
-    without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
-    cost is mostly overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false
-    position x, the points x +- ``INNER`` tolerance r^i (i < ``cluster`` / 2, r >= 2 reaching the
-    even spacing below) inside the bracket: where a call costs mostly overhead, one call then
-    usually lands the answer within the tolerance (the false position on the nearly linear log delta
-    is that close), instead of one call per step; ``cluster`` more points spread evenly over the
-    bracket shrink it at least cluster + 1 times a call where the false position is off; the first
-    call puts such a cluster around every hint.
+    call, and the search starts from the narrowest bracket they give; without hints,
+    ``first_pass`` evenly spaced points play their part (worth it where one call's cost is mostly
+    overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false position x
+    (aimed by inverse cubic interpolation), points around x and ``cluster`` points spread evenly
+    over the bracket, so that one call usually lands the answer within the tolerance; the first
+    call puts such a cluster around every hint.  The search runs in the core
+    (``_core.pld_reads.epsilon_search``, cpp/include/hockeystick/pld/reads/epsilon_root_search.hpp),
+    calling ``delta_of`` with a 1-d float64 array of eps at each step.
+
+    Parameters
+    ----------
+    delta_of : callable
+        The certified side: a 1-d float64 array of eps to delta at each (the same length, no NaN).
+    target : float
+        The delta asked for (> 0 unless the ends settle the answer).
+    upper : bool
+        Whether ``delta_of`` is the upper side (the answer an upper bound on epsilon) or the lower.
+    top : float
+        A finite point >= 0 above every finite loss (delta is constant beyond it).
+    tolerance : float
+        The final bracket's width (>= 0; at least 4 ulps of its upper end).
+    hints : sequence of float, optional
+        Points expected near the answer.
+    first_pass : int, optional
+        Evenly spaced points evaluated with the ends where there are no hints.
+    cluster : int, optional
+        Points evenly over the bracket evaluated with each step's aim (0: one point a step).
+
+    Returns
+    -------
+    float
+        Upper side: an eps with delta_of(eps) <= target (0 where eps = 0 qualifies, inf where
+        ``top`` does not); lower side: an eps with delta_of(eps) > target (``top`` where ``top``
+        still exceeds the target).
+
+    Raises
+    ------
+    ValueError
+        Where ``delta_of`` returns NaN or a wrong number of values, ``top`` is not finite and >= 0,
+        ``tolerance`` is not >= 0, or ``target`` is not > 0 with the ends unsettled.
     """
-    # the distinct points in increasing order (a sorted set: numpy's unique imports numpy.ma, which
-    # a first answer need not load)
-    points = np.array(
-        sorted(
-            {
-                0.0,
-                float(top),
-                *(x for x in _guesses(hints, first_pass, cluster, top, tolerance) if 0.0 < x < top),
-            }
-        ),
-        dtype=np.float64,
-    )
-    values = np.asarray(delta_of(points), dtype=np.float64)
-    settled = _settled_end(points, values, target, upper)
-    if settled is not None:
-        return settled
-    first = int(
-        np.argmax(values <= target)
-    )  # >= 1: the first evaluated point at or below the target
-    log_target = math.log(target)
-    b = _Bracket(
-        float(points[first - 1]),
-        float(points[first]),
-        _log_gap(float(values[first - 1]), log_target),
-        _log_gap(float(values[first]), log_target),
-    )
-    width_before = b.hi - b.lo
-    steps = 0
-    # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
-    seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
-    while b.hi - b.lo > max(
-        tolerance, 4.0 * math.ulp(b.hi)
-    ):  # an answer near 1e10 has a spacing above tolerance
-        steps += 1
-        x = b.false_position()
-        if cluster > 0 and steps % 3 != 0:
-            x = _inverse_cubic(seen_x, seen_v, b.lo, b.hi, log_target, x)
-        if steps % 3 == 0:  # a bisection whenever two steps have not halved the interval
-            if b.hi - b.lo > 0.5 * width_before:
-                x = 0.5 * (b.lo + b.hi)
-            width_before = b.hi - b.lo
-        margin = 0.25 * tolerance
-        x = min(max(x, b.lo + margin), b.hi - margin)
-        if cluster > 0:
-            trial = _cluster_points(b.lo, b.hi, x, cluster, tolerance)
-            tried_v = np.asarray(delta_of(trial), dtype=np.float64)
-            seen_x, seen_v = np.concatenate([seen_x, trial]), np.concatenate([seen_v, tried_v])
-            b.narrow_to(trial, tried_v.tolist(), target, log_target)
-            continue
-        value = float(delta_of(np.array([x]))[0])
-        gx = _log_gap(value, log_target)
-        if (
-            value > target
-        ):  # the side from the value itself: the gap is floored (a target below 1e-300)
-            b.move((x, gx), None)
-        else:
-            b.move(None, (x, gx))
-    return b.hi if upper else b.lo
-
-
-def _log_gap(value: float, log_target: float) -> float:
-    """g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims."""
-    return math.log(max(value, 1e-300)) - log_target
-
-
-def _spread(half: int, reach: float, tolerance: float) -> np.ndarray:
-    """INNER tolerance r^i, i < half, with r >= 2 reaching ``reach`` at i = half - 1."""
-    ratio = max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1)))
-    return cast(np.ndarray, INNER * tolerance * ratio ** np.arange(half))
-
-
-def _guesses(
-    hints: Sequence[float], first_pass: int, cluster: int, top: float, tolerance: float
-) -> list[float]:
-    """The points ``epsilon_search`` evaluates with the two ends: the hints, each with a cluster
-    around it reaching the others (the answer is near one) where ``cluster`` > 0; without hints,
-    ``first_pass`` evenly spaced points."""
-    if not hints:
-        return cast("list[float]", np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist())
-    if cluster <= 0:
-        return list(hints)
-    spread = _spread(max(cluster // 2, 1), max(max(hints) - min(hints), 2.0 * tolerance), tolerance)
-    centres = np.asarray(hints, dtype=np.float64)[:, None]
-    around = np.concatenate([centres + np.concatenate([-spread, spread])[None, :], centres], axis=1)
-    return around.ravel().tolist()
-
-
-def _settled_end(
-    points: np.ndarray, values: np.ndarray, target: float, upper: bool
-) -> float | None:
-    """The answer where the evaluated ends settle it: inf (upper side above the target even at
-    ``top``), 0 (at or below the target at eps = 0), ``top`` (lower side above the target there);
-    None otherwise."""
-    if upper and values[-1] > target:
-        return math.inf
-    if values[0] <= target:
-        return 0.0
-    if not upper and values[-1] > target:
-        return float(points[-1])
-    return None
-
-
-def _cluster_points(lo: float, hi: float, x: float, cluster: int, tolerance: float) -> np.ndarray:
-    """``cluster`` points evenly over (lo, hi) (the bracket shrinks at least cluster + 1 times) and
-    x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing: those inside (lo,
-    hi), sorted."""
-    even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
-    spread = _spread(max(cluster // 2, 1), (hi - lo) / (cluster + 1), tolerance)
-    around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
-    return around[(around > lo) & (around < hi)]
-
-
-class _Bracket:
-    """lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g
-    (``_log_gap``) at each; ``kept`` is -1 where the last step moved lo only, +1 where it moved hi
-    only, 0 otherwise (Illinois: a side moved twice in a row halves the other side's g)."""
-
-    __slots__ = ("g_hi", "g_lo", "hi", "kept", "lo")
-
-    def __init__(self, lo: float, hi: float, g_lo: float, g_hi: float):
-        self.lo, self.hi, self.g_lo, self.g_hi = lo, hi, g_lo, g_hi
-        self.kept = 0
-
-    def false_position(self) -> float:
-        """The false position of g = 0 on (lo, hi); the midpoint where g does not fall across it."""
-        lo, hi, g_lo, g_hi = self.lo, self.hi, self.g_lo, self.g_hi
-        return hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
-
-    def move(self, lo: tuple[float, float] | None, hi: tuple[float, float] | None) -> None:
-        """Moves lo and/or hi (each a point and its g), then the Illinois halving."""
-        if lo is not None:
-            self.lo, self.g_lo = lo
-        if hi is not None:
-            self.hi, self.g_hi = hi
-        if lo is not None and hi is not None:
-            self.kept = 0
-        elif lo is not None:
-            self.g_hi, self.kept = (0.5 * self.g_hi if self.kept == -1 else self.g_hi), -1
-        else:
-            self.g_lo, self.kept = (0.5 * self.g_lo if self.kept == 1 else self.g_lo), 1
-
-    def narrow_to(
-        self, trial: np.ndarray, tried: list[float], target: float, log_target: float
-    ) -> None:
-        """Moves the ends to the sorted trial points either side of the first one at or below the target."""
-        at_or_below = [i for i, v in enumerate(tried) if v <= target]
-        first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
-        self.move(
-            (float(trial[first - 1]), _log_gap(tried[first - 1], log_target))
-            if first > 0
-            else None,
-            (float(trial[first]), _log_gap(tried[first], log_target))
-            if first < trial.size
-            else None,
+    return float(
+        _core.pld_reads.epsilon_search(
+            delta_of,
+            float(target),
+            upper=bool(upper),
+            top=float(top),
+            tolerance=float(tolerance),
+            hints=[float(h) for h in hints],
+            first_pass=int(first_pass),
+            cluster=int(cluster),
         )
-
-
-def _inverse_cubic(
-    xs: np.ndarray, values: np.ndarray, lo: float, hi: float, log_target: float, fallback: float
-) -> float:
-    """Where log delta crosses the target, by inverse interpolation (x as a cubic in log delta - log
-    target) through lo, hi and the nearest evaluated points beyond each (fewer where there is none);
-    ``fallback`` (the false position) where the points are not strictly decreasing in delta or the
-    estimate leaves (lo, hi).  Only where the search looks next: every answer is evaluated."""
-    left = np.flatnonzero((xs <= lo) & (values > 0.0))
-    right = np.flatnonzero((xs >= hi) & (values > 0.0))
-    if left.size == 0 or right.size == 0:
-        return fallback
-    take_left = left[np.argsort(xs[left])[-2:]]
-    take_right = right[np.argsort(xs[right])[:2]]
-    px = np.concatenate([xs[take_left], xs[take_right]])
-    pg = np.log(np.concatenate([values[take_left], values[take_right]])) - log_target
-    if px.size < 3 or not (np.all(np.diff(px) > 0.0) and np.all(np.diff(pg) < 0.0)):
-        return fallback
-    estimate = 0.0
-    for i in range(px.size):  # Lagrange form at g = 0
-        weight = 1.0
-        for j in range(px.size):
-            if j != i:
-                weight *= pg[j] / (pg[j] - pg[i])
-        estimate += float(px[i]) * weight
-    return estimate if lo < estimate < hi else fallback
+    )
 
 
 def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) -> int | None:
