@@ -663,7 +663,9 @@ class PrivacyLedger:
         ``sampling_rate``, ``rounds`` and ``sensitivity``, or its ``stages``).  A run's settings are
         fixed before it starts, so the ledger is built with ``adaptive=False`` unless
         ``ledger_options`` say otherwise; its ``composition(delta)`` is then the certified PLD
-        bracket of the same rounds as ``run.epsilon(delta, bound="both")``.
+        bracket of the same rounds as ``run.epsilon(delta, bound="both")`` at the default accuracy
+        (a run's ``accuracy=`` says how the run reads its ε, not which rounds it holds, and is not
+        carried: a run asked at a finer accuracy answers a narrower bracket inside the ledger's).
 
         Parameters
         ----------
