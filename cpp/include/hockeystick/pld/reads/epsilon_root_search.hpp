@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -106,20 +107,17 @@ inline std::vector<double> cluster_points(double lo, double hi, double x, int cl
     return out;
 }
 
-// Where log delta crosses the target, by inverse interpolation (x as a polynomial in g, Lagrange form at g = 0)
-// through lo, hi and the nearest evaluated points beyond each (up to two a side); `fallback` where a side has no
-// positive value, fewer than three points are found, they are not strictly decreasing in delta, or the estimate
-// leaves (lo, hi).  Only where the search looks next: every answer is evaluated.
-inline double inverse_cubic(const std::vector<double>& xs, const std::vector<double>& values, double lo, double hi,
-                            double log_target, double fallback) {
-    std::vector<double> left, right;  // x of the positive values at or below lo, at or above hi
+// Up to two points of positive value at or below lo (the nearest) and up to two at or above hi (the nearest), in
+// increasing x as (x, value); none where a side has no positive value.
+inline std::vector<std::pair<double, double>> points_beside(const std::vector<double>& xs,
+                                                            const std::vector<double>& values, double lo, double hi) {
     std::vector<std::pair<double, double>> l, r;
     for (std::size_t i = 0; i < xs.size(); ++i) {
         if (!(values[i] > 0.0)) continue;
         if (xs[i] <= lo) l.emplace_back(xs[i], values[i]);
         if (xs[i] >= hi) r.emplace_back(xs[i], values[i]);
     }
-    if (l.empty() || r.empty()) return fallback;
+    if (l.empty() || r.empty()) return {};
     const auto by_x = [](const std::pair<double, double>& a, const std::pair<double, double>& b) {
         return a.first < b.first;
     };
@@ -127,6 +125,28 @@ inline double inverse_cubic(const std::vector<double>& xs, const std::vector<dou
     std::sort(r.begin(), r.end(), by_x);
     std::vector<std::pair<double, double>> p(l.end() - std::min<std::size_t>(l.size(), 2), l.end());
     p.insert(p.end(), r.begin(), r.begin() + std::min<std::size_t>(r.size(), 2));
+    return p;
+}
+
+// The x where the polynomial through (g_i, x_i) (Lagrange form) takes g = 0.
+inline double lagrange_at_zero(const std::vector<double>& px, const std::vector<double>& pg) {
+    double estimate = 0.0;
+    for (std::size_t i = 0; i < px.size(); ++i) {
+        double weight = 1.0;
+        for (std::size_t j = 0; j < px.size(); ++j)
+            if (j != i) weight *= pg[j] / (pg[j] - pg[i]);
+        estimate += px[i] * weight;
+    }
+    return estimate;
+}
+
+// Where log delta crosses the target, by inverse interpolation (x as a polynomial in g, Lagrange form at g = 0)
+// through lo, hi and the nearest evaluated points beyond each (up to two a side); `fallback` where a side has no
+// positive value, fewer than three points are found, they are not strictly decreasing in delta, or the estimate
+// leaves (lo, hi).  Only where the search looks next: every answer is evaluated.
+inline double inverse_cubic(const std::vector<double>& xs, const std::vector<double>& values, double lo, double hi,
+                            double log_target, double fallback) {
+    const std::vector<std::pair<double, double>> p = points_beside(xs, values, lo, hi);
     if (p.size() < 3) return fallback;
     std::vector<double> px, pg;
     for (const auto& [x, v] : p) {
@@ -135,13 +155,7 @@ inline double inverse_cubic(const std::vector<double>& xs, const std::vector<dou
     }
     for (std::size_t i = 1; i < p.size(); ++i)
         if (!(px[i] - px[i - 1] > 0.0 && pg[i] - pg[i - 1] < 0.0)) return fallback;
-    double estimate = 0.0;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-        double weight = 1.0;
-        for (std::size_t j = 0; j < p.size(); ++j)
-            if (j != i) weight *= pg[j] / (pg[j] - pg[i]);
-        estimate += px[i] * weight;
-    }
+    const double estimate = lagrange_at_zero(px, pg);
     return lo < estimate && estimate < hi ? estimate : fallback;
 }
 
@@ -177,6 +191,88 @@ inline void check_values(const std::vector<double>& points, const std::vector<do
         if (std::isnan(v)) throw std::invalid_argument("delta_of returned NaN: the side curve is not a bound");
 }
 
+// The question's refusals that need no evaluation.
+inline void check_question(const EpsilonSearchQuestion& q) {
+    if (!(q.tolerance >= 0.0)) throw std::invalid_argument("tolerance must be >= 0 (the bracket's final width)");
+    if (!(q.top >= 0.0 && std::isfinite(q.top)))
+        throw std::invalid_argument("top must be finite and >= 0 (a point above every finite loss)");
+}
+
+// The first call's points: 0, top and the guesses inside (0, top), sorted, each once.
+inline std::vector<double> first_points(const EpsilonSearchQuestion& q) {
+    std::vector<double> points{0.0, q.top};
+    for (const double x : guesses(q))
+        if (0.0 < x && x < q.top) points.push_back(x);
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    return points;
+}
+
+// The answer the first call's ends settle (opening comment: +inf, 0 or top), none where they settle none.
+inline std::optional<double> settled_end(const std::vector<double>& values, const EpsilonSearchQuestion& q) {
+    if (q.upper && values.back() > q.target) return std::numeric_limits<double>::infinity();
+    if (values.front() <= q.target) return 0.0;
+    if (!q.upper && values.back() > q.target) return q.top;
+    return std::nullopt;
+}
+
+// The narrowest bracket of the first call: its first point at or below the target and the point before it.
+inline Bracket first_bracket(const std::vector<double>& points, const std::vector<double>& values, double target,
+                             double log_target) {
+    std::size_t first = 1;
+    while (!(values[first] <= target)) ++first;
+    return Bracket{points[first - 1], points[first], log_gap(values[first - 1], log_target),
+                   log_gap(values[first], log_target)};
+}
+
+// Where step `steps` evaluates: the false position, aimed by the inverse cubic through `seen` on a cluster step that
+// is not a third; every third step a bisection where the two before it have not halved the interval (width_before
+// is that width, updated here); kept a quarter tolerance inside the bracket.
+inline double next_point(const Bracket& b, int steps, double& width_before, const EpsilonSearchQuestion& q,
+                         const std::vector<double>& seen_x, const std::vector<double>& seen_v, double log_target) {
+    double x = b.false_position();
+    if (q.cluster > 0 && steps % 3 != 0) x = inverse_cubic(seen_x, seen_v, b.lo, b.hi, log_target, x);
+    if (steps % 3 == 0) {
+        if (b.hi - b.lo > 0.5 * width_before) x = 0.5 * (b.lo + b.hi);
+        width_before = b.hi - b.lo;
+    }
+    const double margin = 0.25 * q.tolerance;
+    return std::min(std::max(x, b.lo + margin), b.hi - margin);
+}
+
+// A cluster step around x (opening comment): its points evaluated in one call, kept in `seen`, and the bracket
+// moved to the last point above the target and the first at or below it.
+template <class DeltaOf>
+void cluster_step(DeltaOf& delta_of, Bracket& b, double x, const EpsilonSearchQuestion& q, double log_target,
+                  std::vector<double>& seen_x, std::vector<double>& seen_v) {
+    const std::vector<double> trial = cluster_points(b.lo, b.hi, x, q.cluster, q.tolerance);
+    std::vector<double> tried(trial.size(), 0.0);
+    delta_of(trial, tried);
+    check_values(trial, tried);
+    seen_x.insert(seen_x.end(), trial.begin(), trial.end());
+    seen_v.insert(seen_v.end(), tried.begin(), tried.end());
+    std::size_t k = 0;  // the first trial point at or below the target (trial.size() where none is)
+    while (k < trial.size() && !(tried[k] <= q.target)) ++k;
+    const bool move_lo = k > 0, move_hi = k < trial.size();
+    b.move(move_lo, move_lo ? trial[k - 1] : 0.0, move_lo ? log_gap(tried[k - 1], log_target) : 0.0, move_hi,
+           move_hi ? trial[k] : 0.0, move_hi ? log_gap(tried[k], log_target) : 0.0);
+}
+
+// A step of one point x: the side its value puts it on (the gap is floored: a target below 1e-300) moves.
+template <class DeltaOf>
+void single_step(DeltaOf& delta_of, Bracket& b, double x, const EpsilonSearchQuestion& q, double log_target) {
+    const std::vector<double> trial(1, x);
+    std::vector<double> tried(1, 0.0);
+    delta_of(trial, tried);
+    check_values(trial, tried);
+    const double gx = log_gap(tried[0], log_target);
+    if (tried[0] > q.target) {
+        b.move(true, x, gx, false, 0.0, 0.0);
+    } else {
+        b.move(false, 0.0, 0.0, true, x, gx);
+    }
+}
+
 }  // namespace epsilon_search_detail
 
 // The certified epsilon (opening comment).  delta_of(points, values) fills values (resized by the caller to
@@ -186,63 +282,25 @@ inline void check_values(const std::vector<double>& points, const std::vector<do
 template <class DeltaOf>
 double epsilon_root_search(DeltaOf&& delta_of, const EpsilonSearchQuestion& q) {
     namespace d = epsilon_search_detail;
-    if (!(q.tolerance >= 0.0)) throw std::invalid_argument("tolerance must be >= 0 (the bracket's final width)");
-    if (!(q.top >= 0.0 && std::isfinite(q.top)))
-        throw std::invalid_argument("top must be finite and >= 0 (a point above every finite loss)");
-    std::vector<double> points{0.0, q.top};
-    for (const double x : d::guesses(q))
-        if (0.0 < x && x < q.top) points.push_back(x);
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end()), points.end());
+    d::check_question(q);
+    const std::vector<double> points = d::first_points(q);
     std::vector<double> values(points.size());
     delta_of(points, values);
     d::check_values(points, values);
-    if (q.upper && values.back() > q.target) return std::numeric_limits<double>::infinity();
-    if (values.front() <= q.target) return 0.0;
-    if (!q.upper && values.back() > q.target) return points.back();
+    if (const std::optional<double> end = d::settled_end(values, q)) return *end;
     if (!(q.target > 0.0)) throw std::invalid_argument("target must be > 0 (delta's logarithm aims the search)");
-    std::size_t first = 1;  // the first evaluated point at or below the target
-    while (!(values[first] <= q.target)) ++first;
     const double log_target = std::log(q.target);
-    d::Bracket b{points[first - 1], points[first], d::log_gap(values[first - 1], log_target),
-                 d::log_gap(values[first], log_target)};
+    d::Bracket b = d::first_bracket(points, values, q.target, log_target);
     double width_before = b.hi - b.lo;
     // cluster steps: every evaluated point, for the inverse cubic interpolation beside the bracket
     std::vector<double> seen_x, seen_v;
     if (q.cluster > 0) seen_x = points, seen_v = values;
-    std::vector<double> trial, tried(1);
     for (int steps = 1; b.hi - b.lo > std::max(q.tolerance, 4.0 * d::ulp(b.hi)); ++steps) {
-        double x = b.false_position();
-        if (q.cluster > 0 && steps % 3 != 0) x = d::inverse_cubic(seen_x, seen_v, b.lo, b.hi, log_target, x);
-        if (steps % 3 == 0) {  // a bisection whenever two steps have not halved the interval
-            if (b.hi - b.lo > 0.5 * width_before) x = 0.5 * (b.lo + b.hi);
-            width_before = b.hi - b.lo;
-        }
-        const double margin = 0.25 * q.tolerance;
-        x = std::min(std::max(x, b.lo + margin), b.hi - margin);
+        const double x = d::next_point(b, steps, width_before, q, seen_x, seen_v, log_target);
         if (q.cluster > 0) {
-            trial = d::cluster_points(b.lo, b.hi, x, q.cluster, q.tolerance);
-            tried.assign(trial.size(), 0.0);
-            delta_of(trial, tried);
-            d::check_values(trial, tried);
-            seen_x.insert(seen_x.end(), trial.begin(), trial.end());
-            seen_v.insert(seen_v.end(), tried.begin(), tried.end());
-            std::size_t k = 0;  // the first trial point at or below the target (trial.size() where none is)
-            while (k < trial.size() && !(tried[k] <= q.target)) ++k;
-            const bool move_lo = k > 0, move_hi = k < trial.size();
-            b.move(move_lo, move_lo ? trial[k - 1] : 0.0, move_lo ? d::log_gap(tried[k - 1], log_target) : 0.0, move_hi,
-                   move_hi ? trial[k] : 0.0, move_hi ? d::log_gap(tried[k], log_target) : 0.0);
-            continue;
-        }
-        trial.assign(1, x);
-        tried.assign(1, 0.0);
-        delta_of(trial, tried);
-        d::check_values(trial, tried);
-        const double gx = d::log_gap(tried[0], log_target);
-        if (tried[0] > q.target) {  // the side from the value itself: the gap is floored (a target below 1e-300)
-            b.move(true, x, gx, false, 0.0, 0.0);
+            d::cluster_step(delta_of, b, x, q, log_target, seen_x, seen_v);
         } else {
-            b.move(false, 0.0, 0.0, true, x, gx);
+            d::single_step(delta_of, b, x, q, log_target);
         }
     }
     return q.upper ? b.hi : b.lo;
