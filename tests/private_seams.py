@@ -21,7 +21,6 @@ SEAMS = {
     "_lean_delta": "finite atoms' plain-float delta checked against numpy's delta on the same atoms",
     "_lean_self_compose": "the binomial closed form of a self-composition checked bit for bit against the lattice",
     "_binomial_self_compose": "the same closed form's refusal near underflow",
-    "_inverse_cubic": "the epsilon search's interpolation step and its fallbacks, unit-tested",
     "_profile": "GridPMF's kept suffix-sum cache: identity across queries",
     "_top_profile": "GridPMF's kept top profile: which part a query built",
     "_KEPT": "the log-moments kept per PMF (compose/log_moments.py): filled by a read, dropped with its PMF",

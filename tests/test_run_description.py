@@ -71,6 +71,12 @@ KNOWN_READS = {
         "a plan whose grid tails leave the upper side infinite takes the RDP side, rounded up by "
         "RDP_MARGIN, and warns (warn_unreadable)",
     ),
+    (
+        "pld/accountants/question_plan.py",
+        "refine/unmet",
+        "a plan asked to an accuracy, its bracket intersected with the default's, warns "
+        "AccuracyNotMetWarning where that is still wider than asked, by the refinement's one rule (unmet_flags)",
+    ),
 }
 
 
