@@ -18,7 +18,6 @@ from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine.grid_start import StartGrid, grid_policy, within_window
 from hockeystick.pld.refine.points import Refinement
-from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from .numpy_next_grid import NextGrid
 
@@ -239,10 +238,7 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
         pld = SubsampledGaussianPLD(
             sigma=sigma, sampling_rate=q, rounds=rounds, sensitivity=sensitivity, accuracy=accuracy
         )
-        if delta > 1e-12:
-            return pld.epsilon(delta, bound="both")
-        with pytest.warns(AccuracyNotMetWarning, match="wider than accuracy"):
-            return pld.epsilon(delta, bound="both")
+        return pld.epsilon(delta, bound="both")
 
     monkeypatch.setattr(Refinement, "one_epsilon", recorded)
     core = bracket()
