@@ -199,8 +199,13 @@ def test_a_mixture_composition_past_the_exp_underflow_is_bracketed_by_an_indepen
 
 
 def test_a_workers_peak_memory_is_its_own_not_its_parents(tmp_path):
-    """The memory check reads the worker's own peak: a parent that touched 1.5 GB before spawning it (as a
-    pytest process does after heavy tests) leaves the worker's reported peak at what its query used."""
+    """The memory check reads the worker's own peak: a parent that touched 0.5 GB before spawning it (as a
+    pytest process does after heavy tests) leaves the worker's reported peak at what its query used.
+
+    The parent's peak (its block and its imports, above 0.5 GB) is what an inherited high-water mark
+    (``getrusage``'s ``ru_maxrss``, kept across exec) would report; a Gaussian query's own peak is about
+    0.12 GB, so a reported peak below 0.5 GB is the worker's own.  A larger block only costs its page
+    faults (4 CPU s for 1.5 GB)."""
     script = tmp_path / "parent.py"
     script.write_text(
         "import sys\n"
@@ -210,7 +215,7 @@ def test_a_workers_peak_memory_is_its_own_not_its_parents(tmp_path):
         "from dp_accounting.privacy_accountant import NeighboringRelation as NR\n"
         "from tests.fuzz.event_tree_search import Worker\n"
         "if __name__ == '__main__':\n"
-        "    block = np.ones(1_500_000_000 // 8)\n"
+        "    block = np.ones(500_000_000 // 8)\n"
         "    del block\n"
         "    worker = Worker()\n"
         "    print(worker.ask('ours', E.GaussianDpEvent(1.0), NR.ADD_OR_REMOVE_ONE, 120)[1])\n"
@@ -219,4 +224,4 @@ def test_a_workers_peak_memory_is_its_own_not_its_parents(tmp_path):
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True
     )
-    assert float(done.stdout.split()[-1]) < 1.0
+    assert float(done.stdout.split()[-1]) < 0.5
