@@ -163,13 +163,32 @@ def _random_edits(body: dict[str, Any], count: int, seed: int) -> Iterator[tuple
         yield f"random {i}: {name}.{field}={value!r}", _with(body, name, field, value_written)
 
 
-def _text(document: Any) -> str | bytes:
+def _text(document: Any, written: dict[int, tuple[Any, str]]) -> str | bytes:
+    """``document`` as ``json.dumps(document, allow_nan=True)`` writes it, each object or list written once
+    per body: ``written`` maps its id to (the object, kept alive so that its id is not reused, its text).
+    The edits share the unchanged PMFs and mass lists with their body, so most of a document's text is
+    written already."""
     if isinstance(document, (str, bytes)):
         return document
     try:
-        return json.dumps(document, allow_nan=True)
+        return _json(document, written)
     except (ValueError, OverflowError):  # a value json cannot write is a file no one can send
         return "{"
+
+
+def _json(value: Any, written: dict[int, tuple[Any, str]]) -> str:
+    """``json.dumps(value, allow_nan=True)``, its objects and lists looked up in ``written`` first."""
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        parts = (f"{json.dumps(key)}: {_json(item, written)}" for key, item in value.items())
+        opened, closed = "{", "}"
+    elif isinstance(value, list):
+        parts = (_json(item, written) for item in value)
+        opened, closed = "[", "]"
+    else:
+        return json.dumps(value, allow_nan=True)
+    if id(value) not in written:
+        written[id(value)] = (value, opened + ", ".join(parts) + closed)
+    return written[id(value)][1]
 
 
 def _bounds(reference: pld.PrivacyLossDistribution) -> dict[str, list[Any]]:
@@ -208,10 +227,11 @@ def _read(text: str | bytes, bounds: dict[str, list[Any]]) -> str:
 def _corpus() -> list[tuple[str, str | bytes, str]]:
     corpus = []
     for source, (reference, form) in _sources().items():
+        written: dict[int, tuple[Any, str]] = {}  # an edit shares parts with its own body only
         body = json.loads(export_pld(reference, form=form).to_json())  # type: ignore[arg-type]
         body["delta_floor"] = 1e-9
         for name, document in [*_edits(body), *_random_edits(body, 150, seed=len(source))]:
-            corpus.append((f"{source}: {name}", _text(document), source))
+            corpus.append((f"{source}: {name}", _text(document, written), source))
     return corpus
 
 
