@@ -13,9 +13,9 @@ Given an ``accuracy``, rounds of one Poisson-subsampled Gaussian are answered by
 ``SubsampledGaussianPLD(sigma, q, rounds, accuracy=accuracy)`` (the front door at that accuracy, which
 is never looser than its default and warns where it is wider than asked); any other plan by its
 ``PlanProfile`` refined to the accuracy, intersected with the default's bracket of the same plan (more
-accuracy is never looser), with an ``AccuracyNotMetWarning`` where an epsilon bracket is still wider
-than asked: a plan refinement's upper side at a small delta is held by the plain composition's
-round-off charge, which no grid removes.
+accuracy is never looser), with an ``AccuracyNotMetWarning`` where an epsilon or a delta bracket is
+still wider than asked (``refine.unmet.unmet_flags``): a plan refinement's upper side at a small
+delta is held by the plain composition's round-off charge, which no grid removes.
 
 The plan's run is read as a composed PLD's is: described by its mechanisms' specs and counts
 (``described``, ``question.described_run``), and asked of the question
@@ -280,8 +280,12 @@ class QuestionEpsilon:
     ) -> tuple[float, float]:
         """Certified (lower, upper) on delta at ``epsilon`` of ``plan`` to ``accuracy`` (relative).
 
-        ``run`` is answered by ``SubsampledGaussianPLD`` at ``accuracy``; any other plan by
-        ``refined()``'s bracket intersected with the default's (``delta`` on ``default()``).
+        ``run`` is answered by ``SubsampledGaussianPLD`` at ``accuracy`` (its refined delta bracket
+        as the front door gives it).  Any other plan:
+        ``refined()``'s bracket intersected with the default's (``delta`` on ``default()``), and one
+        ``AccuracyNotMetWarning`` where the intersection is wider than asked: its width relative to
+        max(upper, ``DELTA_FLOOR``) above ``accuracy`` (``refine.unmet.unmet_flags``, the rule
+        epsilon's brackets are held to, in the refinement's delta measure).
 
         Parameters
         ----------
@@ -308,13 +312,15 @@ class QuestionEpsilon:
         ValueError
             When ``accuracy`` is None, or ``run`` is not the plan's one run.
         """
-        self._asked()
+        accuracy = self._asked()
         if run is not None:
             return self.delta(plan, run, refined, epsilon)
         lower, upper = refined().delta(epsilon)
         low, up = self.delta(plan, None, default, epsilon, add_or_remove)
         lower = max(lower, low)
-        return lower, max(lower, min(upper, up))
+        upper = max(lower, min(upper, up))
+        unmet_flags(np.array(lower), np.array(upper), accuracy, 0.0, "delta")
+        return lower, upper
 
     def _asked(self) -> float:
         """``accuracy``, refused where None (the default's brackets are ``epsilon``'s and ``delta``'s)."""
