@@ -15,6 +15,14 @@ answers there).  The brackets after many checkpoints of one run come from one ba
 for all checkpoints.  A matrix-mechanism round is composed at its upper sensitivity on the upper
 side and at its realizable lower one on the lower side (``matrix_round``), so the bracket holds
 where its sensitivity is only bounded.
+
+With an ``accuracy`` (``pld_bracket``), rounds of one Poisson-subsampled Gaussian are read by
+``pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=accuracy)``, the front door at that
+accuracy (``training.DPSGD``'s bracket of the same run at that accuracy), intersected with the
+grid's bracket; any other rounds keep the grid's bracket, whose reads (the question reader's tilted
+composition of the factors) have no finer setting.  Either way a bracket still wider than the
+accuracy warns once (``AccuracyNotMetWarning``), and none is looser than the bracket without an
+accuracy: the adapters' intersection (``pld.accountants.QuestionEpsilon.bracket_to_accuracy``).
 """
 
 from __future__ import annotations
@@ -23,9 +31,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..pld.accountants import PLDAccountant
+from ..pld.accountants import PLDAccountant, QuestionEpsilon
 from ..pld.reads import CurveAlongRun
-from .round_facets import bracketed, compose_round
+from .round_facets import bracketed, compose_round, given
 from .rounds import Round
 
 __all__ = ["pld_accountant", "pld_bracket", "pld_curve"]
@@ -68,12 +76,16 @@ def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
 
 
 def pld_bracket(
-    runs: Sequence[tuple[Round, int]], value_discretization_interval: float, delta: float
+    runs: Sequence[tuple[Round, int]],
+    value_discretization_interval: float,
+    delta: float,
+    accuracy: float | None = None,
 ) -> tuple[float, float]:
     """The certified bracket (lower, upper) of epsilon at ``delta`` of the composition of ``runs``.
 
     The upper side composes matrix-mechanism rounds at their upper sensitivity, the lower side at
-    their realizable lower one (one accountant where no round has a bracket).
+    their realizable lower one (one accountant where no round has a bracket).  With ``accuracy``,
+    that bracket read to it (``to_accuracy``).
 
     Parameters
     ----------
@@ -83,6 +95,8 @@ def pld_bracket(
         The PLD grid's spacing h.
     delta : float
         The delta, 0 < delta < 1.
+    accuracy : float, optional
+        The width asked of the bracket, > 0 (None: the grid's bracket alone).
 
     Returns
     -------
@@ -92,11 +106,47 @@ def pld_bracket(
     upper_side = pld_accountant(runs, value_discretization_interval)
     if not _bracketed(runs):
         lower, upper = upper_side.epsilon(delta, bound="both")  # type: ignore[misc]
+    else:
+        lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon(
+            delta, bound="lower"
+        )
+        upper = upper_side.epsilon(delta, bound="upper")
+    if accuracy is None:
         return float(lower), float(upper)
-    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon(
-        delta, bound="lower"
-    )
-    return float(lower), float(upper_side.epsilon(delta, bound="upper"))  # type: ignore[arg-type]
+    return to_accuracy(runs, delta, accuracy, float(lower), float(upper))
+
+
+def to_accuracy(
+    runs: Sequence[tuple[Round, int]], delta: float, accuracy: float, lower: float, upper: float
+) -> tuple[float, float]:
+    """The certified bracket [lower, upper] of ``runs`` at ``delta`` read to ``accuracy`` (the
+    module docstring): rounds of one Poisson-subsampled Gaussian intersected with
+    ``SubsampledGaussianPLD(sigma, q, rounds, accuracy=accuracy)``'s bracket, any other rounds as
+    given, with an ``AccuracyNotMetWarning`` where the result is still wider than ``accuracy``
+    (``pld.accountants.QuestionEpsilon.bracket_to_accuracy``, the adapters' question).
+
+    Parameters
+    ----------
+    runs : sequence of (Round, int)
+        The rounds, counted.
+    delta : float
+        The delta, 0 < delta < 1.
+    accuracy : float
+        The width asked, > 0.
+    lower, upper : float
+        A certified bracket of the same composition at ``delta`` (the grid's).
+
+    Returns
+    -------
+    tuple of float
+        (lower, upper), never wider than given.
+    """
+    counted = [(one, count) for one, count in runs if count]
+    run = None
+    if len(counted) == 1 and counted[0][0].mechanism == "subsampled_gaussian":
+        one, count = counted[0]
+        run = (given(one.sigma), given(one.sampling_rate), count)
+    return QuestionEpsilon(accuracy).bracket_to_accuracy(run, delta, lower, upper)
 
 
 def pld_curve(

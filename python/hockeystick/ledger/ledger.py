@@ -6,7 +6,8 @@ Two declarations, made when the ledger is built, decide which guarantees are val
   released output; a clip norm that adapts with the noise proportional to it leaves every round's
   sigma unchanged and counts as fixed).  The ledger answers the certified PLD bracket of the
   composition (``fixed_schedule``), and with a budget refuses the round after which the certified
-  upper epsilon would pass it.
+  upper epsilon would pass it; with ``accuracy``, that bracket read to it
+  (``fixed_schedule.to_accuracy``).
 * ``adaptive=True``: a round's settings may depend on the outputs before it.  Composing the realized
   rounds' PLDs is then not valid in general (arXiv 2602.06756; 2602.15815: the natural filter is
   free only for totally ordered families), so the ledger never answers a composition.  With a budget
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.validation import choice, delta_target, describe, flag
+from ..base.validation import choice, delta_target, describe, flag, positive_number
 from ..pld.mechanisms import DEFAULT_INTERVAL, checked_interval
 from ..pld.reads import CurveAlongRun
 from .fixed_schedule import pld_accountant, pld_bracket, pld_curve
@@ -36,7 +37,7 @@ from .gdp_filter import GdpFilter
 from .guarantee import PrivacyGuarantee
 from .halting import BudgetExceeded
 from .ledger_arguments import FILTERS, MAX_ROUNDS, budget_pair, orders_text, rounds_count
-from .ledger_state import STATE_FORMAT, check_sums, checked_state, state_of
+from .ledger_state import STATE_FORMAT, check_sums, checked_state, configuration_of, state_of
 from .outward_sum import RunningSum
 from .rdp_filter import RdpFilter
 from .rdp_odometer import odometer_guarantee
@@ -75,12 +76,21 @@ class PrivacyLedger:
         filter, with no union cost.
     value_discretization_interval : float, optional
         The PLD grid spacing of a fixed schedule's bracket (default 1e-4).
+    accuracy : float, optional
+        Finite and > 0: the width asked of a fixed schedule's epsilon bracket (``composition``, and
+        the budget's check).  Rounds of one Poisson-subsampled Gaussian are then read as
+        ``pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=accuracy)`` reads them (the bracket
+        of ``training.DPSGD(..., accuracy=accuracy)`` for the same run), intersected with the grid's
+        bracket; any other rounds keep the grid's bracket.  A bracket still wider than asked warns
+        (``AccuracyNotMetWarning``); none is looser than without ``accuracy``.  Default None: the
+        grid's bracket, the question's reads of it (``pld.question``).
 
     Raises
     ------
     ValueError
         If ``adaptive`` is not a bool, the budget is half given or out of range, ``filter`` is not
-        one of the two, or ``orders`` is not a set of whole numbers in [2, 1024].
+        one of the two, ``orders`` is not a set of whole numbers in [2, 1024], or ``accuracy`` is
+        not finite and > 0.
 
     Examples
     --------
@@ -102,12 +112,14 @@ class PrivacyLedger:
         filter: str = "rdp",  # noqa: A002  (Flower's and the papers' word)
         orders: Any = None,
         value_discretization_interval: float = DEFAULT_INTERVAL,
+        accuracy: float | None = None,
     ):
         self.adaptive = flag(adaptive, "adaptive")
         self.budget = budget_pair(epsilon, delta)
         self.filter = choice(filter, "filter", FILTERS)
         self.orders = check_integer_orders(orders)
         self.value_discretization_interval = checked_interval(value_discretization_interval)
+        self.accuracy = None if accuracy is None else positive_number(accuracy, "accuracy")
         self._runs: list[
             list[Any]
         ] = []  # [Round, count] in the order recorded, equal neighbours merged
@@ -258,6 +270,9 @@ class PrivacyLedger:
         """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of ``one``."""
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
+        if self.accuracy is not None:  # the bracket ``composition`` would answer
+            runs = list(counts.items())
+            return pld_bracket(runs, self.value_discretization_interval, delta, self.accuracy)[1]
         return float(
             pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)  # type: ignore[arg-type]
         )
@@ -442,7 +457,8 @@ class PrivacyLedger:
         return delta_target(delta)
 
     def composition(self, delta: float | None = None) -> PrivacyGuarantee:
-        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules only).
+        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules only),
+        read to the ledger's ``accuracy`` where it has one (``fixed_schedule.to_accuracy``).
 
         Parameters
         ----------
@@ -467,7 +483,7 @@ class PrivacyLedger:
         lower, upper = 0.0, 0.0
         if self._runs:
             lower, upper = pld_bracket(
-                list(self.counts().items()), self.value_discretization_interval, d
+                list(self.counts().items()), self.value_discretization_interval, d, self.accuracy
             )
         return PrivacyGuarantee(
             kind="certified composition",
@@ -489,8 +505,9 @@ class PrivacyLedger:
 
         The rounds in the order recorded; every ``every``-th round and the last, or each of
         ``steps``; all checkpoints composed in one batch (``pld.reads.along_run.prefix_curve``),
-        each point the bracket ``composition`` gives after that many rounds (within the round-off of
-        the longer transform).
+        each point the bracket ``composition`` gives without ``accuracy`` after that many rounds
+        (within the round-off of the longer transform): the ledger's ``accuracy`` is asked of
+        ``composition``, one checkpoint at a time.
 
         Parameters
         ----------
@@ -572,13 +589,6 @@ class PrivacyLedger:
         """
         return state_of(self)
 
-    def _configuration(self) -> dict[str, Any]:
-        state = self.state_dict()
-        return {
-            k: state[k]
-            for k in ("adaptive", "budget", "filter", "orders", "value_discretization_interval")
-        }
-
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same configuration).
 
@@ -597,7 +607,7 @@ class PrivacyLedger:
             that differ): restore it with ``PrivacyLedger.from_state_dict``.
         """
         fresh = PrivacyLedger.from_state_dict(state)
-        theirs, ours = fresh._configuration(), self._configuration()
+        theirs, ours = configuration_of(fresh.state_dict()), configuration_of(self.state_dict())
         differ = [key for key in ours if theirs[key] != ours[key]]
         if differ:
             shown = "; ".join(
@@ -660,12 +670,13 @@ class PrivacyLedger:
         Each step of the run is ``Round.subsampled_gaussian(z, q)`` of its noise multiplier z and
         sampling rate q, recorded ``steps`` times (each stage's for a run given by ``stages=``),
         read from the run's public ``sampling`` and ``accountant`` (its ``sigma``,
-        ``sampling_rate``, ``rounds`` and ``sensitivity``, or its ``stages``).  A run's settings are
-        fixed before it starts, so the ledger is built with ``adaptive=False`` unless
-        ``ledger_options`` say otherwise; its ``composition(delta)`` is then the certified PLD
-        bracket of the same rounds as ``run.epsilon(delta, bound="both")`` at the default accuracy
-        (a run's ``accuracy=`` says how the run reads its ε, not which rounds it holds, and is not
-        carried: a run asked at a finer accuracy answers a narrower bracket inside the ledger's).
+        ``sampling_rate``, ``rounds``, ``sensitivity`` and ``accuracy``, or its ``stages``).  A
+        run's settings are fixed before it starts, so the ledger is built with ``adaptive=False``
+        unless ``ledger_options`` say otherwise; the run's ``accuracy=`` is the ledger's
+        ``accuracy`` unless ``ledger_options`` give one.  Its ``composition(delta)`` is then the
+        certified PLD bracket of the same rounds as ``run.epsilon(delta, bound="both")``, at the
+        run's accuracy (the front door's bracket at that accuracy, intersected with the ledger's
+        grid's: never looser than the run's).
 
         Parameters
         ----------
@@ -673,7 +684,7 @@ class PrivacyLedger:
             One run (single values of its parameters), with ``sampling="poisson"``.
         **ledger_options
             Keywords of ``PrivacyLedger`` (``adaptive``, ``epsilon``, ``delta``, ``filter``,
-            ``orders``, ``value_discretization_interval``).
+            ``orders``, ``value_discretization_interval``, ``accuracy``).
 
         Returns
         -------
@@ -688,7 +699,8 @@ class PrivacyLedger:
             pass the budget; as ``PrivacyLedger`` for the options.
         """
         rounds = poisson_run_rounds(run)
-        ledger = cls(**{"adaptive": False, **ledger_options})
+        accuracy = getattr(run.accountant, "accuracy", None)
+        ledger = cls(**{"adaptive": False, "accuracy": accuracy, **ledger_options})
         for sigma, rate, steps in rounds:
             ledger.record(Round.subsampled_gaussian(sigma, rate), rounds=steps)
         return ledger

@@ -1,7 +1,9 @@
 """A ``PrivacyLedger``'s saved state: what ``state_dict`` writes and every check ``from_state_dict`` makes.
 
 The state holds the configuration, the rounds in the order recorded (run-length: ``[round, count]``)
-and the spent sums with their counts of additions.  Restoring reads the configuration by the
+and the spent sums with their counts of additions; a ledger's ``accuracy`` is written only where it
+has one (``OPTIONAL_KEYS``), so the state of a ledger without one holds ``STATE_KEYS`` exactly, and
+a reader that knows only those refuses a state that needs the accuracy.  Restoring reads the configuration by the
 constructor's rules and the rounds by ``Round.from_dict``'s, recomputes the sums from the rounds,
 and requires the state's own sums to agree within twice the round-off bound of two sums of the same
 terms (``outward_sum.RunningSum``).
@@ -13,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.validation import choice, describe, flag
+from ..base.validation import choice, describe, flag, positive_number
 from ..pld.mechanisms import checked_interval
 from .ledger_arguments import FILTERS, budget_pair, rounds_count
 from .round_rdp import check_integer_orders
@@ -38,6 +40,8 @@ STATE_KEYS = (
     "mu2_sum",
     "mu2_terms",
 )
+# written only where set: a ledger without an accuracy has no such field
+OPTIONAL_KEYS = ("accuracy",)
 _U = 2.0**-53
 
 
@@ -62,12 +66,31 @@ def state_of(ledger: AnyLedger) -> dict[str, Any]:
         "filter": ledger.filter,
         "orders": list(ledger.orders),
         "value_discretization_interval": ledger.value_discretization_interval,
+        **({} if ledger.accuracy is None else {"accuracy": ledger.accuracy}),
         "rounds": [[one.to_dict(), count] for one, count in ledger._runs],
         "rdp_sum": [float(x) for x in ledger._rdp.values],
         "rdp_terms": ledger._rdp.terms,
         "mu2_sum": float(ledger._mu2.values[0]),
         "mu2_terms": ledger._mu2.terms,
     }
+
+
+def configuration_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The configuration a ledger's state holds (None where an optional field is unset): what a
+    ledger loading the state must share with the one that saved it.
+
+    Parameters
+    ----------
+    state : dict
+        A ``PrivacyLedger.state_dict()``.
+
+    Returns
+    -------
+    dict
+        Adaptivity, budget, filter, orders, grid and accuracy.
+    """
+    keys = ("adaptive", "budget", "filter", "orders", "value_discretization_interval")
+    return {key: state.get(key) for key in keys + OPTIONAL_KEYS}
 
 
 def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
@@ -104,10 +127,11 @@ def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
         raise ValueError(
             f"state lacks {', '.join(missing)}: it is not a complete PrivacyLedger.state_dict()"
         )
-    unknown = [repr(key) for key in state if key not in STATE_KEYS]
+    unknown = [repr(key) for key in state if key not in STATE_KEYS + OPTIONAL_KEYS]
     if unknown:
         raise ValueError(
-            f"state has unknown fields {', '.join(unknown)}: a ledger's state holds {STATE_KEYS}"
+            f"state has unknown fields {', '.join(unknown)}: a ledger's state holds {STATE_KEYS}, "
+            f"and where set {OPTIONAL_KEYS}"
         )
     configuration = _state_configuration(state)
     return configuration, _state_rounds(state["rounds"], configuration["filter"])
@@ -166,6 +190,9 @@ def _state_configuration(state: dict[str, Any]) -> dict[str, Any]:
             "value_discretization_interval",
             lambda v: checked_interval(_real(v, "value_discretization_interval")),
         ),
+        "accuracy": None
+        if "accuracy" not in state
+        else _field(state, "accuracy", lambda v: positive_number(_real(v, "accuracy"), "accuracy")),
     }
 
 

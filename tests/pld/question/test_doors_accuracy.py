@@ -2,8 +2,8 @@
 
 Every door that takes ``accuracy=`` gives, for the same run, an upper side no higher than its own default's (more
 accuracy is never looser), within max(1e-3, 0.1 % eps) of ``DPSGD(..., accuracy=a)``'s (every door gives the same
-bracket), overlapping it (both are certified), and a warning wherever its bracket is wider than asked.  The ledger,
-Flower's accountant and ``PLDAccountant`` take no ``accuracy=``: ``test_doors`` holds them to the default.
+bracket), overlapping it (both are certified), and a warning wherever its bracket is wider than asked.  Flower's
+accountant and ``PLDAccountant`` take no ``accuracy=``: ``test_doors`` holds them to the default.
 """
 
 from __future__ import annotations
@@ -57,6 +57,15 @@ def opacus_adapter(sigma, q, rounds, delta, accuracy):
     return accountant.get_epsilon_bracket(delta)
 
 
+def ledger(sigma, q, rounds, delta, accuracy):
+    from hockeystick.ledger import PrivacyLedger, Round
+
+    recorded = PrivacyLedger(adaptive=False, accuracy=accuracy)
+    recorded.record(Round.subsampled_gaussian(sigma, q), rounds=rounds)
+    answer = recorded.composition(delta)
+    return answer.epsilon_lower, answer.epsilon
+
+
 def subsampled_gaussian_pld(sigma, q, rounds, delta, accuracy):
     accountant = pld.SubsampledGaussianPLD(
         sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy
@@ -67,6 +76,7 @@ def subsampled_gaussian_pld(sigma, q, rounds, delta, accuracy):
 # each door that takes accuracy=, as a function of the run, delta and accuracy (None: its default)
 DOORS = {
     "dp_accounting": dp_accounting_adapter,
+    "ledger": ledger,
     "opacus": opacus_adapter,
     "subsampled_gaussian_pld": subsampled_gaussian_pld,
 }

@@ -322,6 +322,49 @@ class QuestionEpsilon:
         unmet_flags(np.array(lower), np.array(upper), accuracy, 0.0, "delta")
         return lower, upper
 
+    def bracket_to_accuracy(
+        self, run: Run | None, delta: float, lower: float, upper: float
+    ) -> tuple[float, float]:
+        """Certified (lower, upper) on epsilon at ``delta`` of a composition to ``accuracy``, from a
+        certified bracket of it read without one (a door's default: the ledger's grid and the
+        question reader).
+
+        ``run``, where the composition is rounds of one Poisson-subsampled Gaussian under
+        add-or-remove, is read by ``SubsampledGaussianPLD`` at ``accuracy`` (the front door's bracket
+        at that accuracy) and intersected with the bracket given; any other composition (None) keeps
+        the bracket given, the door knowing no finer read of it.  One ``AccuracyNotMetWarning`` where
+        the result is wider than asked (``unmet_flags``; the front door's own is held back, the
+        intersection being the answer).
+
+        Parameters
+        ----------
+        run : tuple of (float, float, int) or None
+            (noise multiplier, sampling rate, rounds) of the composition, or None.
+        delta : float
+            In (0, 1).
+        lower, upper : float
+            A certified bracket of the same composition at ``delta``.
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper), lower <= the true epsilon <= upper, never wider than given.
+
+        Raises
+        ------
+        ValueError
+            When ``accuracy`` is None, or ``run`` is out of ``SubsampledGaussianPLD``'s range.
+        """
+        accuracy = self._asked()
+        if run is not None:
+            with warnings.catch_warnings():  # the intersection's width is what is asked, below
+                warnings.simplefilter("ignore", AccuracyNotMetWarning)
+                low, up = self._accountant(run).epsilon(delta, bound="both")  # type: ignore[misc]
+            lower = max(lower, float(low))
+            upper = max(lower, min(upper, float(up)))
+        unmet_flags(np.array(lower), np.array(upper), accuracy, 0.0)
+        return lower, upper
+
     def _asked(self) -> float:
         """``accuracy``, refused where None (the default's brackets are ``epsilon``'s and ``delta``'s)."""
         if self.accuracy is None:
