@@ -319,11 +319,22 @@ class HockeystickOpacusAccountant(_Base):
             return 0.0, 0.0
         if self._from_question:  # the grid chosen by the question (pld.accountants.question_plan)
             plan = _plan(self.history)
-            return self._question.epsilon(plan, single_subsampled_gaussian(plan), self._current, d)
+            return self._question.epsilon(
+                plan,
+                single_subsampled_gaussian(plan),
+                self._current,
+                d,
+                add_or_remove=_add_or_remove(plan),
+            )
         if self.accuracy is not None:  # to the accuracy (question_plan)
             plan = _plan(self.history)
             return self._question.epsilon_to_accuracy(
-                plan, single_subsampled_gaussian(plan), self._current, self._default, d
+                plan,
+                single_subsampled_gaussian(plan),
+                self._current,
+                self._default,
+                d,
+                add_or_remove=_add_or_remove(plan),
             )
         return self._current().epsilon(d)
 
@@ -495,6 +506,15 @@ def _rdp_meets(sigma: float, q: float, steps: int, epsilon: float, delta: float)
         )
     bound = float(rdp_to_epsilon(np.where(np.isnan(curve), np.inf, curve), DEFAULT_ORDERS, delta))
     return bound * (1.0 + 1e-9) <= epsilon
+
+
+def _add_or_remove(plan: CompositionPlan) -> bool:
+    """Whether the question reads ``plan`` as add-or-remove neighbours: Opacus's steps are
+    Poisson-subsampled Gaussians under add-or-remove (its RDP and PRV accountants' relation), whose
+    reads (a wide or unbounded upper side lowered to the plan's RDP conversion) apply wherever the
+    folded Gaussians' radius^2 is finite; past the doubles (a step of sigma 1e-300 at rate 1) the
+    plan's own bracket already reads epsilon unbounded, and no RDP curve of it exists."""
+    return math.isfinite(plan.gaussian_r2)
 
 
 def _grid(accuracy: Any, value_discretization_interval: Any) -> tuple[float | None, float | None]:
