@@ -12,11 +12,21 @@ depends on the page only through (a) the folder its relative links start from, (
 entries are its ancestors (Sphinx marks the branch down to the page ``current`` before it prunes) and (c)
 whether the page itself is shown (its own entry links to ``#``). Pages alike in both, such as the public names of one namespace, get the same HTML, so it is
 computed once per such key.
+
+Each such sidebar is still resolved from the whole tree, and pruned afterwards: every namespace's page
+brings in its names, every guide its sections. So while one is resolved, a document whose entry the
+sidebar shows as its title alone has ``tocdepth`` 1 (its table of contents is copied as its title, without
+the sections and toctrees the pruning would drop): one on the sidebar's last level (its children lie
+below it), and, when the theme asks for titles only, one that includes no other document. The page and
+the documents whose toctrees lead to it keep theirs, since Sphinx marks ``current`` from the page's own
+entry upward. The HTML is the same.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -42,6 +52,46 @@ def _shown(app: Sphinx) -> set[str]:
     return shown
 
 
+def _last_level(app: Sphinx) -> set[str]:
+    """The documents first shown on the sidebar's last level."""
+    level = [app.config.root_doc]
+    above = set(level)
+    for _ in range(SIDEBAR_DEPTH - 1):
+        level = [child for doc in level for child in app.env.toctree_includes.get(doc, [])]
+        above.update(level)
+    last = {child for doc in level for child in app.env.toctree_includes.get(doc, [])}
+    return last - above
+
+
+def _ancestors(parents: dict[str, list[str]], pagename: str) -> set[str]:
+    """Every document whose toctree leads to ``pagename`` (through any of its parents)."""
+    found: set[str] = set()
+    pending = [pagename]
+    while pending:
+        for parent in parents.get(pending.pop(), []):
+            if parent not in found:
+                found.add(parent)
+                pending.append(parent)
+    return found
+
+
+@contextmanager
+def _titles_only(app: Sphinx, docs: set[str]) -> Iterator[None]:
+    """While it lasts, each of ``docs`` contributes its title alone to a resolved toctree (``tocdepth`` 1)."""
+    metadata = app.env.metadata
+    saved = {doc: metadata[doc].get("tocdepth") for doc in docs if doc in metadata}
+    for doc in saved:
+        metadata[doc]["tocdepth"] = 1
+    try:
+        yield
+    finally:
+        for doc, depth in saved.items():
+            if depth is None:
+                del metadata[doc]["tocdepth"]
+            else:
+                metadata[doc]["tocdepth"] = depth
+
+
 def shallow_sidebar(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
@@ -52,7 +102,19 @@ def shallow_sidebar(
         return
     state = getattr(app.builder, "hockeystick_sidebar", None)
     if state is None:  # the table of contents is complete once pages are written
-        state = {"parents": _parents(app), "shown": _shown(app), "html": {}}
+        every_parent: dict[str, list[str]] = {}
+        for parent, children in app.env.toctree_includes.items():
+            for child in children:
+                every_parent.setdefault(child, []).append(parent)
+        shown = _shown(app)
+        state = {
+            "parents": _parents(app),
+            "every_parent": every_parent,
+            "shown": shown,
+            "last": _last_level(app),
+            "leaves": {doc for doc in shown if not app.env.toctree_includes.get(doc)},
+            "html": {},
+        }
         app.builder.hockeystick_sidebar = state  # type: ignore[attr-defined]
     branch, visited, doc = [], set(), pagename
     while doc is not None and doc not in visited:
@@ -71,7 +133,13 @@ def shallow_sidebar(
             pagename in branch,
         )
         if key not in state["html"]:
-            state["html"][key] = str(toctree(**kwargs))
+            # (maxdepth 0 would be the toctree's own, which may reach below the last level)
+            cut = set(state["last"]) if kwargs["maxdepth"] > 0 else set()
+            if kwargs.get("titles_only"):
+                cut |= state["leaves"]
+            cut -= _ancestors(state["every_parent"], pagename) | {pagename}
+            with _titles_only(app, cut):
+                state["html"][key] = str(toctree(**kwargs))
         return str(state["html"][key])
 
     context["toctree"] = at_most_sidebar_depth
