@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from .data import FederatedData
+from .kernel_size import runs_serially
 from .models import coefficient_count, model_code, predicts_label, sample_loss
 
 
@@ -26,6 +27,17 @@ def _rows_sums(model, w, features, labels, lo, hi, coef):
 @njit(parallel=True, cache=True)
 def _client_sums(model, n_coef, w, features, labels, offsets, loss_sums, correct_sums):
     for i in prange(offsets.shape[0] - 1):
+        loss, correct = _rows_sums(
+            model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef)
+        )
+        loss_sums[i] = loss
+        correct_sums[i] = correct
+
+
+@njit(cache=True)
+def _client_sums_serial(model, n_coef, w, features, labels, offsets, loss_sums, correct_sums):
+    """``_client_sums`` in the calling thread (``kernel_size``)."""
+    for i in range(offsets.shape[0] - 1):
         loss, correct = _rows_sums(
             model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef)
         )
@@ -56,9 +68,11 @@ def evaluate(data: FederatedData, weights: np.ndarray) -> tuple[float, float]:
     loss_sums = np.empty(data.n_clients)
     correct_sums = np.empty(data.n_clients)
     code = model_code(data.model)
-    _client_sums(
+    n_coef = coefficient_count(code, data.n_classes)
+    kernel = _client_sums_serial if runs_serially(data.features.shape[0], n_coef) else _client_sums
+    kernel(
         code,
-        coefficient_count(code, data.n_classes),
+        n_coef,
         np.ascontiguousarray(weights, dtype=float),
         data.features,
         data.labels,
