@@ -2,10 +2,10 @@
 
 A parallel region wakes the thread team and waits for every thread: tens of microseconds on an idle
 machine, and milliseconds of CPU on a loaded one, where the woken threads spin before they sleep
-again (60 runs of a 10-round trusted aggregator on 60 samples: 7.9 CPU s on two threads, 0.08 s on
-one, on 2 shared cores).  A kernel whose work, the rows it reads times the model's coefficients, is
-below ``PARALLEL_MIN_WORK`` runs its serial twin instead: each client's result is computed by the
-same compiled function from the same inputs, so the results are bit-identical.
+again, a hundred times the work of a round on a few hundred samples.  A kernel whose work, the
+rows it reads times the model's coefficients, is below ``PARALLEL_MIN_WORK`` runs its serial twin
+instead: each client's result is computed by the same compiled function from the same inputs, so
+the results are bit-identical.
 """
 
 from __future__ import annotations
