@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import hockeystick.simulate as sim
+from hockeystick.simulate import kernel_size
 from hockeystick.simulate.randomness import NOISE, ClientStreams
 
 DATA = sim.synthetic(
@@ -46,11 +47,15 @@ RUNS = {
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
-def test_bit_identical_across_thread_counts_and_seed_sensitive(name):
+def test_bit_identical_across_thread_counts_and_seed_sensitive(name, monkeypatch):
+    """One thread, the small kernels in the calling thread (``kernel_size``), against every thread with
+    every kernel on the thread team: bit-identical; another seed differs."""
     before = numba.get_num_threads()
     try:
         one = RUNS[name](1, 7)
-        many = RUNS[name](numba.config.NUMBA_NUM_THREADS, 7)
+        with monkeypatch.context() as team:
+            team.setattr(kernel_size, "PARALLEL_MIN_WORK", 0)
+            many = RUNS[name](numba.config.NUMBA_NUM_THREADS, 7)
         other = RUNS[name](1, 8)
     finally:
         numba.set_num_threads(before)
