@@ -48,8 +48,8 @@ RUNS = {
 
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_bit_identical_across_thread_counts_and_seed_sensitive(name, monkeypatch):
-    """One thread, the small kernels in the calling thread (``kernel_size``), against every thread with
-    every kernel on the thread team: bit-identical; another seed differs."""
+    """One thread against every thread, with every kernel on the whole team (``kernel_size`` would run
+    this small data's kernels on one thread both ways): bit-identical; another seed differs."""
     before = numba.get_num_threads()
     try:
         one = RUNS[name](1, 7)

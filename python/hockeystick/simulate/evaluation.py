@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from .data import FederatedData
-from .kernel_size import runs_serially
+from .kernel_size import threads_for
 from .models import coefficient_count, model_code, predicts_label, sample_loss
 
 
@@ -27,17 +27,6 @@ def _rows_sums(model, w, features, labels, lo, hi, coef):
 @njit(parallel=True, cache=True)
 def _client_sums(model, n_coef, w, features, labels, offsets, loss_sums, correct_sums):
     for i in prange(offsets.shape[0] - 1):
-        loss, correct = _rows_sums(
-            model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef)
-        )
-        loss_sums[i] = loss
-        correct_sums[i] = correct
-
-
-@njit(cache=True)
-def _client_sums_serial(model, n_coef, w, features, labels, offsets, loss_sums, correct_sums):
-    """``_client_sums`` in the calling thread (``kernel_size``)."""
-    for i in range(offsets.shape[0] - 1):
         loss, correct = _rows_sums(
             model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef)
         )
@@ -69,16 +58,16 @@ def evaluate(data: FederatedData, weights: np.ndarray) -> tuple[float, float]:
     correct_sums = np.empty(data.n_clients)
     code = model_code(data.model)
     n_coef = coefficient_count(code, data.n_classes)
-    kernel = _client_sums_serial if runs_serially(data.features.shape[0], n_coef) else _client_sums
-    kernel(
-        code,
-        n_coef,
-        np.ascontiguousarray(weights, dtype=float),
-        data.features,
-        data.labels,
-        data.offsets,
-        loss_sums,
-        correct_sums,
-    )
+    with threads_for(data.features.shape[0], n_coef):
+        _client_sums(
+            code,
+            n_coef,
+            np.ascontiguousarray(weights, dtype=float),
+            data.features,
+            data.labels,
+            data.offsets,
+            loss_sums,
+            correct_sums,
+        )
     n = data.features.shape[0]
     return float(np.sum(loss_sums) / n), float(np.sum(correct_sums) / n)

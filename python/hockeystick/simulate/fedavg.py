@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
+from .kernel_size import threads_for
 from .models import (
     add_scaled_rows,
     clip_scale,
@@ -325,19 +326,22 @@ def noisy_fedavg(
     def step(t: int) -> np.ndarray:
         if b > 0:
             sampling.random((local_steps, b), out=uniforms)
-        w = average_local_models(
-            code,
-            coefficient_count(code, data.n_classes),
-            state["w"],
-            data.features,
-            norms,
-            data.labels,
-            data.offsets,
-            uniforms,
-            etas[t],
-            float(proximal),
-            float(clip),
-        )
+        n_coef = coefficient_count(code, data.n_classes)
+        rows = uniforms.size if b > 0 else local_steps * data.features.shape[0]
+        with threads_for(rows, n_coef):
+            w = average_local_models(
+                code,
+                n_coef,
+                state["w"],
+                data.features,
+                norms,
+                data.labels,
+                data.offsets,
+                uniforms,
+                etas[t],
+                float(proximal),
+                float(clip),
+            )
         if sigma > 0:
             w += (sigma / math.sqrt(m)) * noising.standard_normal(p)  # the mean of m uploads' noise
         state["w"] = w

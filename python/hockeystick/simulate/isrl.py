@@ -32,6 +32,7 @@ from . import privacy
 from .data import FederatedData
 from .evaluation import evaluate
 from .gradients import client_gradients, project_to_ball
+from .kernel_size import threads_for
 from .models import coefficient_count, local_gradient, model_code, parameter_size
 from .randomness import NOISE, SAMPLING, SERVER, generator
 from .result import RunResult
@@ -204,44 +205,45 @@ def _isrl(
         state["sum"] += state["w"]  # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
         silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
         uniforms = sampling.random((m, steps))
-        if local:
-            noise, scale = _local_noise(noising, (m, steps, p), sigmas, silos, sigma)
-            noisy_local_sgd(
-                code,
-                n_coef,
-                state["w"],
-                data.features,
-                norms,
-                data.labels,
-                data.offsets,
-                silos,
-                uniforms,
-                etas[t],
-                float(clip),
-                noise,
-                scale,
-                out,
-            )
-            state["w"] = project_to_ball(out.mean(axis=0), radius)
-        else:
-            client_gradients(
-                code,
-                n_coef,
-                state["w"],
-                data.features,
-                norms,
-                data.labels,
-                data.offsets,
-                silos,
-                uniforms,
-                float(clip),
-                out,
-            )
-            g = out.mean(axis=0)
-            noise_scale = _mean_noise_scale(sigmas, silos, sigma, m)
-            if noise_scale is not None:
-                g += noise_scale * noising.standard_normal(p)
-            state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
+        with threads_for(uniforms.size, n_coef):  # one sample a step per silo
+            if local:
+                noise, scale = _local_noise(noising, (m, steps, p), sigmas, silos, sigma)
+                noisy_local_sgd(
+                    code,
+                    n_coef,
+                    state["w"],
+                    data.features,
+                    norms,
+                    data.labels,
+                    data.offsets,
+                    silos,
+                    uniforms,
+                    etas[t],
+                    float(clip),
+                    noise,
+                    scale,
+                    out,
+                )
+                state["w"] = project_to_ball(out.mean(axis=0), radius)
+            else:
+                client_gradients(
+                    code,
+                    n_coef,
+                    state["w"],
+                    data.features,
+                    norms,
+                    data.labels,
+                    data.offsets,
+                    silos,
+                    uniforms,
+                    float(clip),
+                    out,
+                )
+                g = out.mean(axis=0)
+                noise_scale = _mean_noise_scale(sigmas, silos, sigma, m)
+                if noise_scale is not None:
+                    g += noise_scale * noising.standard_normal(p)
+                state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
 
     name = "ISRL-DP local SGD" if local else "ISRL-DP minibatch SGD"

@@ -27,6 +27,7 @@ import numpy as np
 from . import privacy
 from .data import FederatedData
 from .gradients import client_gradients, project_to_ball
+from .kernel_size import threads_for
 from .models import coefficient_count, model_code, parameter_size, smoothness_constants
 from .privacy import Guarantee
 from .randomness import NOISE, SERVER, generator
@@ -169,19 +170,22 @@ def trusted_aggregator(
     state = {"w": w0}
 
     def step(t: int) -> np.ndarray:
-        client_gradients(
-            code,
-            coefficient_count(code, data.n_classes),
-            state["w"],
-            data.features,
-            norms,
-            data.labels,
-            data.offsets,
-            order[t * batch : (t + 1) * batch],
-            no_uniforms,
-            clip,
-            grads,
-        )
+        clients = order[t * batch : (t + 1) * batch]
+        n_coef = coefficient_count(code, data.n_classes)
+        with threads_for(int(np.sum(data.offsets[clients + 1] - data.offsets[clients])), n_coef):
+            client_gradients(
+                code,
+                n_coef,
+                state["w"],
+                data.features,
+                norms,
+                data.labels,
+                data.offsets,
+                clients,
+                no_uniforms,
+                clip,
+                grads,
+            )
         g = grads.mean(axis=0)
         if sigmas[t] > 0:
             g += (sigmas[t] / math.sqrt(batch)) * noise_stream.standard_normal(p)
