@@ -200,3 +200,37 @@ def test_a_sensitivity_past_the_doubles_reads_the_sampled_rounds_as_always_seen(
     reached = max_of_outputs_delta(segments, np.array([0.0, 5.0, 50.0]))
     assert np.all(reached <= 0.875) and np.all(reached >= 0.875 * (1.0 - 1e-9))
     assert max_of_outputs_epsilon(segments, 0.5) > 1000.0  # the threshold ladder's end, z = 45
+
+
+def exact_one_round_remove(sigma: float, q: float, c: float, eps: float) -> mpmath.mpf:
+    """delta(eps) of one round's remove direction, (1 - q) N(0, s^2) + q N(c, s^2) against N(0, s^2), in 60 digits:
+    q theta(c / s, log(1 + (e^eps - 1) / q)), theta(r, a) = Qbar(a / r - r / 2) - e^a Qbar(a / r + r / 2)."""
+    with mpmath.workdps(60):
+        r = mpmath.mpf(c) / mpmath.mpf(sigma)
+        a = mpmath.log1p(mpmath.expm1(mpmath.mpf(eps)) / mpmath.mpf(q))
+        tail = lambda x: mpmath.erfc(x / mpmath.sqrt(2)) / 2  # noqa: E731
+        return mpmath.mpf(q) * (tail(a / r - r / 2) - mpmath.exp(a) * tail(a / r + r / 2))
+
+
+@pytest.mark.parametrize(
+    "sigma, q, c, eps",
+    [
+        (0.03, 1e-2, 1.0, 784.278),  # delta ~1e-14, beyond e^eps's overflow
+        (0.03, 1e-2, 1.0, 660.444),
+        (0.03, 0.5, 1.0, 770.0),
+        (0.02, 0.9, 1.0, 1600.0),
+        (1.0, 0.01, 1.0, 0.5),
+        (0.5, 0.3, 2.0, 3.0),
+        (2.0, 1.0, 1.0, 0.1),
+        (0.8, 0.2, 1.0, 0.0),
+    ],
+)
+def test_one_round_reads_the_exact_delta_at_the_likelihood_ratio_threshold(sigma, q, c, eps):
+    """One round of one segment: the largest release is the likelihood ratio's statistic, so the read at the
+    threshold where the ratio is e^eps (Neyman-Pearson) is the remove direction's exact delta(eps) up to the sides'
+    margins: never above the 60-digit closed form and within 1e-8 (relative) of it, where the ladders' spacing alone
+    leaves up to 1e-5."""
+    exact = exact_one_round_remove(sigma, q, c, eps)
+    found = max_of_outputs_delta([((sigma, q, c), 1)], eps)
+    assert 0.0 < found <= exact
+    assert exact - found <= 1e-8 * exact

@@ -271,7 +271,9 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: NonScalar) -> np.
 def max_of_outputs_delta(segments: Sequence[Segment], epsilon: ArrayLike) -> FloatOrArray:
     """A certified lower bound on the delta at ``epsilon`` of the composition of ``segments`` (the
     remove direction's, so of the add-or-remove pair's): the largest over the thresholds of
-    ``COARSE_Z`` and a finer ladder around the best of P(S) - e^eps Q(S) (module docstring), its
+    ``COARSE_Z`` and a finer ladder around the best of P(S) - e^eps Q(S) (module docstring), and, at
+    one round of one segment, at the threshold where the remove direction's likelihood ratio is
+    e^eps (the Neyman-Pearson test's event: the read is that direction's delta up to the margins), its
     logarithm log P(S) + log(1 - e^r), r = eps + log Q(S) - log P(S) rounded up by 4 u (|eps| +
     |log Q(S)| + |log P(S)|), lowered by SUM_MARGIN relative to its terms, 8 u of itself and
     LIBM_SLACK (1 + |itself|), its exponential by 4 u; 0 where no threshold certifies more.
@@ -307,8 +309,9 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: ArrayLike) -> Flo
 
 def max_of_outputs_deltas(segments: Sequence[Segment], epsilon: ArrayLike) -> np.ndarray:
     """``max_of_outputs_delta`` at many epsilons at once, on the thresholds of ``COARSE_Z`` only (no
-    finer ladder): P(S) and Q(S) are computed once for the ladder and each epsilon takes the largest
-    certified P(S) - e^eps Q(S) over it, so a curve of many points costs one ladder; each value is a
+    finer ladder; at one round of one segment, with the likelihood ratio's threshold too): P(S) and
+    Q(S) are computed once for the ladder and each epsilon takes the largest certified P(S) - e^eps
+    Q(S) over it, so a curve of many points costs one ladder; each value is a
     certified lower bound, at most the scalar read's (which adds the finer ladder).
 
     Parameters

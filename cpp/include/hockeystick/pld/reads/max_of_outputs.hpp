@@ -34,7 +34,9 @@
 // difference's rounding) before it, and log(1 - e^r) taken from expm1 or log1p as r is above or below -log 2 and
 // lowered 4 u (1 + |itself|).  The bound (1) is then lowered by kMaxOutputsSumMargin (relative to the magnitudes of
 // its terms) and 8 u of itself once more.  Delta at eps: the largest over the same ladders of log P(S) + log(1 - e^r),
-// r = eps + log Q(S) - log P(S) rounded up the same, lowered the same, its exponential by 4 u.
+// r = eps + log Q(S) - log P(S) rounded up the same, lowered the same, its exponential by 4 u; at one round of one
+// segment also at the threshold where the remove direction's likelihood ratio is e^eps, whose event is the
+// Neyman-Pearson test's, so that the read is the remove direction's delta(eps) up to the margins.
 //
 // The margins are far above the few ulps by which two libms' exp, log, log1p and expm1 differ, so the bound is
 // certified with any conforming libm; the bound (1) and the log of the delta read are each lowered besides by
@@ -254,11 +256,35 @@ class MaxOutputsLadder {
     double delta(double eps, bool fine) const {
         if (segments_.empty()) return 0.0;
         const auto read = [&](double log_p, double log_q) { return max_output_log_delta(log_p, log_q, eps); };
-        const double value = fine ? best(read).second : coarse(read).second;  // best: at least the coarse one
+        double value = fine ? best(read).second : coarse(read).second;  // best: at least the coarse one
+        const double z = likelihood_ratio_threshold(eps);
+        if (std::isfinite(z)) {
+            std::vector<double> p_terms, q_terms;
+            const std::pair<double, double> sides = max_output_log_sides(segments_, z, p_terms, q_terms);
+            value = std::max(value, read(sides.first, sides.second));
+        }
         return std::isfinite(value) ? std::exp(value) * (1.0 - 4.0 * max_of_outputs_detail::kU) : 0.0;
     }
 
   private:
+    // One round of one segment: the standardized threshold at which the remove direction's likelihood ratio
+    // 1 - q + q e^{(2 x c - c^2) / (2 sigma^2)} is e^eps, z = c / (2 sigma) + (sigma / c) log(1 + (e^eps - 1) / q).
+    // By the Neyman-Pearson lemma {X / sigma > z} is the event S maximizing P(S) - e^eps Q(S) (the likelihood
+    // ratio increases in x), so its read is the remove direction's delta(eps) up to the sides' margins, which the
+    // ladders reach only to their spacing.  NaN elsewhere (several rounds or segments: the largest release is not
+    // the ratio's statistic; eps <= log(1 - q): S is every output).  Any z gives a certified read; the rounding of
+    // this one only moves it off the optimum.
+    double likelihood_ratio_threshold(double eps) const {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        if (segments_.size() != 1 || segments_[0].rounds != 1) return nan;
+        const OutputSegment& g = segments_[0];
+        // log(1 + (e^eps - 1) / q) = eps + log(1 - (1 - q) e^{-eps}) - log q, no overflow of e^eps at large eps
+        const double log_ratio = eps > 1.0 ? eps + std::log1p(-(1.0 - g.q) * std::exp(-eps)) - std::log(g.q)
+                                           : std::log1p(std::expm1(eps) / g.q);
+        const double z = g.sensitivity / (2.0 * g.sigma) + (g.sigma / g.sensitivity) * log_ratio;
+        return std::isfinite(z) ? z : nan;
+    }
+
     // The first largest read(log P, log Q) over the coarse ladder: (its index, its value).
     template <class Read>
     std::pair<std::size_t, double> coarse(Read&& read) const {
