@@ -3,7 +3,8 @@
 // delta refinements (pld/refine/epsilon_refinement.hpp, delta_refinement.hpp), their brackets from a Python callable,
 // and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods; the many-points
 // refinement (pld/refine/points_front.hpp: its per-step rules in the core, the interpreter lock taken only for the
-// package's reads of each step's brackets) and the direct-bins rule (pld/refine/direct_bins.hpp).
+// package's reads of each step's brackets), the direct-bins rule (pld/refine/direct_bins.hpp) and the truncations'
+// tails of an accuracy= bracket (pld/refine/refinement_tails.hpp, python/hockeystick/pld/compose/truncation.py's).
 // python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
@@ -15,6 +16,7 @@
 #include <hockeystick/pld/refine/plan_grid.hpp>
 #include <hockeystick/pld/refine/points_front.hpp>
 #include <hockeystick/pld/refine/refinement_loop.hpp>
+#include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -497,6 +499,20 @@ void register_direction_screen(py::module_ m) {
           "is below settled at every argument (pld/refine/direction_screen.hpp).");
 }
 
+void register_refinement_tails(py::module_ m) {
+    m.def(
+        "refinement_tails",
+        [](double noise, double q, double rounds, double smallest, double tail, double accuracy) {
+            const pld::RefinementTails t = pld::refinement_tails(noise, q, rounds, smallest, tail, accuracy);
+            return std::make_pair(t.round, t.window);
+        },
+        py::arg("noise"), py::arg("q"), py::arg("rounds"), py::kw_only(), py::arg("smallest"), py::arg("tail"),
+        py::arg("accuracy"),
+        "The remove direction's one-round tail and the composed windows' tail of `rounds` rounds of the "
+        "Poisson-subsampled Gaussian (sigma / sensitivity `noise`, rate q) where the smallest delta to resolve is "
+        "`smallest`, to `accuracy`, at least `tail` (pld/refine/refinement_tails.hpp). Returns (t_round, t_window).");
+}
+
 void register_points(py::module_ m) {
     py::class_<pld::PointsRules>(m, "PointsRules",
                                  "The many-points refinement's per-step rules' accuracy and constants "
@@ -564,6 +580,7 @@ void register_pld_refine(py::module_ m) {
     register_next_grid(m);
     register_points(m);
     register_direction_screen(m);
+    register_refinement_tails(m);
     m.def(
         "refine",
         [](const py::object& front) {

@@ -3,25 +3,38 @@
 // and the certified epsilon and delta brackets read from the composed PMFs of any handle (pld/reads/), the maximum
 // over the neighbouring directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).
 //
-// What a bracket composes, as the Python package's pld.grid.distribution.brackets: every direction's
-// pessimistic side (composed when the handle is made: every read needs them all), then the optimistic side of
-// the leading direction (the first whose upper value is the largest) and of each other direction whose upper value
-// exceeds the leading one's lower value.  A direction whose upper value lies at or below that lower value cannot
-// raise the maximum (its own lower value is at most its upper one), so the bracket is the same, bit for bit, with
-// or without it: an optimistic side is composed on the first read that needs it, once (std::call_once), and every
-// side composed so far is read.  Each side keeps its composed spectrum where that has few live bins and is read
-// through it (pld/reads/spectral_profile.hpp, no inverse transform), else its window.
+// What a bracket composes, as the Python package's pld.grid.distribution.brackets: the directions' pessimistic
+// sides, then the optimistic side of the leading direction (the first whose upper value is the largest) and of each
+// other direction whose upper value exceeds the leading one's lower value.  A direction whose upper value lies at or
+// below that lower value cannot raise the maximum (its own lower value is at most its upper one), so the bracket is
+// the same, bit for bit, with or without it: a side is composed on the first read that needs it, once
+// (std::call_once), and every optimistic side composed so far is read.  Each side keeps its composed spectrum where
+// that has few live bins and is read through it (pld/reads/spectral_profile.hpp, no inverse transform), else its
+// window.
 //
-// Where some direction's pessimistic side carries a round-off charge above kTiltedChargeShare of the delta read, the
-// bracket is intersected with the tilted reads of the handle's own factors (pld/refine/tilted_question.hpp: each
-// direction's factors composed under an exponential tilt, the charge relative to the Chernoff bound; composed per
-// read, not kept).  Below that share the plain bracket stands alone, the same bit for bit as before.  The refinements
+// An epsilon read screens every direction after the first whose factors can be discretized again (the
+// Poisson-subsampled Gaussian's add direction), as the package's refinement and refine.cpp do
+// (pld/refine/direction_screen.hpp): its pessimistic side composed on a grid kScreenCoarsening times coarser, its
+// rounds cut at the question tail, read at delta; where that certified upper epsilon is at or below the first
+// direction's certified lower one, the direction's epsilon is at most the first's and the read leaves it out (its
+// sides on the handle's grid are not composed for it).  The bracket is then the one read with it wherever its upper
+// value on the handle's grid lies at or below the first direction's (the lower side always: the direction's lower
+// value is below its screen), and narrower, still certified, where that upper value is infinite or above it only by
+// the grids' round-off.  Delta reads read every direction.
+//
+// Where some direction read carries a round-off charge above kTiltedChargeShare of the delta read, the bracket is
+// intersected with the tilted reads of the handle's own factors (pld/refine/tilted_question.hpp: each direction's
+// factors composed under an exponential tilt, the charge relative to the Chernoff bound; composed per read, not
+// kept); a screened direction's tilted read is skipped where its screen, read under the tilt too, is at or below the
+// lower side the first direction's reads certify.  Below that share the plain bracket stands alone.  The refinements
 // to an accuracy read the plain brackets (plain_epsilon_bracket, plain_delta_bracket) and take their own tilted reads,
 // whose tails are sized to the delta asked (refine.cpp).
 #include <hockeystick/hockeystick.hpp>
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/spectral_profile.hpp>
+#include <hockeystick/pld/refine/direction_screen.hpp>
+#include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
@@ -56,9 +69,9 @@ using hockeystick_c::require_output;
 namespace {
 
 // The Poisson-subsampled Gaussian's cells in one direction (pld/grid/cells.hpp), `halves` for the optimistic side.
-pld::Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double h, bool halves) {
+pld::Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double h, bool halves, double tail) {
     try {
-        return pld::subsampled_gaussian_cells(sigma, q, remove, h, pld::kDefaultCompositionTail, kMaxCells, halves);
+        return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, kMaxCells, halves);
     } catch (const std::length_error&) {
         throw invalid_argument_error{"value_discretization_interval=" + hockeystick_c::shown(h) +
                                      " with sigma = " + hockeystick_c::shown(sigma) + " would need more than " +
@@ -75,9 +88,9 @@ pld::Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double
 // (the opening comment), and its optimistic PMF and half cells cost as much as its cells.
 class Direction final : public hockeystick_c::Factor {
   public:
-    Direction(double sigma, double q, bool remove, double h, bool eager)
-        : sigma_(sigma), q_(q), h_(h), remove_(remove) {
-        const pld::Cells cells = subsampled_gaussian_cells(sigma, q, remove, h, eager);
+    Direction(double sigma, double q, bool remove, double h, bool eager, double tail = pld::kDefaultCompositionTail)
+        : sigma_(sigma), q_(q), h_(h), tail_(tail), remove_(remove) {
+        const pld::Cells cells = subsampled_gaussian_cells(sigma, q, remove, h, eager, tail);
         upper_ = pld::pessimistic_pmf(cells);
         if (eager) std::call_once(lower_once_, [&] { lower_ = pld::optimistic_pmf(cells); });
     }
@@ -85,13 +98,20 @@ class Direction final : public hockeystick_c::Factor {
     const pld::GridPMF& upper() const override { return upper_; }
 
     const pld::GridPMF& lower() const override {
-        std::call_once(lower_once_,
-                       [&] { lower_ = pld::optimistic_pmf(subsampled_gaussian_cells(sigma_, q_, remove_, h_, true)); });
+        std::call_once(lower_once_, [&] {
+            lower_ = pld::optimistic_pmf(subsampled_gaussian_cells(sigma_, q_, remove_, h_, true, tail_));
+        });
         return lower_;
     }
 
+    bool regrids() const override { return true; }
+
+    std::shared_ptr<const hockeystick_c::Factor> on_grid(double h, double tail) const override {
+        return std::make_shared<const Direction>(sigma_, q_, remove_, h, false, tail);
+    }
+
   private:
-    double sigma_, q_, h_;
+    double sigma_, q_, h_, tail_;
     bool remove_;
     pld::GridPMF upper_;
     mutable std::once_flag lower_once_;
@@ -118,12 +138,15 @@ void require_handle(const hs_pld* p) {
     if (p == nullptr) throw invalid_argument_error{"pld must not be NULL (a handle made by an hs_pld_ call)"};
 }
 
-// The certified upper epsilon of direction d at delta (at least 0).
-double upper_epsilon(const hs_pld& p, std::size_t d, double delta) {
+// The certified upper epsilon at delta of a composed pessimistic side (at least 0).
+double upper_epsilon_of(const pld::ComposedPMF& c, double delta) {
     double e = 0.0;
-    pld::composed_epsilon(p.upper[d], &delta, 1, &e);
+    pld::composed_epsilon(c, &delta, 1, &e);
     return std::max(e, 0.0);
 }
+
+// The certified upper epsilon of direction d at delta (at least 0).
+double upper_epsilon(const hs_pld& p, std::size_t d, double delta) { return upper_epsilon_of(p.upper_side(d), delta); }
 
 // The certified lower epsilon of direction d at delta (at least 0).
 double lower_epsilon(const hs_pld& p, std::size_t d, double delta) {
@@ -139,7 +162,7 @@ double lower_epsilon(const hs_pld& p, std::size_t d, double delta) {
 
 double upper_delta(const hs_pld& p, std::size_t d, double epsilon) {
     double v = 0.0;
-    pld::composed_delta(p.upper[d], &epsilon, 1, &v);
+    pld::composed_delta(p.upper_side(d), &epsilon, 1, &v);
     return v;
 }
 
@@ -151,37 +174,66 @@ double lower_delta(const hs_pld& p, std::size_t d, double epsilon) {
     return v;
 }
 
-// The lower values the opening comment's rule reads, given every direction's upper value `ups`: the leading
-// direction's (the first whose upper value is the largest) first, then those of the directions its lower value does
-// not dominate and of those composed already.
+// The lower values the opening comment's rule reads, given the upper values `ups` of the directions `dirs`: the
+// leading direction's (the first whose upper value is the largest) first, then those of the directions its lower
+// value does not dominate and of those composed already.
 template <class LowerOf>
-std::vector<double> lower_reads(const hs_pld& p, const std::vector<double>& ups, LowerOf lower_of) {
+std::vector<double> lower_reads(const hs_pld& p, const std::vector<std::size_t>& dirs, const std::vector<double>& ups,
+                                LowerOf lower_of) {
     const double upper = *std::max_element(ups.begin(), ups.end());
     const std::size_t lead = static_cast<std::size_t>(
         std::find_if(ups.begin(), ups.end(), [&](double u) { return u >= upper; }) - ups.begin());
-    std::vector<double> lows{lower_of(lead)};
-    for (std::size_t d = 0; d < ups.size(); ++d)
-        if (d != lead && (!(ups[d] <= lows.front()) || p.lower[d].composed())) lows.push_back(lower_of(d));
+    std::vector<double> lows{lower_of(dirs[lead])};
+    for (std::size_t i = 0; i < dirs.size(); ++i)
+        if (i != lead && (!(ups[i] <= lows.front()) || p.lower[dirs[i]].composed())) lows.push_back(lower_of(dirs[i]));
     return lows;
 }
 
-// [lower, upper] over the directions (the opening comment's rule): upper the largest of upper_of(d); lower the
-// largest of lower_reads.
+// Direction d's screen for a read at delta: its rounds cut at the question tail (pld/refine/grid_policy.hpp: the
+// default 1e-15, or less where the rounds' cuts, at most rounds x tail at +infinity on the pessimistic side, would
+// pass 1e-3 delta), so that the screen's upper side is finite wherever the direction's epsilon is (at the default
+// tail the add direction's cuts, with no factor q, pass delta 1e-12 from ~2000 rounds on).
+hockeystick_c::Screen& screen_of(const hs_pld& p, std::size_t d, double delta) {
+    return p.screen(d, pld::question_tail(static_cast<double>(p.rounds), delta));
+}
+
+// The directions an epsilon read at delta takes: every direction but those a screen clears
+// (pld/refine/direction_screen.hpp: the screen's certified upper epsilon, its pessimistic side composed on a grid
+// kScreenCoarsening times coarser, at or below the first direction's certified lower epsilon, so that direction's
+// epsilon is at most the first's and the maximum over the directions is the others').  A cleared direction is read
+// on neither side: its upper value cannot raise the upper side but by round-off (the bracket is then the narrower,
+// still certified), its lower value cannot raise the lower side.  The decision reads only the screen and the first
+// direction, never which sides are composed already, so a handle's reads do not depend on their order.
+std::vector<std::size_t> epsilon_directions(const hs_pld& p, double delta) {
+    std::vector<std::size_t> dirs{0};
+    for (std::size_t d = 1; d < p.directions(); ++d) {
+        if (p.screened(d)) {
+            const double bound = upper_epsilon_of(screen_of(p, d, delta).pmf(*p.composition, d), delta);
+            const double first = lower_epsilon(p, 0, delta);
+            if (pld::screen_clears(&bound, &first, 1, -HUGE_VAL)) continue;
+        }
+        dirs.push_back(d);
+    }
+    return dirs;
+}
+
+// [lower, upper] over the directions `dirs` (the opening comment's rule): upper the largest of upper_of(d); lower
+// the largest of lower_reads.
 template <class UpperOf, class LowerOf>
-void bracket(const hs_pld& p, UpperOf upper_of, LowerOf lower_of, double& lower, double& upper) {
-    const std::size_t n = p.upper.size();
-    std::vector<double> ups(n);
-    for (std::size_t d = 0; d < n; ++d) ups[d] = upper_of(d);
+void bracket(const hs_pld& p, const std::vector<std::size_t>& dirs, UpperOf upper_of, LowerOf lower_of, double& lower,
+             double& upper) {
+    std::vector<double> ups(dirs.size());
+    for (std::size_t i = 0; i < dirs.size(); ++i) ups[i] = upper_of(dirs[i]);
     upper = *std::max_element(ups.begin(), ups.end());
-    const std::vector<double> lows = lower_reads(p, ups, lower_of);
+    const std::vector<double> lows = lower_reads(p, dirs, ups, lower_of);
     lower = *std::max_element(lows.begin(), lows.end());
 }
 
-// The certified epsilon bracket of p at delta over the directions (hs_pld_epsilon_bracket's value).
-std::pair<double, double> epsilon_bracket_of(const hs_pld& p, double delta) {
+// The certified epsilon bracket of p at delta over the directions `dirs` (hs_pld_epsilon_bracket's value).
+std::pair<double, double> epsilon_bracket_of(const hs_pld& p, const std::vector<std::size_t>& dirs, double delta) {
     double lo = 0.0, hi = 0.0;
     bracket(
-        p, [&](std::size_t d) { return upper_epsilon(p, d, delta); },
+        p, dirs, [&](std::size_t d) { return upper_epsilon(p, d, delta); },
         [&](std::size_t d) { return lower_epsilon(p, d, delta); }, lo, hi);
     return {lo, hi};
 }
@@ -192,29 +244,55 @@ std::pair<double, double> epsilon_bracket_of(const hs_pld& p, double delta) {
 // slope in epsilon, and the plain read stands alone (its bracket the package's within the charges, as before).
 constexpr double kTiltedChargeShare = 1e-2;
 
-bool charge_limited(const hs_pld& p, double delta) {
-    for (const pld::ComposedPMF& c : p.upper)
-        if (c.total_error > kTiltedChargeShare * delta) return true;
+bool charge_limited(const hs_pld& p, const std::vector<std::size_t>& dirs, double delta) {
+    for (const std::size_t d : dirs)
+        if (p.upper_side(d).total_error > kTiltedChargeShare * delta) return true;
     return false;
 }
 
 // Direction d's factors and counts on one side (the optimistic PMFs built on first need).
-std::vector<pld::CountedPmf> direction_terms(const hs_pld& p, std::size_t d, bool pessimistic) {
+std::vector<pld::CountedPmf> direction_terms(const hockeystick_c::Composition& c, std::size_t d, bool pessimistic) {
     std::vector<pld::CountedPmf> out;
-    for (const hockeystick_c::Term& t : p.composition->directions[d])
+    for (const hockeystick_c::Term& t : c.directions[d])
         out.push_back({pessimistic ? &t.factor->upper() : &t.factor->lower(), t.count});
     return out;
 }
 
-// `plain` intersected with the tilted bracket of every direction (tilted_direction_epsilon or
-// tilted_direction_delta, by `read`), the maximum over the directions on each side; `plain` as given where a tilted
-// window passes kTiltMaxPoints or a tilt overflows a factor's moment.  Both certified, so is their intersection.
-template <class Read>
-std::pair<double, double> with_tilted_reads(const hs_pld& p, std::pair<double, double> plain, Read read) {
+std::vector<pld::CountedPmf> direction_terms(const hs_pld& p, std::size_t d, bool pessimistic) {
+    return direction_terms(*p.composition, d, pessimistic);
+}
+
+// Whether direction d's screen clears it at delta under the tilt: the screen's pessimistic factors (on the coarser
+// grid) composed under the Chernoff tilts, their certified upper epsilon (tilted_direction_epsilon, searched from the
+// screen's plain upper side) at or below `lower`, a certified lower epsilon of the first direction
+// (pld/refine/direction_screen.hpp).  Then direction d's epsilon is at most the first's, and its tilted read on the
+// handle's grid cannot move the bracket.  A tilted window past kTiltMaxPoints or a tilt overflowing a factor's
+// moment clears nothing.
+bool tilted_screen_clears(const hs_pld& p, std::size_t d, double delta, double lower, pld::RealFftBackend& fft) {
+    try {
+        hockeystick_c::Screen& screen = screen_of(p, d, delta);
+        const double from = upper_epsilon_of(screen.pmf(*p.composition, d), delta);
+        const std::pair<double, double> b = pld::tilted_direction_epsilon(
+            direction_terms(screen.composition(*p.composition, d), 0, true), {}, delta, from, fft, pld::kTiltMaxPoints);
+        return pld::screen_clears(&b.second, &lower, 1, -HUGE_VAL);
+    } catch (const std::length_error&) { return false; } catch (const std::invalid_argument&) {
+        return false;
+    }
+}
+
+// `plain` intersected with the tilted bracket of the directions `dirs` (tilted_direction_epsilon or
+// tilted_direction_delta, by `read`), the maximum over them on each side, a direction d after the first left out
+// where cleared(d, the lower side so far) (its epsilon at most the first direction's: tilted_screen_clears); `plain`
+// as given where a tilted window passes kTiltMaxPoints or a tilt overflows a factor's moment.  Both certified, so is
+// their intersection.
+template <class Read, class Cleared>
+std::pair<double, double> with_tilted_reads(const hs_pld& p, const std::vector<std::size_t>& dirs,
+                                            std::pair<double, double> plain, Read read, Cleared cleared) {
     hockeystick_c::CompositionFft fft;
     double lower = 0.0, upper = 0.0;
     try {
-        for (std::size_t d = 0; d < p.upper.size(); ++d) {
+        for (const std::size_t d : dirs) {
+            if (d != dirs.front() && cleared(d, std::max(plain.first, lower), fft)) continue;
             const std::pair<double, double> b = read(direction_terms(p, d, true), direction_terms(p, d, false), fft);
             lower = std::max(lower, b.first);
             upper = std::max(upper, b.second);
@@ -230,16 +308,19 @@ std::pair<double, double> with_tilted_reads(const hs_pld& p, std::pair<double, d
 
 namespace hockeystick_c {
 
-std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta) { return epsilon_bracket_of(p, delta); }
+std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta) {
+    return epsilon_bracket_of(p, epsilon_directions(p, delta), delta);
+}
 
 // The delta bracket as a step of the refinement assembles it (pld/refine/step_bracket.hpp, the package's
 // refinement's too): each side the largest over the directions' reads, the lower values those of lower_reads (each
 // with its suffix maxima: the curve's delta), one argument, no record of an earlier grid.
 std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon) {
-    const std::size_t n = p.upper.size();
-    std::vector<double> ups(n);
-    for (std::size_t d = 0; d < n; ++d) ups[d] = upper_delta(p, d, epsilon);
-    const std::vector<double> lows = lower_reads(p, ups, [&](std::size_t d) { return lower_delta(p, d, epsilon); });
+    const std::vector<std::size_t> dirs = every_direction(*p.composition);
+    std::vector<double> ups(dirs.size());
+    for (const std::size_t d : dirs) ups[d] = upper_delta(p, d, epsilon);
+    const std::vector<double> lows =
+        lower_reads(p, dirs, ups, [&](std::size_t d) { return lower_delta(p, d, epsilon); });
     const double no_fixed[2] = {0.0, 0.0};  // the fixed parts size a package's next grid only
     std::vector<pld::DirectionRead> uppers, lowers;
     for (const double& u : ups) uppers.push_back({&u, no_fixed});
@@ -295,11 +376,17 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
         require_output(upper, "upper");
         require_handle(p);
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
-        std::pair<double, double> b = epsilon_bracket_of(*p, delta);
-        if (charge_limited(*p, delta))
-            b = with_tilted_reads(*p, b, [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
-                return pld::tilted_direction_epsilon(ups, lows, delta, b.second, fft, pld::kTiltMaxPoints);
-            });
+        const std::vector<std::size_t> dirs = epsilon_directions(*p, delta);
+        std::pair<double, double> b = epsilon_bracket_of(*p, dirs, delta);
+        if (charge_limited(*p, dirs, delta))
+            b = with_tilted_reads(
+                *p, dirs, b,
+                [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
+                    return pld::tilted_direction_epsilon(ups, lows, delta, b.second, fft, pld::kTiltMaxPoints);
+                },
+                [&](std::size_t d, double lower, pld::RealFftBackend& fft) {
+                    return dirs.front() == 0 && p->screened(d) && tilted_screen_clears(*p, d, delta, lower, fft);
+                });
         *lower = b.first;
         *upper = b.second;
         return HS_OK;
@@ -313,10 +400,14 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
         require_handle(p);
         require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
         std::pair<double, double> b = hockeystick_c::plain_delta_bracket(*p, epsilon);
-        if (b.second > 0.0 && charge_limited(*p, b.second))
-            b = with_tilted_reads(*p, b, [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
-                return pld::tilted_direction_delta(ups, lows, epsilon, fft, pld::kTiltMaxPoints);
-            });
+        const std::vector<std::size_t> dirs = hockeystick_c::every_direction(*p->composition);
+        if (b.second > 0.0 && charge_limited(*p, dirs, b.second))
+            b = with_tilted_reads(
+                *p, dirs, b,
+                [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
+                    return pld::tilted_direction_delta(ups, lows, epsilon, fft, pld::kTiltMaxPoints);
+                },
+                [](std::size_t, double, pld::RealFftBackend&) { return false; });
         *lower = b.first;
         *upper = b.second;
         return HS_OK;

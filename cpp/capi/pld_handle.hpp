@@ -4,9 +4,12 @@
 // through the core's FFT composition (pld/compose/compose.hpp) with the backend of cpp/backends/ chosen at configure
 // time (Eigen's FFT module by default, FFTW with HOCKEYSTICK_C_FFT_FFTW).
 //
-// Every direction's pessimistic side is composed when the handle is made (every read needs them all); each
-// direction's optimistic side is composed on the first read that needs it, once (std::call_once: pld.cpp's
-// opening comment says which reads need which).  A handle never changes once made, so several threads may read it.
+// The first direction's pessimistic side, and that of every direction whose factors hold no mechanism to discretize
+// again on a coarser grid, is composed when the handle is made; any other direction's (the Poisson-subsampled
+// Gaussian's add direction) is composed on the first read that needs it, once: an epsilon read screens it on a
+// coarser grid first (pld/refine/direction_screen.hpp) and needs it only where the screen does not clear.  Each
+// direction's optimistic side is composed on the first read that needs it, once (std::call_once: pld.cpp's opening
+// comment says which reads need which).  A handle never changes once made, so several threads may read it.
 #pragma once
 
 #include <hockeystick/pld/compose/compose.hpp>
@@ -56,6 +59,15 @@ class Factor {
     virtual ~Factor() = default;
     virtual const pld::GridPMF& upper() const = 0;
     virtual const pld::GridPMF& lower() const = 0;
+    // Whether on_grid gives the factor's mechanism on another grid: false where the factor holds its PMFs only.
+    virtual bool regrids() const { return false; }
+    // The same mechanism's round discretized again on the grid of spacing h with `tail` beyond its integration range,
+    // its pessimistic side read alone (a direction's screen); only where regrids().
+    virtual std::shared_ptr<const Factor> on_grid(double h, double tail) const {
+        (void)h;
+        (void)tail;
+        return nullptr;
+    }
 };
 
 // A factor whose two PMFs are built at once.
@@ -173,15 +185,22 @@ inline pld::ChargedGridCurve lower_curve(const pld::ComposedPMF& c) {
                                  ch.slack, ch.loss_shift, false, true);
 }
 
-// One direction's optimistic side, composed on the first read that needs it; its curve for delta reads built on
-// the first such read of a window.
-class LowerSide {
+// One direction's side (pessimistic or optimistic), composed on the first read that needs it unless given when the
+// handle is made; its curve for delta reads built on the first such read of a window.
+class LazySide {
   public:
     bool composed() const { return done_.load(std::memory_order_acquire); }
 
-    const pld::ComposedPMF& pmf(const Composition& c, std::size_t direction) {
+    void set(pld::ComposedPMF composed) {
         std::call_once(compose_once_, [&] {
-            pmf_ = std::move(compose_sides(c, false, {direction}).front());
+            pmf_ = std::move(composed);
+            done_.store(true, std::memory_order_release);
+        });
+    }
+
+    const pld::ComposedPMF& pmf(const Composition& c, std::size_t direction, bool pessimistic) {
+        std::call_once(compose_once_, [&] {
+            pmf_ = std::move(compose_sides(c, pessimistic, {direction}).front());
             done_.store(true, std::memory_order_release);
         });
         return pmf_;
@@ -205,6 +224,66 @@ inline std::vector<std::size_t> every_direction(const Composition& c) {
     return all;
 }
 
+// How many times coarser than the handle's grid a direction's screen is discretized (pld.cpp's epsilon reads and
+// refine.cpp's grids, as the package's dominated_direction.COARSENING).
+constexpr double kScreenCoarsening = 4.0;
+
+// Whether direction d of c has a screen: not the first direction, the one the screen is read against, and every
+// factor able to discretize its mechanism again.
+inline bool screened(const Composition& c, std::size_t d) {
+    if (d == 0) return false;
+    for (const Term& t : c.directions[d])
+        if (!t.factor->regrids()) return false;
+    return true;
+}
+
+// Direction d of c with every factor discretized again kScreenCoarsening times coarser (at most kMaxInterval), each
+// round's tail `tail`, its windows c's: the composition of its screen (screened(c, d)).
+inline Composition screen_of(const Composition& c, std::size_t d, double tail) {
+    Composition out;
+    out.h = std::min(c.h * kScreenCoarsening, kMaxInterval);
+    out.tail = c.tail;
+    out.direct_bins = c.direct_bins;
+    out.direct_min_charge = c.direct_min_charge;
+    std::vector<Term> terms;
+    for (const Term& t : c.directions[d]) terms.push_back({t.factor->on_grid(out.h, tail), t.count});
+    out.directions.push_back(std::move(terms));
+    return out;
+}
+
+// A direction's screen at one tail: its composition on the coarser grid (screen_of), made on the first epsilon read
+// that asks it, and its pessimistic side composed then, each once.
+class Screen {
+  public:
+    explicit Screen(double tail) : tail_(tail) {}
+
+    const Composition& composition(const Composition& c, std::size_t direction) {
+        std::call_once(made_,
+                       [&] { composition_ = std::make_shared<const Composition>(screen_of(c, direction, tail_)); });
+        return *composition_;
+    }
+
+    const pld::ComposedPMF& pmf(const Composition& c, std::size_t direction) {
+        const Composition& screen = composition(c, direction);
+        std::call_once(composed_, [&] { pmf_ = std::move(compose_sides(screen, true, {0}).front()); });
+        return pmf_;
+    }
+
+  private:
+    double tail_;
+    std::once_flag made_, composed_;
+    std::shared_ptr<const Composition> composition_;
+    pld::ComposedPMF pmf_;
+};
+
+// The directions whose pessimistic sides are composed when the handle is made: those without a screen.
+inline std::vector<std::size_t> unscreened(const Composition& c) {
+    std::vector<std::size_t> out;
+    for (std::size_t d = 0; d < c.directions.size(); ++d)
+        if (!screened(c, d)) out.push_back(d);
+    return out;
+}
+
 // A one-round composition of one factor per direction, on the factors' grid.
 inline std::shared_ptr<const Composition> one_round(std::vector<std::shared_ptr<const Factor>> factors) {
     auto c = std::make_shared<Composition>();
@@ -216,21 +295,46 @@ inline std::shared_ptr<const Composition> one_round(std::vector<std::shared_ptr<
 }  // namespace hockeystick_c
 
 // A PLD: its composition (the factors shared with the handles it was made from or makes), the runs of mechanisms
-// it composes (`rounds`), every direction's pessimistic side composed, and each direction's optimistic side
-// composed when first needed.
+// it composes (`rounds`), the pessimistic sides of the directions without a screen composed, the others' and each
+// direction's optimistic side composed when first needed, each screen's when first asked.
 struct hs_pld {
     std::shared_ptr<const hockeystick_c::Composition> composition;
     std::int64_t rounds = 0;
-    std::vector<hockeystick::pld::ComposedPMF> upper;
-    std::unique_ptr<hockeystick_c::LowerSide[]> lower;
+    std::unique_ptr<hockeystick_c::LazySide[]> upper, lower;
 
     hs_pld(std::shared_ptr<const hockeystick_c::Composition> c, std::int64_t n)
         : composition(std::move(c)),
           rounds(n),
-          upper(hockeystick_c::compose_sides(*composition, true, hockeystick_c::every_direction(*composition))),
-          lower(new hockeystick_c::LowerSide[upper.size()]) {}
+          upper(new hockeystick_c::LazySide[composition->directions.size()]),
+          lower(new hockeystick_c::LazySide[composition->directions.size()]) {
+        const std::vector<std::size_t> eager = hockeystick_c::unscreened(*composition);
+        if (eager.empty()) return;
+        std::vector<hockeystick::pld::ComposedPMF> sides = hockeystick_c::compose_sides(*composition, true, eager);
+        for (std::size_t i = 0; i < eager.size(); ++i) upper[eager[i]].set(std::move(sides[i]));
+    }
 
-    const hockeystick::pld::ComposedPMF& lower_side(std::size_t d) const { return lower[d].pmf(*composition, d); }
+    std::size_t directions() const { return composition->directions.size(); }
+
+    // Whether direction d's epsilon reads ask its screen first (pld.cpp).
+    bool screened(std::size_t d) const { return hockeystick_c::screened(*composition, d); }
+
+    const hockeystick::pld::ComposedPMF& upper_side(std::size_t d) const { return upper[d].pmf(*composition, d, true); }
+
+    const hockeystick::pld::ComposedPMF& lower_side(std::size_t d) const {
+        return lower[d].pmf(*composition, d, false);
+    }
+
+    // Direction d's screen whose rounds' tail is `tail`, made on first need (each tail's once).
+    hockeystick_c::Screen& screen(std::size_t d, double tail) const {
+        const std::lock_guard<std::mutex> hold(screens_lock);
+        std::unique_ptr<hockeystick_c::Screen>& s = screens[{d, tail}];
+        if (!s) s.reset(new hockeystick_c::Screen(tail));
+        return *s;
+    }
+
+  private:
+    mutable std::mutex screens_lock;
+    mutable std::map<std::pair<std::size_t, double>, std::unique_ptr<hockeystick_c::Screen>> screens;
 };
 
 namespace hockeystick_c {

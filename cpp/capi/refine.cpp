@@ -161,7 +161,7 @@ Handle one_direction(double sigma, double q, long long rounds, double h, bool re
 // The certified upper epsilon at delta of a one-direction handle's pessimistic side, at least 0.
 double screen_epsilon(const hs_pld& p, double delta) {
     double e = 0.0;
-    pld::composed_epsilon(p.upper.front(), &delta, 1, &e);
+    pld::composed_epsilon(p.upper_side(0), &delta, 1, &e);
     return std::max(e, 0.0);
 }
 
@@ -175,8 +175,6 @@ double screen_epsilon(const hs_pld& p, double delta) {
 // is composed on h too and each side is the larger of the two directions'.  The package's bracket on that grid, up
 // to the round-off of the two FFTs (cpp/backends/ here, pocketfft there).  A grid after the first that cannot be built (too many cells or points) gives [0, inf],
 // certified and uninformative, so the loop keeps the brackets it has and stops.
-constexpr double kScreenCoarsening = 4.0;  // dominated_direction.COARSENING
-
 std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long rounds, double delta, double h,
                                              double accuracy, bool first, DirectBins direct) {
     const double tail = pld::kDefaultCompositionTail;
@@ -186,7 +184,7 @@ std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long r
     const hs_status s = guarded([&] {
         const Handle remove = one_direction(sigma, q, rounds, h, true, true, cut.round, cut.window, direct);
         const std::pair<double, double> r = hockeystick_c::plain_epsilon_bracket(*remove, delta);
-        const double coarse = std::min(h * kScreenCoarsening, hockeystick_c::kMaxInterval);
+        const double coarse = std::min(h * hockeystick_c::kScreenCoarsening, hockeystick_c::kMaxInterval);
         const Handle screen = one_direction(sigma, q, rounds, coarse, false, false, tail, cut.window, direct);
         const double bound = screen_epsilon(*screen, delta);
         if (pld::screen_clears(&bound, &r.first, 1, -HUGE_VAL)) {

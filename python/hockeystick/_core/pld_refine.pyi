@@ -1,5 +1,5 @@
-"""The refinement's grid-and-tail policy, its next-grid rules and the loops of one point's epsilon and delta
-refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
+"""The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
+of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
 (cpp/bindings/register_pld_aligned_lower.cpp)."""
 
 from collections.abc import Callable
@@ -171,6 +171,9 @@ def settled_everywhere(
     *,
     settled: float,
 ) -> list[bool]: ...
+def refinement_tails(
+    noise: float, q: float, rounds: float, *, smallest: float, tail: float, accuracy: float
+) -> tuple[float, float]: ...
 def direct_bins_charge(
     least_delta: float, *, first_delta: float, charge_share: float, min_charge: float
 ) -> float | None: ...

@@ -2,16 +2,20 @@
 
 The tails only decide the bracket's width and cost: every truncated mass is charged.  Checked here: the
 remove direction's mass above its integration range is what the C++ discretization sends to +infinity
-(the budget's arithmetic rests on it), each tail is the coarsest rung within its budget, the accountant
-uses them, and its brackets still hold the truth: one round's exact epsilon (mpmath, 60 digits) and
-dp_accounting's pessimistic / optimistic estimates after many rounds.
+(the budget's arithmetic rests on it), each tail is the rule's rung computed independently (the ladder,
+the budget and every charge in mpmath, 60 digits: pld/refine/refinement_tails.hpp read through the
+binding is the rule the docstring states), the accountant uses them, and its brackets still hold the
+truth: one round's exact epsilon (mpmath, 60 digits) and dp_accounting's pessimistic / optimistic
+estimates after many rounds.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
+import mpmath as mp
 import numpy as np
 import pytest
 from dp_accounting import dp_event as E
@@ -25,6 +29,11 @@ from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from ...dp_accounting_pld import their_epsilon, their_pld
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
+
+# the truncations' share of delta per unit of the accuracy (truncation's docstring)
+SHARE = mp.mpf("0.1")
+RUNGS = [mp.mpf(10) ** (-mp.mpf(k) / 4) for k in range(44, 61)]  # 1e-11 down to 1e-15, 4 a decade
+MAX_TAIL = 1e-11  # the coarsest rung
 
 
 @pytest.mark.parametrize(
@@ -58,19 +67,10 @@ def test_mass_above_is_the_discretizations_mass_at_infinity(sigma, q, sensitivit
 )
 @pytest.mark.parametrize("delta, accuracy", [(1e-5, 1e-3), (1e-10, 1e-2), (0.3, 1e-4)])
 def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy):
-    sigma, q, rounds, sensitivity = point
-    budget = 0.5 * truncation.SHARE_OF_ACCURACY * accuracy * delta
-    t_round, t_window = truncation.tails(point, delta, 1e-15, accuracy)
-    assert t_window == max(
-        1e-15, max((t for t in truncation.LADDER if 2 * t <= budget), default=1e-15)
-    )
-    assert 2 * t_window <= budget or t_window == 1e-15
-    charge = rounds * truncation.remove_mass_above(t_round, sigma, q, sensitivity)
-    assert charge <= budget or t_round == 1e-15
-    coarser = [t for t in truncation.LADDER if t > t_round]
-    if coarser:  # the next rung up breaks the budget
-        assert rounds * truncation.remove_mass_above(min(coarser), sigma, q, sensitivity) > budget
-    assert 1e-15 <= t_round <= truncation.MAX_TAIL and 1e-15 <= t_window <= truncation.MAX_TAIL
+    """The rule's tails, the ladder, budget and charges in mpmath: the coarsest rungs within the budget."""
+    expected = _tails_mp(point, delta, 1e-15, accuracy)
+    assert expected is not None  # no charge within 1e-9 of its budget at these points
+    assert truncation.tails(point, delta, 1e-15, accuracy) == expected
 
 
 def test_tails_never_go_below_the_users_tail():
@@ -123,7 +123,7 @@ def _exact_epsilon(
 @pytest.mark.parametrize("delta", [1e-5, 1e-3])
 def test_one_round_bracket_holds_the_exact_epsilon(sigma, q, delta):
     """One round: the rounds factor is 1, so t_round reaches MAX_TAIL and the truncations are the coarsest."""
-    assert truncation.tails((sigma, q, 1.0, 1.0), delta, 1e-15, 1e-3) == (truncation.MAX_TAIL,) * 2
+    assert truncation.tails((sigma, q, 1.0, 1.0), delta, 1e-15, 1e-3) == (MAX_TAIL,) * 2
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-3)
     lo, up = acc.epsilon(delta, bound="both")
     exact = _exact_epsilon(sigma, q, delta)
@@ -238,12 +238,11 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     assert [t for d, t in calls if d == "remove"] == [many]
 
 
-def _mass_above_mp(tail: float, s: float, q: float) -> float:
+@functools.cache
+def _mass_above_exact(tail: float, s: float, q: float) -> mp.mpf:
     """The P-mass above the integration range's top x_hi = 1 + z s (formed in double, as the discretization
     does: at s = 1e-300 it is 1 and the mass is q / 2), z = Q^{-1}(tail / 2), in mpmath (60 digits):
     (1 - q) Q(x_hi / s) + q Q((x_hi - 1) / s)."""
-    import mpmath as mp
-
     with mp.workdps(60):
 
         def upper(x: mp.mpf) -> mp.mpf:  # Q(x); 0 past 1e6 (Q(1e6) < 10^-(10^11))
@@ -251,12 +250,45 @@ def _mass_above_mp(tail: float, s: float, q: float) -> float:
 
         z = float(-mp.sqrt(2) * mp.erfinv(mp.mpf(tail) - 1))  # Q(z) = tail / 2
         x_hi = mp.mpf(1.0 + z * s)
-        return float((1 - mp.mpf(q)) * upper(x_hi / s) + mp.mpf(q) * upper((x_hi - 1) / s))
+        return (1 - mp.mpf(q)) * upper(x_hi / s) + mp.mpf(q) * upper((x_hi - 1) / s)
+
+
+def _mass_above_mp(tail: float, s: float, q: float) -> float:
+    return float(_mass_above_exact(tail, s, q))
+
+
+def _tails_mp(
+    point: tuple[float, float, float, float], smallest: float, tail: float, accuracy: float
+) -> tuple[float, float] | None:
+    """The rule of truncation's docstring in mpmath (60 digits), apart from the code: the budget
+    0.1 accuracy smallest / 2, t_round the coarsest rung 10^(-k / 4) (k = 44 ... 60) whose charge
+    rounds x above(t) is within it, t_window the coarsest with 2 t within it, each at least ``tail``
+    (``tail`` where none is, or where the budget is not finite and > 0).  None where a charge lies
+    within 1e-9 of the budget, which the double arithmetic may put on either side."""
+    sigma, q, rounds, sensitivity = point
+    with mp.workdps(60):
+        budget = mp.mpf(0.5) * SHARE * mp.mpf(accuracy) * mp.mpf(smallest)
+        if not (budget > 0 and mp.isfinite(budget)):
+            return tail, tail
+        chosen = []
+        for charge in (
+            lambda t: mp.mpf(rounds) * _mass_above_exact(float(t), sigma / sensitivity, q),
+            lambda t: 2 * t,
+        ):
+            fits = []
+            for t in RUNGS:
+                c = charge(t)
+                if abs(c - budget) <= 1e-9 * budget:
+                    return None
+                fits.append(c <= budget)
+            rung = next((float(t) for t, f in zip(RUNGS, fits) if f), tail)
+            chosen.append(max(tail, rung))
+        return chosen[0], chosen[1]
 
 
 @pytest.mark.parametrize("s", [1e-300, 1e-3, 0.8, 1e3, 1e300])
 @pytest.mark.parametrize("q", [5e-324, 1e-12, 0.5, 1.0])
-@pytest.mark.parametrize("tail", [1e-15, truncation.MAX_TAIL])
+@pytest.mark.parametrize("tail", [1e-15, MAX_TAIL])
 def test_mass_above_at_the_edges_against_mpmath(s, q, tail):
     got = truncation.remove_mass_above(tail, s, q, 1.0)
     assert got == pytest.approx(_mass_above_mp(tail, s, q), rel=1e-9, abs=1e-300)
@@ -278,14 +310,11 @@ def test_mass_above_at_the_edges_against_mpmath(s, q, tail):
 @pytest.mark.parametrize("accuracy", [1e-12, 1e-3, 1.0, 1e308, math.inf])
 def test_tails_stay_within_their_budget_at_the_edges(point, smallest, accuracy):
     t_round, t_window = truncation.tails(point, smallest, 1e-15, accuracy)
-    assert 1e-15 <= t_round <= truncation.MAX_TAIL and 1e-15 <= t_window <= truncation.MAX_TAIL
-    budget = 0.5 * truncation.SHARE_OF_ACCURACY * accuracy * smallest
-    if t_window > 1e-15:
-        assert 2 * t_window <= budget
-    if t_round > 1e-15:
-        assert (
-            point[2] * truncation.remove_mass_above(t_round, point[0], point[1], point[3]) <= budget
-        )
+    assert 1e-15 <= t_round <= MAX_TAIL and 1e-15 <= t_window <= MAX_TAIL
+    expected = _tails_mp(point, smallest, 1e-15, accuracy)
+    if expected is not None:
+        assert (t_round, t_window) == expected
+    budget = 0.05 * accuracy * smallest
     if not math.isfinite(budget) or budget < 1e-300:  # nothing to size from: the user's tail
         assert (t_round, t_window) == (1e-15, 1e-15)
 

@@ -116,8 +116,11 @@ HS_API hs_status hs_pld_self_compose(const hs_pld* pld, long long count, hs_pld*
  * charge, about 1e-10 after 10^4 rounds), the plain composition's bracket is intersected with that of the same
  * factors composed under an exponential tilt (hockeystick/pld/refine/tilted_question.hpp; about 0.1 s more):
  * 14,100 rounds of sigma 1.1 at q = 256/60000 on the grid 1e-4 give [3.7409, 3.7412] at delta 1e-10 where the plain
- * composition gives [3.56, 4.94].  0 < delta < 1; *upper is +inf where delta lies below what can be certified (the
- * factors' tail cut at +infinity, 1e-15 a round for the mechanisms here, composed). */
+ * composition gives [3.56, 4.94].  The Poisson-subsampled Gaussian's add direction is read only where its screen
+ * (its rounds composed on a grid 4 times coarser, cut at a tail sized to delta: hockeystick/pld/refine/
+ * direction_screen.hpp) does not show it dominated by the remove direction, as in the refinements: the same
+ * run gives [4.18008, 4.18335] at delta 1e-12.  0 < delta < 1; *upper is +inf where delta lies below what can be
+ * certified (a direction read's tail cut at +infinity, 1e-15 a round for the mechanisms here, composed). */
 HS_API hs_status hs_pld_epsilon_bracket(const hs_pld* pld, double delta, double* lower, double* upper);
 
 /* The certified bracket [*lower, *upper] on delta(epsilon), the hockey-stick divergence at e^epsilon, over

@@ -15,13 +15,16 @@ So over T rounds the certified upper delta rises by at most T above(t_round) + 2
 lower one falls by at most as much.  The default tail (1e-15) keeps that far below any delta a user
 asks about, but the window it implies is what the transforms pay for (about sqrt(2 log(1 / tail))
 composed spreads each side).  ``tails`` sizes both truncations to the smallest delta the bracket
-must resolve instead: each adds at most s / 2 of it, s = ``SHARE_OF_ACCURACY`` x accuracy, at the
-largest rung of a ladder (4 per decade) from 1e-15 to ``MAX_TAIL`` that stays within that, and never
-below the user's ``tail``.  An error s delta in delta moves epsilon by s delta / |d delta / d eps|,
-at most s where |d delta / d eps| >= delta (about s / 7 at q = 1e-3, sigma = 0.8, 10^5 rounds,
-delta = 1e-5), and the smaller window's round-off charge pays it back. Either way the bracket is
-certified: the tails only decide its width and its cost.  The add direction keeps ``tail`` (its mass
-beyond each end is tail / 2, with no factor q).
+must resolve instead: each adds at most s / 2 of it, s = 0.1 x accuracy, at the largest rung of a
+ladder (10^(-k / 4), k = 44 ... 60: 4 per decade from 1e-11 down to 1e-15; no coarser, so the
+truncations stay below the round-off charge, which sets a bracket's width) that stays within that,
+and never below the user's ``tail``.  An error s delta in delta moves epsilon by
+s delta / |d delta / d eps|, at most s where |d delta / d eps| >= delta (about s / 7 at q = 1e-3,
+sigma = 0.8, 10^5 rounds, delta = 1e-5), and the smaller window's round-off charge pays it back.
+Either way the bracket is certified: the tails only decide its width and its cost.  The add
+direction keeps ``tail`` (its mass beyond each end is tail / 2, with no factor q).  The rule is the
+core's, pld/refine/refinement_tails.hpp, read through ``_core.pld_refine.refinement_tails``: the C
+library's refinement sizes its truncations with the same header.
 
 ``.epsilon(delta)`` resolves the deltas asked.  ``delta_accuracy="epsilon"``'s delta(eps) resolves
 none below its floor (1e-9, ``DELTA_FLOOR``), so its truncations are sized to that (t_window =
@@ -32,22 +35,31 @@ cost less, most where a long one-round loss tail (sigma 0.5, q 1e-4) would widen
 
 from __future__ import annotations
 
-import math
-from functools import lru_cache
-
 from ... import _core
-
-SHARE_OF_ACCURACY = 0.1  # the truncations' share of delta, per unit of the epsilon accuracy asked
-MAX_TAIL = 1e-11  # no coarser: the truncations stay below the round-off charge, which sets a bracket's width
-LADDER = tuple(
-    10.0 ** (-k / 4) for k in range(44, 61)
-)  # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
 
 
 def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
     """above(tail) of the module docstring: the remove direction's P-mass above its integration
     range, the mass its pessimistic PMF puts at +infinity (pld/grid/cells.hpp's
-    ``subsampled_gaussian_mass_above``)."""
+    ``subsampled_gaussian_mass_above``).
+
+    Parameters
+    ----------
+    tail : float
+        The mass each end of one round's integration range leaves out, in (0, 1).
+    sigma, sampling_rate, sensitivity : float
+        The Poisson-subsampled Gaussian's noise, rate and sensitivity.
+
+    Returns
+    -------
+    float
+        q Q(z) + (1 - q) Q(z + sensitivity / sigma), z = Q^{-1}(tail / 2).
+
+    Raises
+    ------
+    ZeroDivisionError
+        Where ``sensitivity`` is 0.
+    """
     return float(
         _core.pld_mechanisms.subsampled_gaussian_mass_above(
             sigma / sensitivity, sampling_rate, tail=tail
@@ -58,22 +70,37 @@ def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivi
 def tails(
     point: tuple[float, float, float, float], smallest: float, tail: float, accuracy: float
 ) -> tuple[float, float]:
-    """(t_round, t_window) for the remove direction of ``point`` = (sigma, q, rounds, sensitivity)
-    where the smallest delta to resolve is ``smallest``: the coarsest rungs whose charges stay
-    within ``SHARE_OF_ACCURACY`` x ``accuracy`` / 2 of it each (module docstring), at least
-    ``tail``."""
-    budget = 0.5 * SHARE_OF_ACCURACY * accuracy * float(smallest)
-    if not budget > 0.0 or not math.isfinite(budget):
-        return tail, tail
-    return _tails(tuple(float(v) for v in point), budget, float(tail))
+    """(t_round, t_window) for the remove direction of ``point``: the coarsest rungs whose charges
+    stay within 0.1 x ``accuracy`` / 2 of ``smallest`` each (module docstring), at least ``tail``.
 
+    Parameters
+    ----------
+    point : tuple of float
+        (sigma, q, rounds, sensitivity) of the Poisson-subsampled Gaussian run.
+    smallest : float
+        The smallest delta the bracket must resolve.
+    tail : float
+        The user's tail: neither truncation goes below it.
+    accuracy : float
+        The epsilon accuracy asked.
 
-@lru_cache(maxsize=4096)
-def _tails(point: tuple[float, ...], budget: float, tail: float) -> tuple[float, float]:
-    """``tails`` once its budget is known (each refinement step of a point asks again)."""
-    sigma, q, rounds, sensitivity = point
-    t_round = next(
-        (t for t in LADDER if rounds * remove_mass_above(t, sigma, q, sensitivity) <= budget), tail
+    Returns
+    -------
+    tuple of float
+        One round's tail of the remove direction's discretization, and the composed windows' tail;
+        both ``tail`` where the budget 0.05 ``accuracy`` ``smallest`` is not finite and > 0.
+
+    Raises
+    ------
+    ZeroDivisionError
+        Where the point's sensitivity is 0.
+    """
+    sigma, q, rounds, sensitivity = (float(v) for v in point)
+    return _core.pld_refine.refinement_tails(
+        sigma / sensitivity,
+        q,
+        rounds,
+        smallest=float(smallest),
+        tail=float(tail),
+        accuracy=float(accuracy),
     )
-    t_window = next((t for t in LADDER if 2.0 * t <= budget), tail)
-    return max(tail, t_round), max(tail, t_window)

@@ -1,14 +1,15 @@
 // The truncations of an accuracy= refinement's epsilon bracket, sized to the smallest delta it must resolve
-// (python/hockeystick/pld/compose/truncation.py's tails: the reasoning, and why the bracket stays certified).
+// (python/hockeystick/pld/compose/truncation.py's docstring: the reasoning, and why the bracket stays certified).
+// The rule's one home: the package's refinement reads it through cpp/bindings/register_pld_refine.cpp
+// (truncation.tails), the C library's refinement directly (cpp/capi/refine.cpp).
 //
 // Over T rounds the certified upper delta rises by at most T above(t_round) + 2 t_window (above: the remove
 // direction's P-mass past its integration range, pld/grid/cells.hpp's subsampled_gaussian_mass_above), and the lower
 // one falls by at most as much.  Each truncation may add kTailShareOfAccuracy x accuracy / 2 of the smallest delta:
 // t_round and t_window are the coarsest rungs of kTailLadder (10^(-k/4), k = 44 ... 60: 1e-11 down to 1e-15) whose
 // charges stay within that budget, never below the caller's tail.  The add direction keeps the caller's tail (its
-// mass past each end is tail / 2, with no factor q).
-//
-// Every operation is the Python formula's, in its order, so the tails are equal bit for bit.
+// mass past each end is tail / 2, with no factor q).  A budget that is not finite and > 0 (delta or accuracy 0,
+// infinite or NaN) sizes nothing: both tails are the caller's.
 #pragma once
 
 #include <algorithm>
@@ -19,9 +20,10 @@
 namespace hockeystick {
 namespace pld {
 
-// The truncations' share of delta per unit of the epsilon accuracy asked (truncation.SHARE_OF_ACCURACY).
+// The truncations' share of delta per unit of the epsilon accuracy asked.
 constexpr double kTailShareOfAccuracy = 0.1;
-// The ladder's exponents: 10^(-k/4) for k in [kTailLadderFirst, kTailLadderLast] (truncation.LADDER).
+// The ladder's exponents: 10^(-k/4) for k in [kTailLadderFirst, kTailLadderLast], coarsest first; no coarser than
+// 1e-11, so the truncations stay below the round-off charge, which sets a bracket's width.
 constexpr int kTailLadderFirst = 44;
 constexpr int kTailLadderLast = 60;
 
