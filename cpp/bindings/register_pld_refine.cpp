@@ -4,7 +4,7 @@
 // and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods; the many-points
 // refinement (pld/refine/points_front.hpp: its per-step rules in the core, the interpreter lock taken only for the
 // package's reads of each step's brackets), the direct-bins rule (pld/refine/direct_bins.hpp) and the truncations'
-// tails of an accuracy= bracket (pld/refine/refinement_tails.hpp, python/hockeystick/pld/compose/truncation.py's).
+// tails of an accuracy= bracket (pld/refine/refinement_tails.hpp, python/hockeystick/pld/refine/truncation.py's).
 // python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
 #include <hockeystick/pld/refine/delta_refinement.hpp>

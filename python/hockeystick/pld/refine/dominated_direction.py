@@ -42,7 +42,6 @@ from typing import cast
 import numpy as np
 
 from ... import _core
-from ..compose import truncation
 from ..grid.distribution import (
     PrivacyLossDistribution,
     brackets,
@@ -50,7 +49,7 @@ from ..grid.distribution import (
 )
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
-from . import round_cache
+from . import round_cache, truncation
 
 COARSENING = 4
 

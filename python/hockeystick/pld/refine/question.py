@@ -64,7 +64,7 @@ TAIL_SHARE = 1e-3
 # peers' tails of ~1e-22), and a smaller tail costs only a few more points (the loss's tails are
 # Gaussian)
 TILTED_TAIL_SHARE = 1e-10
-# the smallest tail a discretization takes (``compose.truncation``)
+# the smallest tail a discretization takes (``refine.truncation``)
 SMALLEST_TAIL = 1e-300
 # the grid of the default's last read, under a tilt (``tilted_question.fine_brackets``,
 # ``tilted_factors``): half the peers' default grid.  dp_accounting's default is the pessimistic

@@ -35,7 +35,7 @@ from typing import cast
 
 import numpy as np
 
-from ..compose import tilted, truncation
+from ..compose import tilted
 from ..compose.binomial_split import BinomialSplit
 from ..compose.fft import fft_length
 from ..compose.log_moments import log_mgf_at
@@ -52,7 +52,7 @@ from ..reads.max_of_outputs import (
     max_of_outputs_delta,
     max_of_outputs_epsilon,
 )
-from . import question
+from . import question, truncation
 from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
 from .directional_delta import Direction
 from .dominated_direction import COARSENING

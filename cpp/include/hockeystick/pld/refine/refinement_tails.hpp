@@ -1,5 +1,5 @@
 // The truncations of an accuracy= refinement's epsilon bracket, sized to the smallest delta it must resolve
-// (python/hockeystick/pld/compose/truncation.py's docstring: the reasoning, and why the bracket stays certified).
+// (python/hockeystick/pld/refine/truncation.py's docstring: the reasoning, and why the bracket stays certified).
 // The rule's one home: the package's refinement reads it through cpp/bindings/register_pld_refine.cpp
 // (truncation.tails), the C library's refinement directly (cpp/capi/refine.cpp).
 //

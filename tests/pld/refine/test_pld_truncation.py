@@ -1,4 +1,4 @@
-"""``accuracy=`` epsilon(delta) truncates at tails sized to the delta asked (pld/compose/truncation.py).
+"""``accuracy=`` epsilon(delta) truncates at tails sized to the delta asked (pld/refine/truncation.py).
 
 The tails only decide the bracket's width and cost: every truncated mass is charged.  Checked here: the
 remove direction's mass above its integration range is what the C++ discretization sends to +infinity
@@ -21,9 +21,8 @@ import pytest
 from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
-from hockeystick.pld.compose import truncation
 from hockeystick.pld.mechanisms import constructors as mechanisms
-from hockeystick.pld.refine import dominated_direction, round_cache
+from hockeystick.pld.refine import dominated_direction, round_cache, truncation
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
