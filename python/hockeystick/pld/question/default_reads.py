@@ -458,7 +458,10 @@ def accuracy_sides(
     default's (``each_epsilon_bracket``, each point and delta asked alone), whatever the accuracy:
     more accuracy is never looser, and a coarser one reads no less than the default, whose bracket
     is within it wherever the default meets its own tolerance; a bracket still wider than asked is
-    intersected with the tilted reads on the accuracy's own grids (``tilted_to_accuracy``).
+    intersected with the tilted reads on the accuracy's own grids (``tilted_to_accuracy``).  Where
+    the default's composition would need more grid points than the memory allows
+    (``compose.fft.DEFAULT_MAX_POINTS``), there is no default bracket: the refined ones are
+    returned as they are (a coarser accuracy is how a run past that memory is read).
 
     Parameters
     ----------
@@ -478,7 +481,12 @@ def accuracy_sides(
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point, never wider than the default's.
     """
-    found, _ = each_epsilon_bracket(front, pts, xs, threads, False)
+    try:
+        found, _ = each_epsilon_bracket(front, pts, xs, threads, False)
+    except ValueError as error:  # the default's window past the memory allowed: no default to read
+        if "grid points (max_points=" not in str(error):
+            raise
+        return refined
     out = []
     for p, x, (lo, up), (d_lo, d_up) in zip(pts, xs, refined, found):
         lo = np.maximum(lo, d_lo)
