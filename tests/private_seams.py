@@ -32,7 +32,6 @@ SEAMS = {
     "_composed": "which directions a bracket composed (the public composed() composes them instead of reporting)",
     "_plds": "bound='upper' builds no optimistic PMF: the accountant's per-side PLDs",
     "_build": "the accountant's grid builder, which StepBrackets (settled floor) needs",
-    "_near_one": "the accountant's near-one reads, which a Refinement built apart from the front door needs (the refinement's own grids and width, which the front door intersects with the default's)",
     "_pool_copy": "a worker pool's copy of an accountant carries no flags",
     "_one_thread": "the rule that runs one small point's C++ calls on one thread (the values are the same either way)",
     "_fixed_brackets": "the fixed grid's brackets with the add direction's upper side they pass to the fine read",

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.refine import round_cache
-from hockeystick.pld.refine.points import Refinement
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 DELTA = 1e-5
@@ -26,7 +24,6 @@ def test_one_grid_meets_the_accuracy(monkeypatch, sigma, q, rounds):
     than a third of the accuracy: the bracket grows like h^2)."""
     round_cache.clear()
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-3)
-    refinement = Refinement(1e-3, "relative", acc.tail, acc._build, acc._near_one, 0.0)
     grids = set()
     step_brackets = StepBrackets.brackets
 
@@ -35,11 +32,7 @@ def test_one_grid_meets_the_accuracy(monkeypatch, sigma, q, rounds):
         return step_brackets(self, batch, points, step, *rest)
 
     monkeypatch.setattr(StepBrackets, "brackets", recording)
-    # the refinement alone (the accountant then intersects its bracket with the default's, whose
-    # own reads visit other grids)
-    ((lo, up),) = refinement.refined(
-        [(sigma, q, float(rounds), 1.0)], [np.array([DELTA])], "epsilon", 0
-    )
+    lo, up = acc.epsilon(DELTA, bound="both")
     assert len(grids) == 1, grids
     assert 1e-3 / 3 <= up - lo <= 1e-3
 

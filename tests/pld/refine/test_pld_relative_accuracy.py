@@ -15,7 +15,6 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
-from hockeystick.pld.refine.points import Refinement
 
 MP_DPS = 50
 
@@ -71,27 +70,13 @@ def test_relative_accuracy_needs_accuracy():
         pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, relative_accuracy=1e-3)
 
 
-def _refined(accuracy: float, relative_accuracy: float = 0.0) -> None:
-    """The refinement alone (the accountant then intersects its brackets with the default's, whose own reads visit
-    other grids)."""
-    acc = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=1, accuracy=accuracy)
-    Refinement(
-        accuracy, "relative", acc.tail, acc._build, acc._near_one, relative_accuracy
-    ).refined(
-        [(SIGMA, Q, float(rounds), 1.0) for rounds in ROUNDS[:, 0]],
-        [DELTAS] * len(ROUNDS),
-        "epsilon",
-        1,
-    )
-
-
 def test_relative_tolerance_stops_the_refinement_sooner(visited_grids):
     """Where the absolute tolerance is out of reach (charge-limited brackets at eps ~ 15-20), the refinement to
     it builds finer grids in vain; the relative one is met on fewer and coarser grids."""
-    _refined(1e-2)
+    _brackets(accuracy=1e-2)
     absolute = list(visited_grids)
     visited_grids.clear()
-    _refined(1e-2, 1e-3)
+    _brackets(accuracy=1e-2, relative_accuracy=1e-3)
     assert len(visited_grids) < len(absolute) and min(visited_grids) > min(absolute)
 
 

@@ -321,9 +321,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         Instead of a fixed grid: the bracket width asked for, > 0. Each distinct point's grid is
         then refined (``refine.points``) until its certified bracket is no wider than the tolerance
         at every argument, or no grid within reach narrows it further (``.epsilon`` then sets
-        ``unmet`` and warns once with an ``AccuracyNotMetWarning``); ``.epsilon``'s is intersected
-        with the default's bracket, so that no accuracy gives a looser one. The bounds are certified
-        either way.
+        ``unmet`` and warns once with an ``AccuracyNotMetWarning``). The bounds are certified either
+        way.
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on
         the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every

@@ -31,10 +31,9 @@ Each delta of an array is asked alone (``each_epsilon_bracket``): every step rea
 Delta at epsilon: the fixed grid's bracket, its lower side raised to the max-of-outputs test's
 and, where that leaves it wider than exact, its upper side lowered to the fine read's
 (``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone).
-Epsilon with ``accuracy=``, finer or coarser than the default's tolerance: the refined brackets are
-intersected with the default's (``accuracy_sides``: more accuracy is never looser, a coarser one no
-looser than the default), and where still wider than asked with the tilted reads on the accuracy's
-grids (``tilted_to_accuracy``).  The reasons and
+Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
+with the default's (``accuracy_sides``: more accuracy is never looser), and where still wider than
+asked with the tilted reads on the accuracy's grids (``tilted_to_accuracy``).  The reasons and
 figures of each step are in ``refine.question``'s module docstring.
 """
 
@@ -451,17 +450,19 @@ def accuracy_sides(
     refined: list[Bracket],
     threads: int,
 ) -> list[Bracket]:
-    """The epsilon brackets of ``front`` at its ``accuracy``, never looser than the default's, each
-    intersection certified.
+    """The epsilon brackets of ``front`` refined to its ``accuracy``, made no looser than the
+    default's, each intersection certified.
 
-    Each point's bracket refined to the accuracy asked (``refined``) is intersected with the
-    default's (``each_epsilon_bracket``, each point and delta asked alone), whatever the accuracy:
-    more accuracy is never looser, and a coarser one reads no less than the default, whose bracket
-    is within it wherever the default meets its own tolerance; a bracket still wider than asked is
-    intersected with the tilted reads on the accuracy's own grids (``tilted_to_accuracy``).  Where
-    the default's composition would need more grid points than the memory allows
-    (``compose.fft.DEFAULT_MAX_POINTS``), there is no default bracket: the refined ones are
-    returned as they are (a coarser accuracy is how a run past that memory is read).
+    Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
+    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
+    ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
+    (``each_epsilon_bracket``, each point and delta asked alone: more accuracy is never looser),
+    and those still wider than asked with the tilted reads on the accuracy's own grids
+    (``tilted_to_accuracy``); otherwise, where a refined bracket is unbounded or wider than the
+    tolerance asked (the plain composition's charges past delta), with step 3's reads, and where it
+    is still wider than asked, with the default's (each point and delta alone too): a coarser
+    accuracy reads no less than the default where its own reads miss what it asks (rare
+    participation at a small delta, whose tight sides come from the default's last reads).
 
     Parameters
     ----------
@@ -479,18 +480,39 @@ def accuracy_sides(
     Returns
     -------
     list of (numpy.ndarray, numpy.ndarray)
-        The certified (lower, upper) of each point, never wider than the default's.
+        The certified (lower, upper) of each point, never wider than ``refined``.
     """
-    try:
+    accuracy = float(front.accuracy) if front.accuracy is not None else question.DEFAULT_ACCURACY
+    if (
+        accuracy < question.DEFAULT_ACCURACY
+        and front.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
+    ):
         found, _ = each_epsilon_bracket(front, pts, xs, threads, False)
-    except ValueError as error:  # the default's window past the memory allowed: no default to read
-        if "grid points (max_points=" not in str(error):
-            raise
-        return refined
-    out = []
-    for p, x, (lo, up), (d_lo, d_up) in zip(pts, xs, refined, found):
-        lo = np.maximum(lo, d_lo)
-        out.append(
-            tilted_to_accuracy(front, p, x, lo, np.maximum(lo, np.minimum(up, d_up)), threads)
+        return [
+            tilted_to_accuracy(
+                front,
+                p,
+                x,
+                np.maximum(lo, d_lo),
+                np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)),
+                threads,
+            )
+            for p, x, (lo, up), (d_lo, d_up) in zip(pts, xs, refined, found)
+        ]
+
+    def within(lo: np.ndarray, up: np.ndarray) -> bool:
+        return bool(np.all(within_epsilon_tolerance(lo, up, accuracy, front.relative_accuracy)))
+
+    out = [
+        (lo, up) if within(lo, up) else past_the_charges(p, x, lo, up, given_tail(front), threads)
+        for p, x, (lo, up) in zip(pts, xs, refined)
+    ]
+    wide = [i for i, (lo, up) in enumerate(out) if not within(lo, up)]
+    if wide:
+        found, _ = each_epsilon_bracket(
+            front, [pts[i] for i in wide], [xs[i] for i in wide], threads, False
         )
+        for i, (d_lo, d_up) in zip(wide, found):
+            lo = np.maximum(out[i][0], d_lo)
+            out[i] = (lo, np.maximum(lo, np.minimum(out[i][1], d_up)))
     return out
