@@ -212,11 +212,6 @@ MECHANISM_BRANCHES = {
         "to become a facet: the mass at +infinity of a Poisson-sampled non-private run (poisson_pair); "
         "every other run's is its Mechanism.delta_floor()",
     ),
-    "ledger/fixed_schedule.py": (
-        1,
-        "to become the described run's read: a ledger of one Poisson-subsampled Gaussian run asked to an "
-        "accuracy= reads it as SubsampledGaussianPLD(..., accuracy=) (to_accuracy), as the adapters' plan does",
-    ),
     "interop/exchange/pld_curve.py": (
         1,
         "Gaussian and subsampled Gaussian rounds composed through PLDAccountant's own grid",

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from ..pld.accountants import PLDAccountant, QuestionEpsilon
 from ..pld.reads import CurveAlongRun
-from .round_facets import bracketed, compose_round, given
+from .round_facets import bracketed, compose_round
 from .rounds import Round
 
 __all__ = ["pld_accountant", "pld_bracket", "pld_curve"]
@@ -113,22 +113,23 @@ def pld_bracket(
         upper = upper_side.epsilon(delta, bound="upper")
     if accuracy is None:
         return float(lower), float(upper)
-    return to_accuracy(runs, delta, accuracy, float(lower), float(upper))
+    return to_accuracy(upper_side, delta, accuracy, float(lower), float(upper))
 
 
 def to_accuracy(
-    runs: Sequence[tuple[Round, int]], delta: float, accuracy: float, lower: float, upper: float
+    accountant: PLDAccountant, delta: float, accuracy: float, lower: float, upper: float
 ) -> tuple[float, float]:
-    """The certified bracket [lower, upper] of ``runs`` at ``delta`` read to ``accuracy`` (the
-    module docstring): rounds of one Poisson-subsampled Gaussian intersected with
-    ``SubsampledGaussianPLD(sigma, q, rounds, accuracy=accuracy)``'s bracket, any other rounds as
-    given, with an ``AccuracyNotMetWarning`` where the result is still wider than ``accuracy``
+    """The certified bracket [lower, upper] of ``accountant``'s composition at ``delta`` read to
+    ``accuracy`` (the module docstring): rounds of one Poisson-subsampled Gaussian, as its
+    composed PLD's factors describe them, intersected with ``SubsampledGaussianPLD(sigma, q,
+    rounds, accuracy=accuracy)``'s bracket, any other rounds as given, with an
+    ``AccuracyNotMetWarning`` where the result is still wider than ``accuracy``
     (``pld.accountants.QuestionEpsilon.bracket_to_accuracy``, the adapters' question).
 
     Parameters
     ----------
-    runs : sequence of (Round, int)
-        The rounds, counted.
+    accountant : PLDAccountant
+        The rounds composed (``pld_accountant``, the upper side's).
     delta : float
         The delta, 0 < delta < 1.
     accuracy : float
@@ -141,12 +142,9 @@ def to_accuracy(
     tuple of float
         (lower, upper), never wider than given.
     """
-    counted = [(one, count) for one, count in runs if count]
-    run = None
-    if len(counted) == 1 and counted[0][0].mechanism == "subsampled_gaussian":
-        one, count = counted[0]
-        run = (given(one.sigma), given(one.sampling_rate), count)
-    return QuestionEpsilon(accuracy).bracket_to_accuracy(run, delta, lower, upper)
+    return QuestionEpsilon(accuracy).bracket_to_accuracy(
+        accountant.composed_pld, delta, lower, upper
+    )
 
 
 def pld_curve(

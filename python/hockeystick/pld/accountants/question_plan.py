@@ -32,7 +32,14 @@ from collections.abc import Callable
 import numpy as np
 
 from ...base.accountant import Quantity
-from ..question.described_run import Described, Segment, described_segments, of_specs
+from ..grid.distribution import PrivacyLossDistribution
+from ..question.described_run import (
+    Described,
+    Segment,
+    described_segments,
+    of_specs,
+    subsampled_segments,
+)
 from ..question.reader import segments_bracket
 from ..refine import question
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
@@ -323,23 +330,24 @@ class QuestionEpsilon:
         return lower, upper
 
     def bracket_to_accuracy(
-        self, run: Run | None, delta: float, lower: float, upper: float
+        self, composed: PrivacyLossDistribution | None, delta: float, lower: float, upper: float
     ) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` of a composition to ``accuracy``, from a
         certified bracket of it read without one (a door's default: the ledger's grid and the
         question reader).
 
-        ``run``, where the composition is rounds of one Poisson-subsampled Gaussian under
-        add-or-remove, is read by ``SubsampledGaussianPLD`` at ``accuracy`` (the front door's bracket
-        at that accuracy) and intersected with the bracket given; any other composition (None) keeps
-        the bracket given, the door knowing no finer read of it.  One ``AccuracyNotMetWarning`` where
+        Where ``composed``'s factors describe rounds of one Poisson-subsampled Gaussian under
+        add-or-remove (``described_run.subsampled_segments``, the run the question reads off any
+        composed PLD), that run is read by ``SubsampledGaussianPLD`` at ``accuracy`` (the front
+        door's bracket at that accuracy) and intersected with the bracket given; any other
+        composition keeps the bracket given, the door knowing no finer read of it.  One ``AccuracyNotMetWarning`` where
         the result is wider than asked (``unmet_flags``; the front door's own is held back, the
         intersection being the answer).
 
         Parameters
         ----------
-        run : tuple of (float, float, int) or None
-            (noise multiplier, sampling rate, rounds) of the composition, or None.
+        composed : PrivacyLossDistribution or None
+            The composition the bracket bounds (None: no finer read).
         delta : float
             In (0, 1).
         lower, upper : float
@@ -353,10 +361,13 @@ class QuestionEpsilon:
         Raises
         ------
         ValueError
-            When ``accuracy`` is None, or ``run`` is out of ``SubsampledGaussianPLD``'s range.
+            When ``accuracy`` is None.
         """
         accuracy = self._asked()
-        if run is not None:
+        segments = None if composed is None else subsampled_segments(composed)
+        if segments is not None and len(segments) == 1:
+            ((noise, q, _), rounds) = segments[0]
+            run = (noise, q, rounds)
             with warnings.catch_warnings():  # the intersection's width is what is asked, below
                 warnings.simplefilter("ignore", AccuracyNotMetWarning)
                 low, up = self._accountant(run).epsilon(delta, bound="both")  # type: ignore[misc]
