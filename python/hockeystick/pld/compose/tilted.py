@@ -193,10 +193,9 @@ def untilted_masses(
         np.multiply(theta, k, out=k)  # theta K
         np.subtract(log_scale, k, out=f)
         np.exp(f, out=f)
-        margin = np.abs(k, out=k)  # 32 u (|theta K| + scale_magnitude + 1)
+        margin = np.abs(k, out=k)
         margin += scale_magnitude
-        margin += 1.0
-        margin *= 32.0 * UNIT_ROUNDOFF
+        exp_margin(margin, out=margin)  # 32 u (|theta K| + scale_magnitude + 1)
         if pessimistic:
             margin += 1.0
             np.maximum(tilted[start : start + m], 0.0, out=out)
