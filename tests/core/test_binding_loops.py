@@ -6,6 +6,7 @@ index, whatever the thread count."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -373,6 +374,19 @@ def _cpu_ns_per_thread(call: Callable[[], Any]) -> list[int]:
     return sorted((ns - before.get(task, 0) for task, ns in _thread_cpu_ns().items()), reverse=True)
 
 
+def _quietest_cpu_ns_per_thread(
+    call: Callable[[], Any], share: Callable[[list[int]], float]
+) -> list[int]:
+    # The process's other threads (pytest-xdist's I/O thread, OpenMP's pool still spinning after its last
+    # team) take CPU at times of their own: of three measurements, the one whose ``share`` is largest. A loop
+    # that runs in the wrong number of threads shows in all three.
+    runs = []
+    for _ in range(3):
+        time.sleep(0.05)  # past OpenMP's spin-wait, so that idle pool threads are asleep
+        runs.append(_cpu_ns_per_thread(call))
+    return max(runs, key=share)
+
+
 @pytest.mark.skipif(
     not (os.path.exists("/proc/self/task") and _core.openmp and (os.cpu_count() or 1) >= 2),
     reason="per-thread CPU times from Linux schedstat, OpenMP, two cores",
@@ -380,9 +394,9 @@ def _cpu_ns_per_thread(call: Callable[[], Any]) -> list[int]:
 def test_one_item_gets_the_granted_threads_for_its_own_loop_and_no_more() -> None:
     expected = _one_gaussian_pld(1)
     _one_gaussian_pld(2)  # starts the OpenMP pool, so its threads exist before the measurements
-    one = _cpu_ns_per_thread(lambda: _one_gaussian_pld(1))
+    one = _quietest_cpu_ns_per_thread(lambda: _one_gaussian_pld(1), lambda ns: ns[0] / sum(ns))
     assert one[0] >= 0.98 * sum(one), f"threads=1: CPU ns per thread {one[:4]}"
-    two = _cpu_ns_per_thread(lambda: _one_gaussian_pld(2))
+    two = _quietest_cpu_ns_per_thread(lambda: _one_gaussian_pld(2), lambda ns: ns[1] / sum(ns))
     assert two[1] >= 0.05 * sum(two), (
         f"threads=2: CPU ns per thread {two[:4]}"
     )  # inside a team it would be 0
