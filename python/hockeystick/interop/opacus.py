@@ -62,6 +62,7 @@ from ..pld.accountants import (
     single_subsampled_gaussian,
 )
 from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.reads import max_of_outputs_epsilon
 from ..pld.refine import central_limit_start
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
@@ -691,6 +692,14 @@ class _SigmaSearch:
             accuracy,
         )
 
+    def ruled_out(self, sigma: float) -> bool:
+        """Whether sigma is known to miss the target without a composition: the max-of-outputs test's
+        certified lower epsilon of the run at the target delta (``pld.reads.max_of_outputs``, well
+        under a millisecond) above the target, so the certified upper side ``excess`` reads is too."""
+        return (
+            max_of_outputs_epsilon([((sigma, self.q, 1.0), self.steps)], self.delta) > self.epsilon
+        )
+
     def excess(self, sigma: float) -> float:
         """Certified epsilon at the target delta minus the target at sigma, as
         ``HockeystickOpacusAccountant`` reports it for the run: <= 0 meets the target (never exactly
@@ -708,36 +717,48 @@ class _SigmaSearch:
         """Bracket from ``start`` by factors 1.2, 1.44, 2.07, ... (squared each step), then the
         Illinois method on log sigma until the bracket is ``rtol`` wide; the end meeting the target
         is returned."""
+        if self.ruled_out(start):
+            return self._walk_up(start, None, rtol)
         x, f = start, self.excess(start)
+        if f > 0:
+            return self._walk_up(x, f, rtol)
+        # meets the target: walk down until it does not, or to the floor
         factor = 1.2
-        if f <= 0:  # meets the target: walk down until it does not, or to the floor
+        good, fgood = x, f
+        while True:
+            x = max(good / factor, floor)
+            f = self.excess(x)
+            if f > 0:
+                return self._refine(good, fgood, x, f, rtol)
             good, fgood = x, f
-            while True:
-                x = max(good / factor, floor)
-                f = self.excess(x)
-                if f > 0:
-                    bad, fbad = x, f
-                    break
-                good, fgood = x, f
-                if x == floor:
-                    return floor
-                factor *= factor
-        else:
-            bad, fbad = x, f
-            while True:
-                x = bad * factor
-                if x > _MAX_SIGMA:
-                    raise ValueError(
-                        f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
-                        f"{self.epsilon!r} at target_delta = {self.delta!r}; raise target_epsilon or target_delta"
-                    )
+            if x == floor:
+                return floor
+            factor *= factor
+
+    def _walk_up(self, bad: float, fbad: float | None, rtol: float) -> float:
+        """From ``bad`` (missing the target; ``fbad`` its excess, None where only ``ruled_out``
+        said so), up by factors 1.2, 1.44, 2.07, ... until a sigma meets the target, then
+        ``_refine``.  A sigma ``ruled_out`` is not composed (below the answer the run's loss window
+        is widest: at delta 5e-324, q 0.01, 3 steps, target 2, the central-limit start 0.66 sits
+        under the answer 7.3 and a composition there costs seconds); the last one missing the
+        target is composed for its excess, which the Illinois steps take, so the search visits the
+        sigmas it visits composing each of them."""
+        factor = 1.2
+        while True:
+            x = bad * factor
+            if x > _MAX_SIGMA:
+                raise ValueError(
+                    f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
+                    f"{self.epsilon!r} at target_delta = {self.delta!r}; raise target_epsilon or target_delta"
+                )
+            if self.ruled_out(x):
+                bad, fbad = x, None
+            else:
                 f = self.excess(x)
                 if f <= 0:
-                    good, fgood = x, f
-                    break
+                    return self._refine(x, f, bad, self.excess(bad) if fbad is None else fbad, rtol)
                 bad, fbad = x, f
-                factor *= factor
-        return self._refine(good, fgood, bad, fbad, rtol)
+            factor *= factor
 
     def _refine(self, good: float, fgood: float, bad: float, fbad: float, rtol: float) -> float:
         """The bracket (good meets the target, bad does not) narrowed to ``rtol`` in log sigma; its good end."""

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .along_run import MAX_CHECKPOINTS as MAX_CHECKPOINTS
     from .along_run import CurveAlongRun as CurveAlongRun
     from .along_run import checkpoints as checkpoints
+    from .max_of_outputs import max_of_outputs_epsilon as max_of_outputs_epsilon
 
 # What other packages of hockeystick import from this stage, and the module each comes from: its
 # modules' paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name
@@ -22,6 +23,7 @@ FRONT_DOOR = {
     "CurveAlongRun": "along_run",
     "MAX_CHECKPOINTS": "along_run",
     "checkpoints": "along_run",
+    "max_of_outputs_epsilon": "max_of_outputs",
 }
 
 __getattr__ = front_door(__name__, FRONT_DOOR, globals())
