@@ -171,8 +171,10 @@ def test_coarse_answers_extrapolate_towards_the_requested_grid():
 @pytest.mark.slow
 def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     """G2-like targets (q 10^U(-3,-1), rounds 10^U(1,3), eps U(1,8)): the sigma found through the coarse
-    grids meets the target on the requested grid's certified upper side, sigma (1 - 1e-6) does not,
-    and the search started from sigma = 1 (no estimate, no coarse grids) finds the same value to rtol."""
+    grids meets the target on the requested grid's certified upper side, sigma (1 - 1e-6) does not, nor
+    does sigma (1 - 1e-8): the search stops within its rtol 1e-9 of the least sigma that meets it, so it
+    finds the value the search started from sigma = 1 (no estimate, no coarse grids) finds to rtol 1e-8,
+    checked at that definition rather than by running that search (half of the test's CPU)."""
     rng = np.random.default_rng(3)
     q, rounds, eps = (
         10 ** rng.uniform(-3, -1, 6),
@@ -191,10 +193,10 @@ def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     sigma = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
     on_grid = dict(sampling_rate=q, rounds=rounds, value_discretization_interval=grid)
     assert np.all(pld.SubsampledGaussianPLD(sigma=sigma, **on_grid).delta(eps) <= DELTA)
-    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), **on_grid).delta(eps) > DELTA)
-    np.testing.assert_allclose(
-        sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8
-    )
+    for below in (1e-6, 1e-8):
+        assert np.all(
+            pld.SubsampledGaussianPLD(sigma=sigma * (1 - below), **on_grid).delta(eps) > DELTA
+        )
 
 
 @pytest.mark.parametrize(
