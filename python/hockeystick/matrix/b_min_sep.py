@@ -59,7 +59,6 @@ et al. 2020, Thm 21); the larger of the two directions is used at each order.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any, cast
 
@@ -273,9 +272,38 @@ def _gram_band(c: np.ndarray, rounds: int, t: int, lag: int) -> float:
 
 
 def _states(alpha: int, b: int) -> np.ndarray:
-    """Every count vector (n_1..n_{b-1}, free) of alpha copies over b classes, one a row."""
-    rows = [s for s in itertools.product(range(alpha + 1), repeat=b - 1) if sum(s) <= alpha]
-    return np.array([(*s, alpha - sum(s)) for s in rows], dtype=np.int64).reshape(len(rows), b)
+    """Every count vector (n_1..n_{b-1}, free) of alpha copies over b classes, one a row, in the
+    lexicographic order of (n_1..n_{b-1}) (its rank: ``_state_rank``)."""
+    rows = np.zeros((1, 0), dtype=np.int64)
+    room = np.array([alpha], dtype=np.int64)  # the copies not yet given a class
+    for _ in range(b - 1):  # each prefix in order, followed by its next count 0 .. room
+        counts = room + 1
+        prefix = np.repeat(np.arange(rows.shape[0]), counts)
+        value = np.arange(prefix.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.column_stack([rows[prefix], value])
+        room = room[prefix] - value
+    return np.column_stack([rows, room])
+
+
+def _state_rank(rows: np.ndarray, alpha: int, b: int) -> np.ndarray:
+    """Each count vector's row in ``_states(alpha, b)``: the number of vectors lexicographically
+    before it.  Those sharing its first j - 1 counts with a smaller j-th count v < n_j number
+    sum_{v < n_j} C(R - v + d, d) = C(R + d + 1, d + 1) - C(R - n_j + d + 1, d + 1) (the hockey-stick
+    identity), R the copies left after the first j - 1 and d = b - 1 - j the counts after the j-th:
+    each term at most the number of states, so exact in int64."""
+    table = np.zeros((alpha + b + 1, b + 1), dtype=np.int64)
+    for n in range(alpha + b + 1):
+        for k in range(min(n, b) + 1):
+            value = math.comb(n, k)
+            table[n, k] = value if value < 2**62 else -1  # entries past the states' count unused
+    rank = np.zeros(rows.shape[0], dtype=np.int64)
+    left = np.full(rows.shape[0], alpha, dtype=np.int64)
+    for j in range(b - 1):
+        d = b - 2 - j
+        n_j = rows[:, j]
+        rank += table[left + d + 1, d + 1] - table[left - n_j + d + 1, d + 1]
+        left = left - n_j
+    return rank
 
 
 def _work(alpha: int, b: int) -> int:
@@ -283,36 +311,44 @@ def _work(alpha: int, b: int) -> int:
     return math.comb(alpha + b, b)
 
 
+def _log_factorials(alpha: int) -> np.ndarray:
+    """log k! = lgamma(k + 1) for k = 0 .. alpha (``math.lgamma``, entry by entry)."""
+    return np.array([math.lgamma(k + 1.0) for k in range(alpha + 1)])
+
+
 def _transitions(states: np.ndarray, alpha: int, b: int, p: float) -> tuple[np.ndarray, ...]:
     """The program's moves (source state, m copies taken, target state), sorted by target, with each
     move's log probability log C(free, m) + m log p + (free - m) log(1 - p) and its source's counts
     n_1..n_{b-1}.
 
+    The moves are listed by source state, then m = 0 .. free; a state's target takes the m new
+    copies as age 1, ages every other copy by one and frees those of age b - 1 (a target's row:
+    ``_state_rank``).
+
     Returns (src, m, base, older, starts, targets): ``starts`` the first move of each target,
     ``targets`` its state."""
-    index = {tuple(s): i for i, s in enumerate(states.tolist())}
-    src, take, target = [], [], []
-    for i, s in enumerate(states.tolist()):
-        free = s[-1]
-        for m in range(free + 1):
-            ages = [m, *s[: b - 2]] if b > 1 else []
-            moved = s[b - 2] if b > 1 else 0
-            new = (*ages, free - m + moved) if b > 1 else (alpha,)
-            src.append(i)
-            take.append(m)
-            target.append(index[new])
-    src_a, m_a, tgt = np.array(src), np.array(take, dtype=float), np.array(target)
-    free_a = states[src_a, -1].astype(float)
+    free = states[:, -1]
+    moves = free + 1
+    src_a = np.repeat(np.arange(states.shape[0]), moves)
+    take = np.arange(src_a.size) - np.repeat(np.cumsum(moves) - moves, moves)
+    if b > 1:
+        source = states[src_a]
+        new = np.empty_like(source)
+        new[:, 0] = take
+        new[:, 1 : b - 1] = source[:, : b - 2]
+        new[:, b - 1] = source[:, b - 1] - take + source[:, b - 2]
+    else:
+        new = states[src_a]
+    tgt = _state_rank(new, alpha, b)
+    m_a = take.astype(float)
+    free_a = free[src_a]
     lp = math.log(p)
     lq = math.log1p(-p) if p < 1.0 else -math.inf
-    log_binom = np.array(
-        [
-            math.lgamma(f + 1) - math.lgamma(k + 1) - math.lgamma(f - k + 1)
-            for f, k in zip(free_a, m_a)
-        ]
-    )
+    log_factorial = _log_factorials(alpha)
+    log_binom = log_factorial[free_a] - log_factorial[take] - log_factorial[free_a - take]
+    free_f = free_a.astype(float)
     with np.errstate(invalid="ignore"):
-        base = log_binom + m_a * lp + np.where(free_a - m_a > 0, (free_a - m_a) * lq, 0.0)
+        base = log_binom + m_a * lp + np.where(free_f - m_a > 0, (free_f - m_a) * lq, 0.0)
     older = states[src_a, : b - 1].astype(float)  # n_1..n_{b-1} of the source state
     order = np.argsort(tgt, kind="stable")
     src_a, m_a, tgt, base, older = src_a[order], m_a[order], tgt[order], base[order], older[order]
@@ -327,12 +363,16 @@ def _initial_log_law(states: np.ndarray, alpha: int, b: int, p: float, warm: boo
     if warm and b > 1:
         lp = math.log(p)
         norm = math.log1p((b - 1) * p)
-        for i, s in enumerate(states.tolist()):
-            ways = math.lgamma(alpha + 1) - sum(math.lgamma(k + 1) for k in s)
-            current[i] = ways + (alpha - s[-1]) * (lp - norm) + s[-1] * (-norm)
+        log_factorial = _log_factorials(alpha)
+        summed = np.zeros(states.shape[0])
+        for k in range(b):  # sum of log n_k! over the classes, in their order
+            summed = summed + log_factorial[states[:, k]]
+        ways = math.lgamma(alpha + 1) - summed
+        last = states[:, -1]
+        current = ways + (alpha - last) * (lp - norm) + last * (-norm)
     else:
-        cold = (*([0] * (b - 1)), alpha)
-        current[next(i for i, s in enumerate(states.tolist()) if tuple(s) == cold)] = 0.0
+        cold = np.array([[*([0] * (b - 1)), alpha]], dtype=np.int64)
+        current[_state_rank(cold, alpha, b)[0]] = 0.0
     return current
 
 
