@@ -96,7 +96,7 @@ def test_the_warning_stays_where_no_grid_within_memory_reaches_the_accuracy() ->
     first tilted grid (7.1e-6) needs a window past the cap (4.60e6 points against 4.19e6), so the bracket stays
     the default's ([0.885343, 0.885770], 4.3e-4 wide), wider than 1e-4: it warns and flags ``unmet``.  The
     issue's 10^6 rounds take the same branch (4.88e6 points on that grid, the default's bracket 2.7e-4 wide) at
-    2.3 times the CPU: a window's span in loss grows slowly with the rounds, so fewer of them still pass the
+    twice the CPU: a window's span in loss grows slowly with the rounds, so fewer of them still pass the
     cap."""
     sigma, q, rounds, delta = 0.6, 1e-5, 3 * 10**5, 1e-10
     d_lower, d_upper = _quiet(
