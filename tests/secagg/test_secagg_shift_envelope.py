@@ -13,7 +13,7 @@ import pytest
 
 from hockeystick.secagg import DistributedDiscreteLaplace
 from hockeystick.secagg.distributed_discrete_laplace import gdl_masses, harrison_epsilon
-from hockeystick.secagg.shift_envelope import MAX_ENVELOPE_SHIFTS, shift_envelope_pld
+from hockeystick.secagg.shift_envelope import MAX_ENVELOPE_SHIFTS, _lower_hull, shift_envelope_pld
 
 mpmath.mp.dps = 50
 BETA, DECAY, SHIFTS, H = 0.5, 0.4, 3, 1e-3
@@ -81,6 +81,42 @@ def test_the_envelope_lies_above_each_fixed_shifts_exact_composition(exact, enve
                 (total_masses * np.maximum(0.0, 1.0 - np.exp(e - total_values))).tolist()
             )
             assert truth <= float(composed.delta(e, bound="upper")) + 1e-12
+
+
+def _chain_in_mpmath(
+    points: list[tuple[mpmath.mpf, mpmath.mpf]],
+) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """Andrew's monotone chain with every turn evaluated in mpmath at the working precision."""
+    hull: list[tuple[mpmath.mpf, mpmath.mpf]] = []
+    for x3, y3 in points:
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (y3 - y1) - (y2 - y1) * (x3 - x1) > 0:
+                break
+            hull.pop()
+        hull.append((x3, y3))
+    return hull
+
+
+def test_the_hull_decides_each_turn_as_the_50_digit_arithmetic_does():
+    """Profiles as the envelope's: a convex polyline in gamma = e^eps read in doubles at a spacing finer than its
+    pieces (runs collinear up to the reads' round-off), a flat run at 0 (turns exactly 0) and a scatter above.
+    The hull decides the turns far from 0 on integers and the others in mpmath: the same vertices as the chain
+    that evaluates every turn in mpmath."""
+    rng = np.random.default_rng(94)
+    eps = np.arange(-800, 801) * 2.5e-3
+    gamma = np.exp(eps)
+    kinks = np.sort(rng.uniform(0.2, 7.0, 12))
+    profile = np.maximum.reduce(
+        [np.maximum(1.0 - gamma, 0.0)] + [0.4 * np.maximum(k - gamma, 0.0) / k for k in kinks]
+    )
+    profile[rng.random(eps.size) < 0.05] += 1e-3  # points off the hull
+    with mpmath.workdps(50):
+        points = [(mpmath.mpf(0), mpmath.mpf(1))] + [
+            (mpmath.exp(mpmath.mpf(e)), mpmath.mpf(d))
+            for e, d in zip(eps.tolist(), profile.tolist())
+        ]
+        assert _lower_hull(points) == _chain_in_mpmath(points)
 
 
 def test_dropout_on_one_coordinate_is_bracketed_within_a_quarter():

@@ -31,8 +31,9 @@ dots: tighter discrete approximations of privacy loss distributions", PETS, Sec.
 points eps_j = j h (h coarser where reach / h passes 4096), |eps_j| <= reach + 4 h, d_j is the
 largest certified upper delta_s(eps_j) over the shifts (each shift's lattice pair, its pessimistic
 side), replaced by its running minimum in j (delta_s is non-increasing, so a running minimum of
-upper bounds is one).  f is the lower convex hull of (0, 1) and the points (e^{eps_j}, d_j), flat
-after the last: on each chord between two hull points it lies above every delta_s (each is convex
+upper bounds is one).  f is the lower convex hull of (0, 1) and the points (e^{eps_j}, d_j) (e^{eps_j}
+at 50 digits, each turn's sign decided as that arithmetic decides it: ``_lower_hull``), flat after
+the last: on each chord between two hull points it lies above every delta_s (each is convex
 and at most both ends), and the hull is convex.  The slopes, their changes q_k and gamma_k q_k are
 computed by mpmath at 50 digits, each change lowered by 1e-45 of its two slopes (their rounding) and
 each product by 1e-40 relative, then rounded down to doubles: the pair given is lowered.
@@ -59,18 +60,42 @@ _MAX_POINTS = (
 )
 
 
+def _scaled(values: list[Any]) -> list[int]:
+    """Finite mpmath numbers as integers on one binary scale (values[i] = out[i] 2^e, e common)."""
+    parts = [value.man_exp for value in values]
+    low = min((exp for man, exp in parts if man), default=0)
+    return [man << (exp - low) if man else 0 for man, exp in parts]
+
+
 def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points dropped."""
-    hull: list[tuple[Any, Any]] = []
-    for point in points:
+    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points dropped.
+
+    Each turn (x2 - x1)(y3 - y1) - (y2 - y1)(x3 - x1) is decided at the working precision p: its
+    seven roundings move it by less than 6 2^-p (|A| + |B|), A and B its two products, so where the
+    exact turn (integers on the points' binary values) is farther than 16 2^-p (|A| + |B|) from 0
+    the rounded one has its sign, and only nearer is it evaluated in mpmath.
+    """
+    import mpmath  # lazy: only here
+
+    xs, ys = _scaled([x for x, _ in points]), _scaled([y for _, y in points])
+    scale = 1 << (mpmath.mp.prec - 4)
+    hull: list[int] = []
+    for k in range(len(points)):
         while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (point[1] - y1) - (y2 - y1) * (point[0] - x1) <= 0:
-                hull.pop()
+            i, j = hull[-2], hull[-1]
+            first = (xs[j] - xs[i]) * (ys[k] - ys[i])
+            second = (ys[j] - ys[i]) * (xs[k] - xs[i])
+            turn = first - second
+            if abs(turn) * scale > abs(first) + abs(second):
+                drop = turn < 0
             else:
+                (x1, y1), (x2, y2), (x3, y3) = points[i], points[j], points[k]
+                drop = (x2 - x1) * (y3 - y1) - (y2 - y1) * (x3 - x1) <= 0
+            if not drop:
                 break
-        hull.append(point)
-    return hull
+            hull.pop()
+        hull.append(k)
+    return [points[i] for i in hull]
 
 
 def _down(value: Any, lowering: Any) -> float:
