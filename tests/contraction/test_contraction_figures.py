@@ -110,20 +110,29 @@ def test_002_figure_3_claims_small_epsilon_and_late_records():
 @pytest.mark.slow
 def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    import functools
-
     from hockeystick.reproduce import errata_003
 
-    # The two calibration tables are computed in full (their rows are read below). The curves and the shuffle
-    # table are drawn at fewer points: what is checked of them is that each file is written, which does not
-    # depend on how many points it holds (each point's numbers: test_isrl*.py). The Thm 2.1 row (1238, 35, 1)
-    # and the sigma curve at eps0 = 1 ask for the same calibration, computed once.
-    monkeypatch.setattr(errata_003, "_needed_sigma", functools.cache(errata_003._needed_sigma))
-    sigma_curves, utility_rows, shuffle_rows = (
+    # App. I's table is computed in full (its rows are read below). The Thm 2.1 table, the curves and the
+    # shuffle table are computed at fewer rows or points: what is checked of them is that each file is
+    # written, which does not depend on how many rows it holds. One Thm 2.1 row runs every line of
+    # theory_rows and of its Markdown (each row is the same batch size, sigma, bracket and calibration at
+    # other numbers; row (1238, 35, 1)'s numbers: test_isrl.py), and it asks for the same calibration as the
+    # sigma curve at eps0 = 1, which write_figures computes once: no calibration is asked for twice.
+    asked: list[str] = []
+    calibrate = errata_003.calibrate
+
+    def counted(*args, **kwargs):
+        asked.append(repr((args, sorted(kwargs.items()))))
+        return calibrate(*args, **kwargs)
+
+    monkeypatch.setattr(errata_003, "calibrate", counted)
+    theory_rows, sigma_curves, utility_rows, shuffle_rows = (
+        errata_003.theory_rows,
         errata_003.sigma_curves,
         errata_003.utility_rows,
         errata_003.shuffle_rows,
     )
+    monkeypatch.setattr(errata_003, "theory_rows", lambda: theory_rows(errata_003.THEORY[:1]))
     monkeypatch.setattr(
         errata_003, "sigma_curves", lambda: sigma_curves(epsilons=np.array([0.5, 1.0]))
     )
@@ -141,6 +150,9 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
     table = paths[3].read_text()
     # App. I's rule is certified false at eps = 1.5, 3, 6, 12, 18 (MNIST) and 2, 3 (insurance): bold rows
     assert table.count("**[") == 7 and "| 1238, 35 | 1.5 | 128 | **[" in table
+    assert table.count("| 1238 | 35 | 1 | ") == 1  # the Thm 2.1 row
+    # Thm 2.1's row (with the sigma curve at 1), the sigma curve at 0.5, the utility's two
+    assert len(asked) == len(set(asked)) == 4
     for p in paths[:3] + paths[4:]:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert p.stat().st_size > 10_000

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, cast
 
@@ -69,8 +70,21 @@ SHUFFLE_DELTA0, SHUFFLE_DELTA = 1e-12, 1e-6
 GROUPS = (1, 2, 5, 10, 25, 100, 1000)
 
 
+# the calibrations of one ``write_tables_and_figure`` call, by their arguments: Thm 2.1's row (1238, 35, 1)
+# and the sigma curve at eps0 = 1 ask for the same one (None outside such a call: nothing is kept)
+_calibrations: ContextVar[dict[tuple[int, int, int, float, float, float], float] | None] = (
+    ContextVar("_calibrations", default=None)
+)
+
+
 def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start: float) -> float:
-    return float(
+    """The smallest sigma whose certified epsilon at delta0 is eps0 (L = 1, K = k), searched from ``start``;
+    computed once per ``write_tables_and_figure`` call for the same arguments."""
+    kept = _calibrations.get()
+    key = (n, rounds, k, eps0, delta0, start)
+    if kept is not None and key in kept:
+        return kept[key]
+    sigma = float(
         calibrate(
             "isrl_noisy_mb_sgd",
             "sigma",
@@ -85,6 +99,9 @@ def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start
             rtol=1e-4,
         )
     )
+    if kept is not None:
+        kept[key] = sigma
+    return sigma
 
 
 def _epsilon_bracket(
@@ -438,6 +455,16 @@ def write_tables_and_figure(
     written (a command lists them as they come). Each table and curve is a ``progress.stage``
     counting its rows (its points): under ``progress.showing(True)`` a bar per table on stderr, else
     reports to the caller's listener."""
+    token = _calibrations.set({})
+    try:
+        return _write_tables_and_figure(out_dir, written)
+    finally:
+        _calibrations.reset(token)
+
+
+def _write_tables_and_figure(
+    out_dir: str | Path, written: Callable[[Path], None] | None
+) -> list[Path]:
     report = written if written is not None else (lambda path: None)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
