@@ -58,8 +58,8 @@ Masses (``gdl_masses``): the NB masses are scipy's ``nbinom.pmf``, charged
 at 50 digits in the tests); the NB law is cut where Chernoff's bound puts its tail below 1e-30, P(NB
 >= k) <= (p (k + beta) / beta)^beta (e^{-a} (k + beta) / k)^k (the moment generating function (p /
 (1 - e^{-a} e^t))^beta at its best t), and GDL(x) = sum_j NB(j + |x|) NB(j) summed directly
-(positive terms, (J + 1) u relative), the cut tails charged as an absolute excess to the raised law
-(``lattice_pld``'s convention).
+(positive terms, (J + 1) u relative in any order of summation: Higham 2002, Sec. 4.2), the cut
+tails charged as an absolute excess to the raised law (``lattice_pld``'s convention).
 """
 
 from __future__ import annotations
@@ -242,6 +242,15 @@ def _nb_cut(beta: float, a: float) -> int:
     return int(math.ceil(hi))
 
 
+def _autocorrelation(nb: np.ndarray) -> np.ndarray:
+    """sum_j nb[j + x] nb[j] for each lag x = 0 .. len - 1, the products summed by numpy's pairwise
+    reduction in one thread: the lags of ``numpy.correlate`` without its negative half, and without
+    BLAS's dot, which OpenBLAS runs in threads past 10 000 terms (threads that spin-wait for each
+    other on a busy machine, at many times the CPU of one)."""
+    size = nb.size
+    return np.array([np.add.reduce(nb[x:] * nb[: size - x]) for x in range(size)])
+
+
 def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
     """GDL(beta, a)'s masses on -J .. J with their relative errors and the bound on what the cut leaves out.
 
@@ -287,7 +296,7 @@ def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
             "coarser granularity"
         )
     nb = np.asarray(stats.nbinom.pmf(np.arange(cut + 1), beta, -math.expm1(-a)), dtype=float)
-    right = np.correlate(nb, nb, mode="full")[cut:]  # lag x >= 0: sum_j nb[j + x] nb[j]
+    right = _autocorrelation(nb)
     masses = np.concatenate([right[:0:-1], right])
     error = np.full(
         masses.size, (2.0 * NEGATIVE_BINOMIAL_RELATIVE_ERROR + (cut + 2) * UNIT_ROUNDOFF) * 1.01
