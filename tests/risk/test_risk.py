@@ -334,7 +334,10 @@ def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(
 def test_calibrate_tpr_of_balls_in_bins_meets_the_target_tightly() -> None:
     """The balls-in-bins noise for a TPR target: its certified TPR is at most the target, and 1 % less noise
     exceeds it on the lower side (the calibration is tight). Two bins an epoch over two epochs: the search and
-    both reads take the same paths at any number of bins, and the search's cost grows with their count."""
+    both reads take the same paths at any number of bins, and the search's cost grows with their count. rtol
+    1e-3 is ten times inside the 1 % the tightness check allows, and the answer meets the target at any rtol (the
+    end of the bracket where it holds); the last line's calibration at a finer rtol is counted in
+    test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few."""
     run = dict(dataset_size=200, batch_size=100, epochs=2, sampling="balls_in_bins")
     z = risk.calibrate_tpr(
         "dp_sgd_balls_in_bins",
@@ -344,6 +347,7 @@ def test_calibrate_tpr_of_balls_in_bins_meets_the_target_tightly() -> None:
         dataset_size=200,
         batch_size=100,
         epochs=2,
+        rtol=1e-3,
     )
     assert risk.tpr_at_fpr(DPSGD(noise_multiplier=z, **run), 1e-3) <= 0.05
     assert risk.tpr_at_fpr(DPSGD(noise_multiplier=0.99 * z, **run), 1e-3, bound="lower") > 0.05
