@@ -182,7 +182,61 @@ def audit_curve(
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)
-    accountant = accountant_value(accountant)
+    verdict, _ = curve_and_certified_tprs(
+        data,
+        accountant_value(accountant),
+        s,
+        direction,
+        method,
+        threshold_strategy,
+        _NO_FPRS,
+    )
+    return verdict
+
+
+_NO_FPRS = np.zeros(0)
+
+
+def curve_and_certified_tprs(
+    data: Scores,
+    accountant: Any,
+    significance: float,
+    direction: Any,
+    method: Any,
+    threshold_strategy: Any,
+    fprs: np.ndarray,
+) -> tuple[CurveAudit, np.ndarray]:
+    """``audit_curve``'s verdict on checked scores, accountant and significance, and the accountant's
+    certified upper TPR at ``fprs`` (``risk.tpr_at_fpr``, the same direction).
+
+    The Clopper-Pearson test reads the TPRs at its FPR limits and at ``fprs`` from one power
+    bracket: the profile's nodes are evaluated once for both (``report``'s two reads of one
+    accountant), and the nodes refined for one FPR only add to another's minimum over nodes, so
+    each TPR is the one a separate read gives or below it, certified as that is.
+
+    Parameters
+    ----------
+    data : Scores
+        The canary scores.
+    accountant : Accountant
+        The run's accountant (checked: ``accountant_value``).
+    significance : float
+        The test's level, in (0, 1) (checked).
+    direction, method, threshold_strategy
+        As ``audit_curve``'s.
+    fprs : numpy.ndarray
+        FPRs in [0, 1], one dimension (possibly empty).
+
+    Returns
+    -------
+    tuple
+        (the ``CurveAudit``, the certified upper TPR at each of ``fprs``).
+
+    Raises
+    ------
+    ValueError
+        As ``audit_curve``'s for ``direction``, ``method`` and the strategy.
+    """
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
     how = _validation.choice(method, "method", METHODS)
     if how == "one_run_fdp":
@@ -193,10 +247,21 @@ def audit_curve(
             )
         given = Bonferroni() if threshold_strategy is None else threshold_strategy
         strategy = check_strategy(given, (Bonferroni, Explicit, Split))
-        return _one_run(data, s, certified_tradeoff(accountant), strategy)
+        verdict = _one_run(data, significance, certified_tradeoff(accountant), strategy)
+        return verdict, _certified_tprs(accountant, fprs, side)
     given = Simultaneous() if threshold_strategy is None else threshold_strategy
     strategy = check_strategy(given, (Simultaneous, Bonferroni, Explicit, Split))
-    return _clopper_pearson(data, s, accountant, side, strategy)
+    return _clopper_pearson(data, significance, accountant, side, strategy, fprs)
+
+
+def _certified_tprs(accountant: Any, fprs: np.ndarray, direction: str) -> np.ndarray:
+    """The accountant's certified upper TPR at ``fprs`` (none read where there is none)."""
+    if fprs.size == 0:
+        return np.zeros(0)
+    return np.asarray(
+        risk.tpr_at_fpr(accountant, fprs, bound="upper", direction=cast(risk.Direction, direction)),
+        dtype=np.float64,
+    )
 
 
 def certified_tradeoff(accountant: Any) -> Tradeoff:
@@ -223,23 +288,35 @@ def certified_tradeoff(accountant: Any) -> Tradeoff:
 
 
 def _clopper_pearson(
-    data: Scores, significance: float, accountant: Any, direction: str, strategy: Strategy
-) -> CurveAudit:
+    data: Scores,
+    significance: float,
+    accountant: Any,
+    direction: str,
+    strategy: Strategy,
+    fprs: np.ndarray,
+) -> tuple[CurveAudit, np.ndarray]:
     if isinstance(strategy, Explicit):
         return _cp_test(
-            data, significance / 2, accountant, direction, np.array([float(strategy.threshold)])
+            data,
+            significance / 2,
+            accountant,
+            direction,
+            np.array([float(strategy.threshold)]),
+            fprs,
         )
     if isinstance(strategy, Split):
         first, second = split_parts(data, strategy)
-        chosen = _cp_test(first, significance / 2, accountant, direction, first.hull.thresholds)
+        chosen, _ = _cp_test(
+            first, significance / 2, accountant, direction, first.hull.thresholds, _NO_FPRS
+        )
         return _cp_test(
-            second, significance / 2, accountant, direction, np.array([chosen.threshold])
+            second, significance / 2, accountant, direction, np.array([chosen.threshold]), fprs
         )
     hull = data.hull
     if isinstance(strategy, Simultaneous):
         at_in = hull.thresholds[np.isin(hull.thresholds, data.held_in)]
         return _cp_test(
-            data, significance / (2 * data.n_in), accountant, direction, at_in, significance
+            data, significance / (2 * data.n_in), accountant, direction, at_in, fprs, significance
         )
     return _cp_test(
         data,
@@ -247,6 +324,7 @@ def _clopper_pearson(
         accountant,
         direction,
         hull.thresholds,
+        fprs,
         significance,
     )
 
@@ -257,23 +335,22 @@ def _cp_test(
     accountant: Any,
     direction: str,
     thresholds: np.ndarray,
+    fprs: np.ndarray,
     significance: float | None = None,
-) -> CurveAudit:
-    """The Clopper-Pearson test at ``thresholds``, each limit at ``per_limit``."""
+) -> tuple[CurveAudit, np.ndarray]:
+    """The Clopper-Pearson test at ``thresholds``, each limit at ``per_limit``, and the certified
+    upper TPR at ``fprs``, read with the limits' (``curve_and_certified_tprs``)."""
     level = 2 * per_limit if significance is None else significance
     if thresholds.size == 0:
-        return CurveAudit(False, level, "clopper_pearson", math.inf)
+        verdict = CurveAudit(False, level, "clopper_pearson", math.inf)
+        return verdict, _certified_tprs(accountant, fprs, direction)
     tp, fp = data.counts(thresholds)
     tpr_low = clopper_pearson_lower(tp, np.int64(data.n_in), per_limit)
     fpr_up = clopper_pearson_upper(fp, np.int64(data.n_out), per_limit)
-    certified = np.asarray(
-        risk.tpr_at_fpr(
-            accountant, fpr_up, bound="upper", direction=cast(risk.Direction, direction)
-        ),
-        dtype=np.float64,
-    )
+    read = _certified_tprs(accountant, np.concatenate([fpr_up, fprs]), direction)
+    certified, at_fprs = read[: fpr_up.size], read[fpr_up.size :]
     k = int(np.argmax(tpr_low - certified))
-    return CurveAudit(
+    verdict = CurveAudit(
         bool(tpr_low[k] > certified[k]),
         level,
         "clopper_pearson",
@@ -282,6 +359,7 @@ def _cp_test(
         float(fpr_up[k]),
         float(certified[k]),
     )
+    return verdict, at_fprs
 
 
 def _one_run(data: Scores, significance: float, f: Tradeoff, strategy: Strategy) -> CurveAudit:

@@ -27,7 +27,7 @@ import numpy as np
 from .. import risk
 from ..base import validation as _validation
 from ._checks import accountant_value, delta_value, significance_level
-from .curve import CurveAudit, audit_curve
+from .curve import CurveAudit, curve_and_certified_tprs
 from .epsilon import clopper_pearson_search
 from .roc import auroc, tpr_at_fpr
 from .scores import as_scores
@@ -214,16 +214,11 @@ def report(
     d = delta_value(delta, zero=False)
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
     accountant = accountant_value(accountant, ("delta", "epsilon"))
-    verdict = audit_curve(
-        data, accountant=accountant, significance=s, direction=side, method=method
-    )
+    fprs = np.array(REPORT_FPRS)
+    verdict, certified = curve_and_certified_tprs(data, accountant, s, side, method, None, fprs)
     eps_audit, _ = clopper_pearson_search(data, s, d, True, Simultaneous())
     lower, upper = _accountant_epsilon(accountant, d)
-    fprs = np.array(REPORT_FPRS)
     empirical = np.asarray(tpr_at_fpr(data, fprs), dtype=np.float64)
-    certified = np.asarray(
-        risk.tpr_at_fpr(accountant, fprs, bound="upper", direction=side), dtype=np.float64
-    )
     return AuditReport(
         significance=s,
         delta=d,
