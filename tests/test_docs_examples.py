@@ -14,8 +14,8 @@ resolve:
 * ``bash`` blocks: each command (continuation lines joined, ``&&`` separating commands) that starts
   with ``hockeystick`` runs through the command line's entry point (``hockeystick.cli.main``, what
   ``python -m hockeystick`` calls) and must exit 0; ``> FILE`` writes its output to FILE. ``python
-  examples/X.py`` runs that script in a fresh interpreter. ``pip install`` is not run (the suite runs in
-  the installed package). A ``# -> 1.82823 1.82824`` comment states numbers its output prints, in that
+  examples/X.py`` runs that script as ``__main__`` (``runpy``) in the suite's interpreter, its arguments in
+  ``sys.argv``. ``pip install`` is not run (the suite runs in the installed package). A ``# -> 1.82823 1.82824`` comment states numbers its output prints, in that
   order, each compared at its written precision. A ``text`` block right after a shell block is the
   output of its last command: each of its lines other than ``...`` is a line the command prints (in
   order; numbers at their written precision, the rest verbatim up to spacing). Shell blocks without a
@@ -36,8 +36,8 @@ import ast
 import contextlib
 import io
 import re
+import runpy
 import shlex
-import subprocess
 import sys
 import tokenize
 from dataclasses import dataclass
@@ -397,13 +397,7 @@ def run_command(words: list[str], where: str) -> Ran:
         )
         text = out.getvalue()
     elif words[0] == "python" and len(words) > 1 and words[1].startswith("examples/"):
-        result = subprocess.run(
-            [sys.executable, *words[1:]], capture_output=True, text=True, timeout=600
-        )
-        assert result.returncode == 0, (
-            f"{where}: {shlex.join(words)} exited {result.returncode}: {result.stderr}"
-        )
-        text, status = result.stdout, result.returncode
+        text, status = run_script(words, where)
     else:
         raise AssertionError(
             f"{where}: '{shlex.join(words)}' is neither a hockeystick command nor an example "
@@ -412,6 +406,28 @@ def run_command(words: list[str], where: str) -> Ran:
     if redirect is not None:
         Path(redirect).write_text(text, encoding="utf-8")
     return Ran(text, status)
+
+
+def run_script(words: list[str], where: str) -> tuple[str, int]:
+    """``python examples/X.py ARGS`` as the interpreter runs a script: X.py as ``__main__``, its folder first on
+    ``sys.path``, ARGS in ``sys.argv``; in this process (the suite's imports and compiled kernels are the
+    script's too, where a fresh interpreter would load them again). Its stdout, and its exit status (0)."""
+    script = Path(words[1]).resolve()
+    argv, path = sys.argv, sys.path[:]
+    sys.argv = [words[1], *words[2:]]
+    sys.path.insert(0, str(script.parent))
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            runpy.run_path(str(script), run_name="__main__")
+        status = 0
+    except SystemExit as exit_:
+        status = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
+    finally:
+        sys.argv = argv
+        sys.path[:] = path
+    assert status == 0, f"{where}: {shlex.join(words)} exited {status}: {err.getvalue()[-2000:]}"
+    return out.getvalue(), status
 
 
 def run_shell(block: Block) -> str:
@@ -696,3 +712,17 @@ def test_shell_lines_split_into_commands() -> None:
         (["pip", "install", ".[plot]", "&&", "hockeystick", "sweep", "--example"], None),
         (["hockeystick", "epsilon", "--delta", "1e-5"], "2.38"),
     ]
+
+
+def test_an_example_script_runs_as_main_with_its_arguments(tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import sys\nif __name__ == '__main__':\n    print(*sys.argv[1:])\n"
+        "    sys.exit(3 if '--fail' in sys.argv else None)\n",
+        encoding="utf-8",
+    )
+    argv = sys.argv[:]
+    assert run_script(["python", str(script), "--rounds", "4"], "page.md") == ("--rounds 4\n", 0)
+    with pytest.raises(AssertionError, match="exited 3"):
+        run_script(["python", str(script), "--fail"], "page.md")
+    assert sys.argv == argv and str(tmp_path) not in sys.path
