@@ -50,6 +50,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 from ...base import validation as _validation
 from ...pld.accountants import (
     CompositionPlan,
+    FactorStore,
     PlanProfile,
     QuestionEpsilon,
     default_grid_profile,
@@ -267,6 +268,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         self._plan = CompositionPlan()
         self._profile: PlanProfile | None = None
         self._default_profile: PlanProfile | None = None  # the default grid's, beside accuracy
+        self._factors: FactorStore = {}  # the factors both profiles build, shared (``PlanProfile``)
         self._question = QuestionEpsilon(a if self._to_accuracy else None)
         self._events: list[tuple[dp_event.DpEvent, int]] = []  # what was composed, for the RDP side
         # the event, count and plan the last call of _maybe_compose checked without composing
@@ -327,6 +329,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             self._plan.merge(plan)
             self._profile = None
             self._default_profile = None
+            self._factors = {}
             self._events.append((event, max(int(count), 1)))
         return None
 
@@ -335,9 +338,14 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         default on the default grid where the composition fits it (``default_grid_profile``)."""
         if self._profile is None:
             self._profile = (
-                default_grid_profile(self._plan)
+                default_grid_profile(self._plan, self._factors)
                 if self._default_grid
-                else PlanProfile(self._plan, self.value_discretization_interval, self.accuracy)
+                else PlanProfile(
+                    self._plan,
+                    self.value_discretization_interval,
+                    self.accuracy,
+                    factors=self._factors,
+                )
             )
         return self._profile
 
@@ -345,7 +353,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         """The profile of everything composed so far on the default grid (``default_grid_profile``),
         the default's beside the accuracy's."""
         if self._default_profile is None:
-            self._default_profile = default_grid_profile(self._plan)
+            self._default_profile = default_grid_profile(self._plan, self._factors)
         return self._default_profile
 
     def get_epsilon(self, target_delta: float) -> float:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .fixed_batch import FixedBatchGaussianPLD as FixedBatchGaussianPLD
     from .fixed_batch import WithReplacementBatchGaussianPLD as WithReplacementBatchGaussianPLD
     from .plan import COPY_COUNT_CUT as COPY_COUNT_CUT
+    from .plan import FactorStore as FactorStore
     from .plan import PlanProfile as PlanProfile
     from .plan import PoissonGeneric as PoissonGeneric
     from .plan import default_grid_profile as default_grid_profile
@@ -48,6 +49,7 @@ FRONT_DOOR = {
     "BallsInBinsGaussianPLD": "allocation",
     "COPY_COUNT_CUT": "plan",
     "CompositionPlan": "composition_plan",
+    "FactorStore": "plan",
     "FixedBatchGaussianPLD": "fixed_batch",
     "PLDAccountant": "subsampled_gaussian",
     "PlanKey": "composition_plan",

@@ -69,7 +69,7 @@ from ..sampling.subsampling import (
     poisson_subsampled,
     poisson_subsampled_pair,
 )
-from ..sampling.with_replacement_shift_bound import copy_count_weights
+from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, copy_count_weights
 from .composition_plan import CompositionPlan, PlanKey
 from .plan_charge import low_charge_upper, low_charge_upper_delta
 from .plan_gaussian_beside import GAUSSIAN_SPAN, beside_bracket, reads_beside
@@ -125,6 +125,9 @@ GROUP_OPERATIONS = 11
 # than 10^3 distinct terms.
 ADD_BOUND_MARGIN = 1e-12
 
+# Built factors by (mechanism spec, grid, the alternative upper side, half-cells) (``PlanProfile``).
+FactorStore = dict[tuple[Spec, float, bool, bool], PrivacyLossDistribution]
+
 
 class PlanProfile:
     """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached.
@@ -139,6 +142,9 @@ class PlanProfile:
     from their cells' halves too (``subsampled_gaussians``' ``halves``); without them the lower side
     lies about twice as far from the chord, certified alike, for about half the integration work
     (the default grid's, whose brackets are far narrower than the default tolerance either way).
+    ``factors``: a store of built factors shared with other profiles of the same plan (keyed by
+    mechanism, grid, upper side and ``half_cells``, the arguments a build is a function of), so a
+    factor two profiles of one plan read on one grid is built once; a profile of its own without.
     """
 
     def __init__(
@@ -148,6 +154,7 @@ class PlanProfile:
         accuracy: float | None,
         low_charge: bool = False,
         half_cells: bool = True,
+        factors: FactorStore | None = None,
     ):
         self.plan = plan
         self.fixed_interval = value_discretization_interval
@@ -159,7 +166,7 @@ class PlanProfile:
         self._grid = {m: c for m, c in plan.counts.items() if self._pairs[m] is None}
         self._composed: dict[tuple[float, int], PrivacyLossDistribution] = {}
         self._grid_parts: dict[float, PrivacyLossDistribution] = {}
-        self._factors: dict[tuple[Spec, float, bool], PrivacyLossDistribution] = {}
+        self._factors: FactorStore = {} if factors is None else factors
         self._atoms: list[Atoms] | None = None
         self._sharp: dict[float, list[dict[Factor, int]]] = {}
 
@@ -238,7 +245,7 @@ class PlanProfile:
 
     def _factor(self, mechanism: Spec, h: float, variant: int = 0) -> PrivacyLossDistribution:
         alternative = self._alternative(mechanism, variant)
-        key = (mechanism, h, alternative)
+        key = (mechanism, h, alternative, self.half_cells)
         if key not in self._factors:
             m = mechanism_of(mechanism)
             pld = m.upper_alternative(h) if alternative else _grid_pld(m, h, self.half_cells)
@@ -637,7 +644,10 @@ def window_points_floor(profile: PlanProfile, h: float) -> float:
     Permute-and-flip's upper factor is the (epsilon, 0)-DP canonical pair's (``canonical``): P-masses
     e^epsilon / (1 + e^epsilon) at loss epsilon and 1 / (1 + e^epsilon) at -epsilon, the latter at
     least e^{-700} / 2, a normal double kept exactly, for epsilon <= ``CANONICAL_NORMAL_EPSILON`` =
-    700: its window then spans at least 2 epsilon / h - 2 points.  The other mechanisms count 0; 0
+    700: its window then spans at least 2 epsilon / h - 2 points.  The with-replacement Gaussian's
+    upper factor is mirrored about loss 0, its PMF one array over the grid losses from below -T to
+    above T, T its ``WithReplacementGaussian.top_loss_floor``: its window spans at least 2 T / h - 2
+    points.  The other mechanisms count 0; 0
     for a plan ``summed_window_points`` answers without factors (zCDP).
 
     Parameters
@@ -666,6 +676,8 @@ def window_points_floor(profile: PlanProfile, h: float) -> float:
             reach = min(2.0 * mechanism.eps, POSITIVE_LOSS_REACH)
         elif isinstance(mechanism, PermuteAndFlip) and mechanism.eps <= CANONICAL_NORMAL_EPSILON:
             reach = 2.0 * mechanism.eps
+        elif isinstance(mechanism, WithReplacementGaussian):
+            reach = 2.0 * mechanism.top_loss_floor()
         else:
             continue
         total += count * max(reach / h - 2.0, 0.0)
@@ -712,7 +724,7 @@ def default_interval(plan: CompositionPlan) -> float:
     return profile._aligned(DEFAULT_INTERVAL * DEFAULT_GRID_SCALE)
 
 
-def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
+def default_grid_profile(plan: CompositionPlan, factors: FactorStore | None = None) -> PlanProfile:
     """The plan's profile on the default grid (``default_interval``: finer than dp_accounting's
     ``PLDAccountant``'s 1e-4, through its Laplace-like atoms; its upper epsilon read again with a
     smaller round-off charge where the charge sets it, ``plan_charge``), or, for a composition
@@ -720,9 +732,10 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     factors' summed windows there, ``summed_window_points``, not built where a floor known without
     them is past the cap already, ``window_points_floor``; else ``PlanProfile.window_points``,
     measured on the coarse grid ``PROBE_INTERVAL``), on the accuracy-driven grid
-    (``FALLBACK_ACCURACY``): a caller who chose no grid gets an answer within that memory."""
+    (``FALLBACK_ACCURACY``): a caller who chose no grid gets an answer within that memory.
+    ``factors``: the store of built factors the profiles share (``PlanProfile``)."""
     h = default_interval(plan)
-    default = PlanProfile(plan, h, None, low_charge=True, half_cells=False)
+    default = PlanProfile(plan, h, None, low_charge=True, half_cells=False, factors=factors)
     try:  # the factors' summed windows bound the composed ones: below the cap, no probe is needed
         past = window_points_floor(default, h) > DEFAULT_GRID_POINTS  # past it whatever the builds
         bound = None if past else summed_window_points(default, h)
@@ -731,12 +744,12 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     if bound is not None and bound <= DEFAULT_GRID_POINTS:
         return default
     try:
-        points = PlanProfile(plan, PROBE_INTERVAL, None).window_points(h)
+        points = PlanProfile(plan, PROBE_INTERVAL, None, factors=factors).window_points(h)
     except ValueError:  # not even the coarse grid holds it
-        return PlanProfile(plan, None, FALLBACK_ACCURACY)
+        return PlanProfile(plan, None, FALLBACK_ACCURACY, factors=factors)
     if points <= DEFAULT_GRID_POINTS:
         return default
-    return PlanProfile(plan, None, FALLBACK_ACCURACY)
+    return PlanProfile(plan, None, FALLBACK_ACCURACY, factors=factors)
 
 
 def _generic_subsample(

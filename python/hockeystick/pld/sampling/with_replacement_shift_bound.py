@@ -36,6 +36,7 @@ AISTATS 2022) and composes adaptively.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -293,3 +294,41 @@ class WithReplacementGaussian(Mechanism):
         return with_replacement_shift_bound(
             self.sigma, self.k, self.n, value_discretization_interval=h
         )
+
+    def top_loss_floor(self) -> float:
+        """A lower bound on the top loss of ``grid_pld``'s upper PMF on any grid, known without
+        building it: that PMF, symmetrised, spans at least twice this over h in points.
+
+        The core's upper cells (cpp/include/hockeystick/pld/sampling/replace_one.hpp,
+        ``replace_one_upper_cells``) are the union of the Poisson-remove pairs of rate eta = 1 - b_0
+        and noise sigma_c = s / (2c) for every copy count c = 1 .. c_max of positive weight, c_max the
+        least c >= 1 whose upper binomial tail is at most tail eta / 4; each pair's cells reach up to
+        loss L_c = log(1 - eta + eta e^t), t = (1/2 + z sigma_c) / sigma_c^2 at its integration end
+        x = 1 + z sigma_c, z = Q^-1(tail / 8), and the symmetrised PMF mirrors them below loss 0
+        with a point at every grid loss between.  L_c >= log(eta) + t, and t grows with c, so the
+        bound is taken at a count c <= c_max: the least whose tail is at most twice the core's
+        budget (``copy_count_weights``; scipy's tail and the core's suffix sums agree far closer
+        than 2x), with z and the bound lowered by 1e-6 and 1e-9 relative for the round-off of both
+        computations.  b_c > 0 at every c <= c_max for n > 1 and at c = K = c_max for n = 1.
+
+        Returns
+        -------
+        float
+            The floor, in loss; 0 where the bound is not positive.
+
+        Raises
+        ------
+        ValueError
+            Where the sampling or the noise is not a valid pair (``copy_count_weights``).
+        """
+        from scipy import special  # lazy: scipy loads at its first use, not with the package
+
+        k, n = int(self.k), int(self.n)
+        eta = 1.0 if n == 1 else -math.expm1(k * math.log1p(-1.0 / n))
+        weights, _ = copy_count_weights(k, n, 2.0 * 0.25 * DEFAULT_TAIL * eta)
+        c = weights.size - 1
+        sigma_c = float(self.sigma) / (2.0 * c)
+        z = -float(special.ndtri(0.125 * DEFAULT_TAIL)) * (1.0 - 1e-6)  # Q^-1(tail / 8)
+        t = (0.5 + z * sigma_c) / (sigma_c * sigma_c)
+        bound = math.log(eta) + t
+        return max(bound - 1e-9 * (1.0 + abs(math.log(eta)) + t), 0.0)
