@@ -45,25 +45,51 @@ def _budget(text: str) -> float:
     return value
 
 
-def last_round_within(accountant: Any, delta: float, budget: float, total: int) -> int:
+class _Prefixes:
+    """The certified (lower, upper) epsilon at ``delta`` of the run's prefixes, each prefix read once
+    (``PLDAccountant.epsilon_curve`` at the steps not read yet): a prefix's bracket is the same
+    whichever steps it is read with, so the checkpoints, the budget's probes and the rows share
+    their reads."""
+
+    def __init__(self, accountant: Any, delta: float) -> None:
+        self.accountant, self.delta = accountant, delta
+        self.read: dict[int, tuple[float, float]] = {}
+
+    def bracket(self, steps: set[int]) -> list[tuple[int, float, float]]:
+        """(rounds, lower, upper) at each of ``steps``, ascending, reading the prefixes not read yet."""
+        missing = sorted(steps - set(self.read))
+        if missing:
+            curve = self.accountant.epsilon_curve(self.delta, steps=missing)
+            for r, lo, up in zip(curve.steps, curve.lower, curve.upper):
+                self.read[int(r)] = (float(lo), float(up))
+        return [(r, *self.read[r]) for r in sorted(steps)]
+
+    def upper(self, rounds: int) -> float:
+        """The certified upper epsilon after ``rounds`` rounds."""
+        return self.bracket({rounds})[0][2]
+
+
+def last_round_within(prefixes: _Prefixes, budget: float, total: int) -> int:
     """The last round R in [0, total] with certified upper epsilon <= ``budget`` where round R + 1
     passes it (``total`` if the whole run is within it; 0 if the first round already passes it).
 
-    Bisection on the rounds, one prefix a curve: a curve's cost grows with each prefix it composes,
-    so one probe a step (log2 T of them) costs less than batches of many.
+    Bisection on the rounds, one prefix a probe, from the narrowest interval the prefixes already
+    read give (the checkpoints'): a curve's cost grows with each prefix it composes, so one probe a
+    step (log2 T of them) costs less than batches of many.
     """
-
-    def upper(rounds: int) -> float:
-        return float(accountant.epsilon_curve(delta, steps=[rounds]).upper[0])
-
-    if upper(total) <= budget:
+    if prefixes.upper(total) <= budget:
         return total
-    if upper(1) > budget:
-        return 0
-    within, past = 1, total  # upper(within) <= budget < upper(past)
+    read = prefixes.read
+    within = max((r for r in read if read[r][1] <= budget), default=None)
+    if within is None:
+        if prefixes.upper(1) > budget:
+            return 0
+        within = 1
+    # upper(within) <= budget < upper(past): past the first read prefix past the budget above within
+    past = min(r for r in read if r > within and read[r][1] > budget)
     while past - within > 1:
         middle = (within + past) // 2
-        within, past = (middle, past) if upper(middle) <= budget else (within, middle)
+        within, past = (middle, past) if prefixes.upper(middle) <= budget else (within, middle)
     return within
 
 
@@ -82,18 +108,18 @@ def along_the_run(
         )
     if args.bound != "both":
         raise UsageError("--every and --budget print both sides of the bracket: drop --bound")
-    delta = deltas[0]
+    prefixes = _Prefixes(accountant, deltas[0])
     steps = _every(args.every, total)
     budget = None if args.budget is None else _budget(args.budget)
-    crossing = None if budget is None else last_round_within(accountant, delta, budget, total)
+    prefixes.bracket(steps)
+    crossing = None if budget is None else last_round_within(prefixes, budget, total)
     if crossing is not None:
         steps.update(r for r in (crossing, crossing + 1) if 1 <= r <= total)
-    curve = accountant.epsilon_curve(delta, steps=sorted(steps))
-    columns, rows = _rows(curve, budget)
+    columns, rows = _rows(prefixes.bracket(steps), budget)
     if args.format != "table":
         _print_rows(args.format, columns, rows)
         return 0
-    print(_heading(stages, total, delta, relations))
+    print(_heading(stages, total, deltas[0], relations))
     print(
         table(
             columns,
@@ -101,18 +127,19 @@ def along_the_run(
         )
     )
     if budget is not None and crossing is not None:
-        print(_budget_line(budget, delta, crossing, total))
+        print(_budget_line(budget, deltas[0], crossing, total))
     return 0
 
 
-def _rows(curve: Any, budget: float | None) -> tuple[list[str], list[list[Any]]]:
-    """The curve's rows (rounds, both sides), each marked within the budget or not when there is one."""
+def _rows(
+    brackets: list[tuple[int, float, float]], budget: float | None
+) -> tuple[list[str], list[list[Any]]]:
+    """The brackets' rows (rounds, both sides), each marked within the budget or not when there is one."""
     columns = ["rounds", "epsilon_lower", "epsilon_upper"] + (
         [] if budget is None else ["within_budget"]
     )
     rows: list[list[Any]] = [
-        [int(r), float(lo), float(up)] + ([] if budget is None else [bool(up <= budget)])
-        for r, lo, up in zip(curve.steps, curve.lower, curve.upper)
+        [r, lo, up] + ([] if budget is None else [bool(up <= budget)]) for r, lo, up in brackets
     ]
     return columns, rows
 
