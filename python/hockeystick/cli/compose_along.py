@@ -2,9 +2,10 @@
 
 The rows are the certified bracket of epsilon at delta after every N rounds (and the last), and with
 a budget the last round R whose certified upper epsilon is at most EPS and the round R + 1 that
-passes it, each marked ``within_budget``. R is found by bisecting [0, T], one prefix's curve a probe
-(``PLDAccountant.epsilon_curve`` at given steps): an interval stays with its left end within the
-budget and its right end past it, so R is a crossing of the upper side. The true
+passes it, each marked ``within_budget``. R is found by bisecting [0, T], narrowed first to the
+checkpoints around the budget, one prefix's curve a probe (``PLDAccountant.epsilon_curve`` at given
+steps, each prefix read once): an interval stays with its left end within the budget and its right
+end past it, so R is a crossing of the upper side. The true
 epsilon never falls as rounds are added (a prefix's release is a post-processing of the longer
 run's), so true epsilon(r) <= upper(R) <= EPS for every r <= R: the run is within the budget through
 round R.
