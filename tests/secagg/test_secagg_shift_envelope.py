@@ -101,8 +101,8 @@ def _chain_in_mpmath(
 def test_the_hull_decides_each_turn_as_the_50_digit_arithmetic_does():
     """Profiles as the envelope's: a convex polyline in gamma = e^eps read in doubles at a spacing finer than its
     pieces (runs collinear up to the reads' round-off), a flat run at 0 (turns exactly 0) and a scatter above.
-    The hull decides the turns far from 0 on integers and the others in mpmath: the same vertices as the chain
-    that evaluates every turn in mpmath."""
+    The hull decides the turns far from 0 on integers and the others in mpmath: the same vertices, e^eps rounded
+    as mpmath.exp rounds it, as the chain that evaluates every turn in mpmath."""
     rng = np.random.default_rng(94)
     eps = np.arange(-800, 801) * 2.5e-3
     gamma = np.exp(eps)
@@ -116,7 +116,7 @@ def test_the_hull_decides_each_turn_as_the_50_digit_arithmetic_does():
             (mpmath.exp(mpmath.mpf(e)), mpmath.mpf(d))
             for e, d in zip(eps.tolist(), profile.tolist())
         ]
-        assert _lower_hull(points) == _chain_in_mpmath(points)
+        assert _lower_hull(eps, profile) == _chain_in_mpmath(points)
 
 
 def test_dropout_on_one_coordinate_is_bracketed_within_a_quarter():

@@ -60,27 +60,40 @@ _MAX_POINTS = (
 )
 
 
-def _scaled(values: list[Any]) -> list[int]:
-    """Finite mpmath numbers as integers on one binary scale (values[i] = out[i] 2^e, e common)."""
-    parts = [value.man_exp for value in values]
+def _scaled(parts: list[tuple[int, int]]) -> list[int]:
+    """Numbers m 2^e, given as (m, e), as integers on one binary scale (value = out 2^e0, e0 common)."""
     low = min((exp for man, exp in parts if man), default=0)
     return [man << (exp - low) if man else 0 for man, exp in parts]
 
 
-def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points dropped.
+def _lower_hull(eps: np.ndarray, profile: np.ndarray) -> list[tuple[Any, Any]]:
+    """The lower convex hull of (0, 1) and the points (e^{eps_j}, d_j), eps ascending, as mpmath
+    pairs: e^{eps_j} at the working precision p, d_j exact; Andrew's monotone chain, collinear
+    points dropped.
 
-    Each turn (x2 - x1)(y3 - y1) - (y2 - y1)(x3 - x1) is decided at the working precision p: its
-    seven roundings move it by less than 6 2^-p (|A| + |B|), A and B its two products, so where the
-    exact turn (integers on the points' binary values) is farther than 16 2^-p (|A| + |B|) from 0
-    the rounded one has its sign, and only nearer is it evaluated in mpmath.
+    Each turn (x2 - x1)(y3 - y1) - (y2 - y1)(x3 - x1) is decided as the arithmetic at p decides it:
+    its seven roundings move it by less than 6 2^-p (|A| + |B|), A and B its two products, so where
+    the exact turn (integers on the points' binary values) is farther than 16 2^-p (|A| + |B|) from
+    0 the rounded one has its sign, and only nearer is it evaluated in mpmath.
     """
     import mpmath  # lazy: only here
+    from mpmath import libmp
 
-    xs, ys = _scaled([x for x, _ in points]), _scaled([y for _, y in points])
-    scale = 1 << (mpmath.mp.prec - 4)
+    prec = mpmath.mp.prec
+    # e^{eps_j} rounded to p bits as mpmath.exp rounds it, as (sign, mantissa, exponent, bits)
+    powers = [libmp.mpf_exp(libmp.from_float(e), prec, libmp.round_nearest) for e in eps.tolist()]
+    xs = _scaled([(0, 0)] + [(-man if sign else man, exp) for sign, man, exp, _ in powers])
+    ratios = [value.as_integer_ratio() for value in [1.0] + profile.tolist()]
+    ys = _scaled([(num, 1 - den.bit_length()) for num, den in ratios])  # den = 2^(bits - 1)
+
+    def point(i: int) -> tuple[Any, Any]:
+        if i == 0:
+            return mpmath.mpf(0), mpmath.mpf(1)
+        return mpmath.exp(mpmath.mpf(float(eps[i - 1]))), mpmath.mpf(float(profile[i - 1]))
+
+    scale = 1 << (prec - 4)
     hull: list[int] = []
-    for k in range(len(points)):
+    for k in range(len(xs)):
         while len(hull) >= 2:
             i, j = hull[-2], hull[-1]
             first = (xs[j] - xs[i]) * (ys[k] - ys[i])
@@ -89,13 +102,13 @@ def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
             if abs(turn) * scale > abs(first) + abs(second):
                 drop = turn < 0
             else:
-                (x1, y1), (x2, y2), (x3, y3) = points[i], points[j], points[k]
+                (x1, y1), (x2, y2), (x3, y3) = point(i), point(j), point(k)
                 drop = (x2 - x1) * (y3 - y1) - (y2 - y1) * (x3 - x1) <= 0
             if not drop:
                 break
             hull.pop()
         hull.append(k)
-    return [points[i] for i in hull]
+    return [point(i) for i in hull]
 
 
 def _down(value: Any, lowering: Any) -> float:
@@ -166,11 +179,7 @@ def shift_envelope_pld(
         profile = np.maximum(profile, np.asarray(pair.delta(eps, bound="upper"), dtype=float))
     profile = np.minimum.accumulate(np.minimum(profile, 1.0))  # each delta_s is non-increasing
     with mpmath.workdps(_DIGITS):
-        points = [(mpmath.mpf(0), mpmath.mpf(1))] + [
-            (mpmath.exp(mpmath.mpf(e)), mpmath.mpf(d))
-            for e, d in zip(eps.tolist(), profile.tolist())
-        ]
-        hull = _lower_hull(points)
+        hull = _lower_hull(eps, profile)
         slopes = [(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in zip(hull, hull[1:])] + [
             mpmath.mpf(0)
         ]
