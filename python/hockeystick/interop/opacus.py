@@ -62,6 +62,7 @@ from ..pld.accountants import (
     single_subsampled_gaussian,
 )
 from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.question import described_segments, of_specs
 from ..pld.reads import max_of_outputs_epsilon
 from ..pld.refine import central_limit_start
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
@@ -695,10 +696,12 @@ class _SigmaSearch:
     def ruled_out(self, sigma: float) -> bool:
         """Whether sigma is known to miss the target without a composition: the max-of-outputs test's
         certified lower epsilon of the run at the target delta (``pld.reads.max_of_outputs``, well
-        under a millisecond) above the target, so the certified upper side ``excess`` reads is too."""
-        return (
-            max_of_outputs_epsilon([((sigma, self.q, 1.0), self.steps)], self.delta) > self.epsilon
-        )
+        under a millisecond) above the target, so the certified upper side ``excess`` reads is too.
+        The run's segments are its description's (``pld.question.described_segments``: none for
+        sample_rate 1, the Gaussian, which no sigma is ruled out of)."""
+        run = of_specs([(("poisson_gaussian", sigma, self.q), self.steps)])
+        segments = described_segments(run)
+        return segments is not None and max_of_outputs_epsilon(segments, self.delta) > self.epsilon
 
     def excess(self, sigma: float) -> float:
         """Certified epsilon at the target delta minus the target at sigma, as

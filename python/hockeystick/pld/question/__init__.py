@@ -13,6 +13,7 @@ its front door) when ``hockeystick.pld`` is imported: the PLD object lives in th
 every stage whose reads it needs.
 """
 
+from .described_run import described_segments, of_specs
 from .reader import RunReader
 
-__all__ = ["RunReader"]
+__all__ = ["RunReader", "described_segments", "of_specs"]
