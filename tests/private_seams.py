@@ -53,8 +53,6 @@ SEAMS = {
     "_pld": "the plan's PLDs on that grid, to measure their loss spread",
     "_current": "Opacus adapter's composed profile, which the rarely-sampled shortcut must agree with",
     "_SMALLEST_SIGMA": "the Opacus adapter's noise floor, the edge its tests walk",
-    "_needed_sigma": "paper 003's per-row calibration, cached in the figures test so that a table row and the sigma curve "
-    "asking the same calibration compute it once",
     "_TRUSTED_AGGREGATOR": "the built-in example's sweep, shrunk so the CLI's --force test runs in seconds",
     "_crossing_guess": "patched to a wrong estimate so that the epsilon search's fallback runs",
     "_with_near_underflow": "patched to show normal masses never take the subnormal path of pair atoms",
