@@ -18,6 +18,8 @@ SEAMS = {
     "_gaussian_mixture_cell_atoms": "the Gaussian mixture's merged cells, against numpy's and the Newton search's",
     # numerical pieces with no public entry point of their own
     "_kernels": "contraction's closed-form sums (geometric, random stop) checked against the general schedule sum",
+    "_lower_hull": "the shift envelope's hull with its turns decided on integers, checked vertex for vertex against "
+    "the all-mpmath chain on near-collinear, flat and scattered profiles",
     "_lean_delta": "finite atoms' plain-float delta checked against numpy's delta on the same atoms",
     "_lean_self_compose": "the binomial closed form of a self-composition checked bit for bit against the lattice",
     "_binomial_self_compose": "the same closed form's refusal near underflow",
