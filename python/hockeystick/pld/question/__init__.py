@@ -13,7 +13,22 @@ its front door) when ``hockeystick.pld`` is imported: the PLD object lives in th
 every stage whose reads it needs.
 """
 
-from .described_run import described_segments, of_specs
+from typing import TYPE_CHECKING
+
+from ...base.front_door import front_door
 from .reader import RunReader
 
-__all__ = ["RunReader", "described_segments", "of_specs"]
+if TYPE_CHECKING:
+    from .described_run import described_segments as described_segments
+    from .described_run import of_specs as of_specs
+
+__all__ = ["RunReader"]
+
+# What other packages of hockeystick import from this stage beside RunReader, and the module each
+# comes from (``base.front_door``): a run's description, the one builder of the question's inputs
+FRONT_DOOR = {
+    "described_segments": "described_run",
+    "of_specs": "described_run",
+}
+
+__getattr__ = front_door(__name__, FRONT_DOOR, globals())
