@@ -338,7 +338,7 @@ class PrivacyLossDistribution:
             upper = np.asarray(self._sides(x, method, False, "upper"), dtype=np.float64)
             lower = np.zeros_like(upper)
         ((lower, upper),) = read_per_question(
-            [self], method, [x], [(np.asarray(lower), np.asarray(upper))]
+            [self], method, [x], [(np.asarray(lower), np.asarray(upper))], bound
         )
         return bound_result(lower, upper, bound, scalar)
 
@@ -365,9 +365,11 @@ class QuestionReader(Protocol):
         method: Quantity,
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
+        bound: Bound = "both",
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per PLD (each one ``reads`` accepts), its certified bracket ``sides[i]`` of ``method``
-        ("delta" or "epsilon") at ``xs[i]`` intersected with this reader's."""
+        ("delta" or "epsilon") at ``xs[i]`` intersected with this reader's; ``bound`` "upper": the
+        upper side alone read where it is a "both" read's upper side, bit for bit."""
         ...
 
 
@@ -478,10 +480,11 @@ def read_per_question(
     method: Quantity,
     xs: Sequence[np.ndarray],
     sides: Sequence[tuple[np.ndarray, np.ndarray]],
+    bound: Bound = "both",
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per PLD, its certified bracket ``sides[i]`` of ``method`` at ``xs[i]`` intersected with the
     installed question reader's where that reader reads it (``QuestionReader.read_many``, one call
-    for all of them), else as given.
+    for all of them, on the sides ``bound`` asks for), else as given.
 
     Parameters
     ----------
@@ -493,6 +496,9 @@ def read_per_question(
         Each PLD's arguments, validated.
     sides : sequence of (numpy.ndarray, numpy.ndarray)
         Each PLD's certified (lower, upper) at its arguments (its own composition's).
+    bound : {"both", "upper", "lower"}, default "both"
+        The sides the caller asked for: "upper" lets the reader read the upper side alone where
+        that is the upper side a "both" read gives, bit for bit (``QuestionReader.read_many``).
 
     Returns
     -------
@@ -510,7 +516,7 @@ def read_per_question(
     _reading.active = True
     try:
         found = reader.read_many(
-            [plds[i] for i in read], method, [xs[i] for i in read], [out[i] for i in read]
+            [plds[i] for i in read], method, [xs[i] for i in read], [out[i] for i in read], bound
         )
     except (
         ValueError

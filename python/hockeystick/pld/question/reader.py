@@ -17,6 +17,9 @@ certified:
 The intersection of certified brackets is certified, and never wider than either: a finer grid or a
 smaller tail given to the PLD can only narrow the answer.  Only the arguments a run's reads take are
 read (epsilon >= 0 and finite for delta); the others keep the PLD's own bracket.
+
+A question of the upper side alone asks the front door for that side alone where that is the upper
+side of the front door's bracket, bit for bit: epsilon; a delta asks both sides (``_front_door``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ...base.accountant import Quantity
+from ...base.accountant import Bound, Quantity
 from ...numerics.certified_theta import (
     theta_epsilon_lower,
     theta_epsilon_upper,
@@ -44,7 +47,7 @@ UNIT_ROUNDOFF = 2.0**-53
 class FrontDoor(Protocol):
     """The accountant of rounds of one Poisson-subsampled Gaussian whose default the reader gives
     (``SubsampledGaussianPLD``): built from the run, it answers ``epsilon`` and ``delta`` with
-    ``bound="both"``."""
+    ``bound="both"`` or ``bound="upper"``."""
 
     def __call__(self, sigma: float, sampling_rate: float, rounds: Any) -> Any:
         """The accountant of ``rounds`` rounds (an int or an array of them) of noise ``sigma``, rate ``sampling_rate``."""
@@ -85,6 +88,7 @@ class RunReader:
         method: Quantity,
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
+        bound: Bound = "both",
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each PLD's certified bracket intersected with its run's (module docstring); the runs of
         one kind of round asked at one scalar argument (the checkpoints of a curve along a run) are
@@ -101,6 +105,10 @@ class RunReader:
         sides : sequence of (numpy.ndarray, numpy.ndarray)
             Each PLD's certified (lower, upper) at its arguments (its own composition's), of its
             arguments' shape.
+        bound : {"both", "upper", "lower"}, default "both"
+            The sides the caller asked for: "upper" reads the front door's upper side alone where
+            that is its bracket's upper side, bit for bit (``_front_door``), and then gives no
+            lower side beyond ``sides``'; any other reads both.
 
         Returns
         -------
@@ -131,12 +139,12 @@ class RunReader:
                 (noise, q, _), rounds = segments[0]
                 together.setdefault((noise, q, float(x)), []).append((i, rounds))
                 continue
-            found = _read_one(self.front_door, pld, method, np.asarray(x), *out[i])
+            found = _read_one(self.front_door, pld, method, np.asarray(x), *out[i], bound)
             out[i] = _intersected(out[i], found, method, np.asarray(x))
         for (noise, q, at), members in together.items():
             counts = np.array([count for _, count in members], dtype=np.float64)
             low, up = _front_door(
-                self.front_door, noise, q, counts, method, np.full(counts.shape, at)
+                self.front_door, noise, q, counts, method, np.full(counts.shape, at), bound
             )
             for j, (i, _) in enumerate(members):
                 out[i] = _intersected(out[i], (low[j], up[j]), method, np.asarray(at))
@@ -168,8 +176,10 @@ def _read_one(
     x: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
+    bound: Bound,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The run's bracket at ``x`` (the PLD's own where the run's reads do not take the argument)."""
+    """The run's bracket at ``x`` (the PLD's own where the run's reads do not take the argument),
+    on the sides ``bound`` asks for (``_front_door``)."""
     live = _readable(method, x)
     lows, ups = lower.copy(), upper.copy()
     if not np.any(live):
@@ -178,7 +188,7 @@ def _read_one(
     gaussians = gaussian_rounds(pld) if segments is None else None
     if segments is not None:
         lows[live], ups[live] = segments_bracket(
-            front_door, segments, method, x[live], lower[live], upper[live]
+            front_door, segments, method, x[live], lower[live], upper[live], bound
         )
     elif gaussians is not None:
         lows[live], ups[live] = _gaussian(gaussians, method, x[live])
@@ -194,9 +204,22 @@ def _front_door(
     rounds: np.ndarray | int,
     method: Quantity,
     x: np.ndarray,
+    bound: Bound,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The front door's default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
+    """The front door's default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``;
+    ``bound`` "upper" of epsilon: its upper side alone, under a lower side of 0.
+
+    An epsilon's upper side alone is its bracket's, bit for bit: the default reads epsilon's both
+    sides whatever is asked, each step stopping on the bracket's width
+    (``default_reads.each_epsilon_bracket``), and so does a refinement to an ``accuracy``.  A
+    delta's is not: the default's fine and split reads skip a bracket the fixed grid's lower side
+    already makes exact to ``question.EXACT_RELATIVE``, which the upper side alone does not know, so
+    it reads them and may end lower (sigma 0.5, q 0.3, 5 rounds, eps 1: 0x1.81f8e5a5cf2f4p-2 alone
+    against 0x1.81f8e5ab78d4bp-2 in the bracket); a delta asks both sides."""
     accountant = front_door(sigma=noise, sampling_rate=q, rounds=rounds)
+    if method == "epsilon" and bound == "upper":
+        up = np.asarray(accountant.epsilon(x, bound="upper"), dtype=np.float64)
+        return np.zeros_like(up), up
     found = (
         accountant.epsilon(x, bound="both")
         if method == "epsilon"
@@ -213,6 +236,7 @@ def segments_bracket(
     x: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
+    bound: Bound = "both",
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bracket of rounds of Poisson-subsampled Gaussians at ``x`` (module docstring): every
     door's read of the run ``described_run.described_segments`` finds, a PLD's or a plan's.
@@ -230,6 +254,9 @@ def segments_bracket(
     lower, upper : numpy.ndarray
         A certified bracket at ``x`` (the composition's own), which several kinds of round narrow
         (the tilted composition of the factors); one kind of round is the front door's alone.
+    bound : {"both", "upper", "lower"}, default "both"
+        The sides the caller asked for: "upper" of one kind of round at epsilon reads the front
+        door's upper side alone, under a lower side of 0 (``_front_door``).
 
     Returns
     -------
@@ -238,7 +265,7 @@ def segments_bracket(
     """
     if len(segments) == 1:
         ((noise, q, _), rounds) = segments[0]
-        return _front_door(front_door, noise, q, rounds, method, x)
+        return _front_door(front_door, noise, q, rounds, method, x, bound)
     if method == "epsilon":
         return tilted_factors.tilted_factors_brackets(segments, x, lower, upper)
     lows, ups = lower.copy(), upper.copy()
