@@ -152,6 +152,37 @@ def test_the_upper_side_alone_is_the_upper_side_of_both() -> None:
     )
 
 
+def test_an_epoch_built_again_reads_its_kept_sums() -> None:
+    """The summed laws depend on the noise, the steps and the sum grid's resolution alone, and the
+    last few are kept (``summed_law``): an epoch built again, or at another interval, reads them
+    instead of summing again, gets the bracket a fresh build gives bit for bit, and no caller can
+    change a kept law's masses."""
+    from hockeystick.pld.sampling import random_allocation as ra
+
+    eps = np.array([0.3, 1.0])
+    kwargs = {"absent": 0.1, "sum_resolution": 0.02}
+    brackets = []
+    for interval in (1e-2, 2e-3):
+        ra.summed_law.cache_clear()
+        fresh = pld.random_allocation_gaussian(
+            3, 0.9, value_discretization_interval=interval, **kwargs
+        ).delta(eps, bound="both")
+        misses = ra.summed_law.cache_info().misses
+        brackets.append(fresh)
+        for _ in range(2):
+            again = pld.random_allocation_gaussian(
+                3, 0.9, value_discretization_interval=interval, **kwargs
+            ).delta(eps, bound="both")
+            assert np.array_equal(again, fresh)
+        assert ra.summed_law.cache_info().misses == misses  # both sides read from the kept laws
+    assert not np.array_equal(brackets[0], brackets[1])  # the interval still moves the bracket
+    law = ra.summed_law(0.9, 3, 0.02, merged=True)
+    with pytest.raises(ValueError, match="read-only"):
+        law.q[0] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        law.weight[0] = 1.0
+
+
 @pytest.mark.parametrize(
     ("kwargs", "word"),
     [
