@@ -296,6 +296,19 @@ RDP_ORDERS = st.one_of(
         lambda o: all(x > 1 for x in o if not math.isnan(x))
     ),
 )
+
+
+def _shifted_tradeoff_epsilon(shift: float, d: st.DataObject) -> Callable[[], Any]:
+    """epsilon at a drawn delta of the trade-off function 1 - alpha - ``shift`` clipped to [0, 1]
+    (an (0, shift)-DP curve), one function per example: its shift drawn once, not at each of the
+    numerical search's evaluations."""
+
+    def curve(alpha: Any) -> Any:
+        return np.clip(1.0 - alpha - shift, 0.0, 1.0)
+
+    return lambda: fdp.TradeOffFunction(curve).epsilon(d.draw(DELTA))
+
+
 FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], float, float]] = {
     "fdp.compose_gdp": (
         lambda d: (
@@ -387,11 +400,7 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         1.0,
     ),
     "fdp.TradeOffFunction": (
-        lambda d: (
-            lambda: fdp.TradeOffFunction(
-                lambda a: np.clip(1.0 - a - d.draw(floats(0, 0.5)), 0.0, 1.0)
-            ).epsilon(d.draw(DELTA))
-        ),
+        lambda d: _shifted_tradeoff_epsilon(d.draw(floats(0, 0.5)), d),
         0.0,
         math.inf,
     ),
