@@ -332,11 +332,11 @@ class PrivacyLossDistribution:
         reader = _question_reader.get("reader")
         if composition_only or reader is None or _reading.active or not reader.reads(self):
             return self._sides(x, method, scalar, bound)
-        if bound == "both":
-            lower, upper = brackets([self], method, [x])[0]
-        else:  # the reader brackets from 0: the optimistic composition is left out where one side is asked
+        if bound == "upper":  # the reader brackets from 0: no optimistic composition is asked
             upper = np.asarray(self._sides(x, method, False, "upper"), dtype=np.float64)
             lower = np.zeros_like(upper)
+        else:  # the lower side alone is the bracket's: the composition's own lower side raises it
+            lower, upper = brackets([self], method, [x])[0]
         ((lower, upper),) = read_per_question(
             [self], method, [x], [(np.asarray(lower), np.asarray(upper))], bound
         )

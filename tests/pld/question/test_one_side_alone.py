@@ -1,10 +1,10 @@
-"""An upper-only question reads the upper side alone where that is the bracket's upper side, bit for bit
-(pld/question/reader.py).
+"""A question of one side gets that side of the bracket, bit for bit (pld/grid/distribution.py, pld/question/reader.py).
 
 A composed PLD's ``epsilon(delta)`` (``bound="upper"``, the default) asks the front door for the upper side alone;
 its answer must be the upper side of ``bound="both"``, float for float, and no lower than the certified lower side
 nor above the RDP conversion (an independent certified bound).  A delta keeps asking both sides: the default's fine
 and split reads skip a bracket the fixed grid's lower side makes exact, so the upper side read alone can end lower.
+``bound="lower"`` is the lower side of ``bound="both"``: the PLD's own composition's lower side raises it too.
 """
 
 from __future__ import annotations
@@ -92,3 +92,17 @@ def test_an_upper_only_delta_keeps_the_brackets_upper_side():
     )
     assert [float(v).hex() for v in upper] == [float(v).hex() for v in both_upper]
     assert np.all(lower <= upper) and np.all(upper - lower <= 1e-7 * upper)
+
+
+def test_a_lower_only_epsilon_is_the_brackets_lower_side():
+    """The README run at delta 1e-5: the PLD's own composition's lower side (0x1.3149cd4e0cbeap+1) is above the front
+    door's, so the lower side alone must take it as the bracket does; certified, it lies below the RDP conversion."""
+    sigma, q, rounds = README
+    delta = 1e-5
+    lower = pld.subsampled_gaussian(sigma, q).self_compose(rounds).epsilon(delta, bound="lower")
+    both_lower, upper = (
+        pld.subsampled_gaussian(sigma, q).self_compose(rounds).epsilon(delta, bound="both")
+    )
+    assert float(lower).hex() == float(both_lower).hex(), (lower, both_lower)
+    rdp = float(SubsampledGaussianRDP(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta))
+    assert 0.0 < lower <= upper <= rdp * (1 + 1e-9), (lower, upper, rdp)
