@@ -10,6 +10,7 @@ Each upper side is also checked against the RDP conversion and dp_accounting's d
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from types import SimpleNamespace
@@ -157,7 +158,10 @@ DOORS = {
 }
 
 
+@functools.cache
 def _front(sigma, q, rounds, delta):
+    """``DPSGD``'s default bracket of the run at ``delta``, read once a process: every door's test of one run and
+    delta compares with it."""
     return _quiet(
         lambda: DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).epsilon(
             delta, bound="both"
