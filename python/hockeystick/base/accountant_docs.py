@@ -24,6 +24,7 @@ A method whose documented parameters are not its signature's is refused at class
 
 from __future__ import annotations
 
+import functools
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -191,11 +192,15 @@ def accountant_docs(*, sides: tuple[Bound, ...] = BOUND_SIDES) -> Callable[[_C],
                 raise TypeError(
                     f"{where} has no docstring to complete with the accountant contract"
                 )
-            function.__doc__ = _assemble(where, function.__doc__, contract_sections(method, sides))
+            function.__doc__ = _assemble(where, function.__doc__, _contract(method, sides))
             _check_parameters(where, function)
         return cls
 
     return decorate
+
+
+# the sections of each (method, sides), refilled once per process: every accountant class shares them
+_contract = functools.cache(contract_sections)
 
 
 def _assemble(where: str, own: str, contract: str) -> str:
