@@ -50,7 +50,6 @@ from ..grid.distribution import Bound
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
 from ..refine.near_one import NearOne
-from ..refine.points import Refinement
 
 # an evaluation point: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -243,6 +242,8 @@ def _refine_to_question(
     settled points into ``fine_read``, the readers of those it read and did not settle into
     ``readers``, for their last read), intersected with the fixed grid's where that is there, then
     step 3 where it stays wider than the tolerance."""
+    from ..refine.points import Refinement  # loaded on use: the fixed grid settles most questions
+
     tailed = copy.copy(front)
     if not front._tail_given:
         tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
