@@ -37,7 +37,6 @@ alpha > L, ...) stay in the families; this module knows only generic domains.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import inspect
 import math
@@ -482,6 +481,8 @@ def scalar_or_array(arr: Any) -> Any:
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the option closest to a misspelled ``word`` (difflib ratio >= 0.6), else ""."""
+    import difflib  # loaded on use: only a refused word asks it
+
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

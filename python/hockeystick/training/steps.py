@@ -4,7 +4,6 @@ rounded down, so never understating the privacy spent)."""
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -54,6 +53,8 @@ def ceil_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """ceil(x a / b) of the exact value for doubles x, a, b > 0 (not of its rounding): the rounded
     value p is within 2 ulps of it, so p's ceiling is exact unless p lies within ``_NEAR_WHOLE`` of
     a whole number; only there is the exact value formed (as fractions)."""
+    from fractions import Fraction  # loaded on use: fractions imports decimal
+
     with np.errstate(over="ignore", under="ignore"):
         p = x * a / b
     out = np.array(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -55,7 +54,6 @@ from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
 from ..refine.grid_start import StartGrid, loss_span, work_units
 from ..refine.near_one import NearOne
-from ..refine.points import Refinement
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
 from .fixed_grid import fixed_bracket, fixed_sides
 
@@ -525,6 +523,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         units finished ahead of their turn hold no PLDs).  Reads shared state only, so units run in
         parallel threads."""
         if self.accuracy is not None:
+            from ..refine.points import Refinement  # loaded on use: only accuracy= refines here
 
             def refined(pts: list[Point], xs: list[np.ndarray]) -> list[Bracket]:
                 found = Refinement(
@@ -670,6 +669,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             return self._unit_brackets(
                 *points_and_arguments(unit), bound, method, threads, unit is units[-1]
             )
+
+        if pool > 1:
+            # loaded on use: concurrent.futures imports logging, and one thread needs neither
+            from concurrent.futures import ThreadPoolExecutor
 
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
         try:

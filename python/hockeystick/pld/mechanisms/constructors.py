@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
@@ -182,6 +181,8 @@ def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
     quotient = float(noise) / float(sensitivity)
     if math.isinf(quotient):  # past the doubles: the largest one is below the quotient
         return math.nextafter(math.inf, 0.0)
+    from fractions import Fraction  # the exact product, past the common sensitivity 1
+
     if Fraction(quotient) * Fraction(float(sensitivity)) <= Fraction(float(noise)):
         return quotient  # at or below the exact quotient already
     return math.nextafter(quotient, 0.0)
@@ -1124,6 +1125,8 @@ class Laplace(Mechanism):
     def largest_losses(self) -> LargestLosses:
         """1 / scale both ways, attained with positive probability past the shift (exact: the
         reciprocal of a double as a rational)."""
+        from fractions import Fraction
+
         from .largest_loss import both_ways
 
         return both_ways(1 / Fraction(self.scale))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -469,6 +468,8 @@ def _load() -> None:
     so the stages above import this one as before."""
     if _LOADED:
         return
+    import pkgutil  # loaded on use: the first lookup walks the stages
+
     _LOADED.append(True)
     pld = __package__.rsplit(".", 1)[0] if __package__ else ""
     for stage_name in DEFINING_STAGES:

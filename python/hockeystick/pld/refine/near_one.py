@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..reads import complement
 from ..reads.affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from . import constants
+
+if TYPE_CHECKING:
+    from ..reads import complement
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -73,6 +76,8 @@ class NearOne:
         group whose factors or compositions cannot be built (ValueError: too many cells, a window
         above the cap) is left as it is. Also returns, per point, where the complement's bracket was
         taken (None: nowhere)."""
+        from ..reads import complement  # loaded on use: only delta near 1 reads the complement
+
         above = constants.COMPLEMENT_ABOVE
         out = list(brackets)
         taken: list[np.ndarray | None] = [None] * len(brackets)
@@ -110,6 +115,8 @@ class NearOne:
         with _COMPLEMENT_LOCK:
             factors = self.complement_factors.get(key)
         if factors is None:
+            from ..reads import complement  # loaded on use: only delta near 1 reads the complement
+
             s, q, h = key
             try:
                 factors = [
@@ -134,6 +141,8 @@ def groups_above(
     """The brackets whose upper side is above ``above`` somewhere, on a grid the complement reads
     (``complement.MAX_INTERVAL``), grouped by (sigma / sensitivity, q, h): the points that share
     complement factors."""
+    from ..reads import complement  # loaded on use: only delta near 1 reads the complement
+
     groups: dict[tuple[float, float, float], list[int]] = {}
     for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
         if h <= complement.MAX_INTERVAL and np.any(up > above):

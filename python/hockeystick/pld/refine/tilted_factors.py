@@ -38,7 +38,6 @@ from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL
 from ..reads.max_of_outputs import max_of_outputs_epsilon
 from . import question
-from .block_reads import block_bracket
 from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
@@ -247,6 +246,8 @@ def tilted_factors_bracket(
     if not question.within_tolerance(
         np.array(lower), np.array(upper)
     ):  # one segment of a small rate: blocks
+        from .block_reads import block_bracket  # loaded on use: only a wide bracket reads blocks
+
         lower, upper = block_bracket(segments, delta, lower, upper, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
