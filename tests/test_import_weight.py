@@ -146,6 +146,14 @@ OTHER_FAMILIES = (
 )
 
 
+# modules of the sweep and calibration packages that the command line's one-point epsilon never reads
+NOT_ASKED_BY_ONE_POINT = (
+    "hockeystick.sweep.dask",
+    "hockeystick.calibrate.individualized",
+    "hockeystick.calibrate.training_runs",
+)
+
+
 def test_the_readme_command_line_loads_the_catalogue_module_of_its_run_alone():
     """``hockeystick epsilon`` for the README run looks its accountant (dp_sgd) up by name: the registry imports the
     catalogue module registering it (the training runs) and no other, nor the families the others name."""
@@ -165,3 +173,6 @@ def test_the_readme_command_line_loads_the_catalogue_module_of_its_run_alone():
         "training_runs"
     }  # calibratables: shared ranges, no entries
     assert [m for m in loaded for f in OTHER_FAMILIES if m == f or m.startswith(f + ".")] == []
+    # the sweep and calibration packages load a name's module on its first use: a one-point question runs no Dask
+    # and calibrates nothing
+    assert [m for m in loaded if m in NOT_ASKED_BY_ONE_POINT] == []

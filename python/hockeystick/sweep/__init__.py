@@ -18,11 +18,52 @@ finished chunks (``resume=True``) and refuses grids above the limits of ``plan.p
 the same grid on a Dask cluster and writes the same file.
 """
 
-from . import plan, registry
-from .dask import run_on_dask
-from .grid import Axis, Chunk, Grid, load_toml, parse_value
-from .labelled import read_sweep, to_dataset
-from .run import SweepResult, dataframe, evaluate, preflight, run_sweep
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import plan as plan
+    from . import registry as registry
+    from .dask import run_on_dask
+    from .grid import Axis, Chunk, Grid, load_toml, parse_value
+    from .labelled import read_sweep, to_dataset
+    from .run import SweepResult, dataframe, evaluate, preflight, run_sweep
+
+# Each name comes from its module on first use (PEP 562): the command line's one-point questions read
+# ``grid`` and ``run``, not Dask's runner; ``plan`` and ``registry`` are modules of the package.
+_NAMES = {
+    "run_on_dask": "dask",
+    "Axis": "grid",
+    "Chunk": "grid",
+    "Grid": "grid",
+    "load_toml": "grid",
+    "parse_value": "grid",
+    "read_sweep": "labelled",
+    "to_dataset": "labelled",
+    "SweepResult": "run",
+    "dataframe": "run",
+    "evaluate": "run",
+    "preflight": "run",
+    "run_sweep": "run",
+}
+_MODULES = ("plan", "registry")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value  # later lookups find it without coming here
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_NAMES, *_MODULES})
+
 
 __all__ = [
     "Axis",
