@@ -57,7 +57,9 @@ myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 4
 
 # the reference: one page per public name, signatures with their types, sections by numpydoc
-autosummary_generate = True
+# (each name's page is written by _ext/hockeystick_api.py from autosummary's templates, without the member
+# lists autosummary's own writer gathers for templates that do not read them)
+autosummary_generate = False
 autodoc_typehints = "signature"
 autodoc_member_order = "bysource"
 # numpy's array-like aliases stay one name in a signature (not their expanded unions)

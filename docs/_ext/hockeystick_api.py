@@ -1,10 +1,16 @@
 """The API reference, written from the public namespaces' ``__all__`` when the site is built.
 
 Each namespace of ``NAMESPACES`` gets a page (``api/generated/<namespace>.rst``): its module docstring
-and an autosummary table of the names its ``__all__`` exports, from which autosummary writes one page
-per name. A namespace without ``__all__`` (``hockeystick.interop``) is documented through its
-submodules that have one. Names are documented where a user imports them, never at the module that
-defines them, so moving a definition between internal modules changes nothing here.
+and an autosummary table of the names its ``__all__`` exports, each name a page of its own. A namespace
+without ``__all__`` (``hockeystick.interop``) is documented through its submodules that have one. Names
+are documented where a user imports them, never at the module that defines them, so moving a definition
+between internal modules changes nothing here.
+
+The page of each name (and of each supporting type) is written here from autosummary's templates
+(``api/_templates/autosummary``), given the keys they read: ``fullname``, ``module``, ``objname``,
+``name``, ``objtype`` and ``underline``. Autosummary's own writer (``autosummary_generate``, off in
+conf.py) would also look up every member of each class and module for its templates' optional
+``methods`` and ``attributes``, which ours do not read: a sixteenth of the build.
 
 A type in a signature is named by its defining module (``hockeystick.base.accountant.Accountant``);
 ``missing-reference`` resolves such a name to the public page of the same object.
@@ -13,6 +19,7 @@ A type in a signature is named by its defining module (``hockeystick.base.accoun
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import re
 import sys
@@ -167,6 +174,39 @@ def _supporting_page(types: dict[str, type]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def object_type(obj: Any) -> str:
+    """How a public name is documented, as autosummary names it: a module, an exception, a class, a
+    function (any routine, a compiled one included), or else data."""
+    if isinstance(obj, ModuleType):
+        return "module"
+    if isinstance(obj, type):
+        return "exception" if issubclass(obj, BaseException) else "class"
+    if inspect.isroutine(obj):
+        return "function"
+    return "data"
+
+
+def _stubs(app: Sphinx, items: dict[str, tuple[str, str, Any]]) -> dict[str, str]:
+    """Each page's text by its name: ``items`` maps a documented path to (the module it is imported
+    from, its name there, the object), rendered from the template of its ``object_type``."""
+    from sphinx.ext.autosummary.generate import AutosummaryRenderer
+
+    renderer = AutosummaryRenderer(app)
+    pages = {}
+    for fullname, (module, qualname, obj) in items.items():
+        kind = object_type(obj)
+        context = {
+            "fullname": fullname,
+            "module": module,
+            "objname": qualname,
+            "name": qualname if kind == "class" else qualname.rsplit(".", 1)[-1],
+            "objtype": kind,
+            "underline": "=" * len(fullname),
+        }
+        pages[fullname] = renderer.render(kind, context)
+    return pages
+
+
 def _page(space: Namespace, children: list[str]) -> str:
     title = space.name
     lines = [title, "=" * len(title), "", f".. automodule:: {space.name}", "   :no-members:", ""]
@@ -257,6 +297,14 @@ def write_pages(app: Sphinx, config: Config) -> None:
     public = public_names()
     supporting = supporting_types(public)
     _write(out / "supporting-types.rst", _supporting_page(supporting))
+    items = {
+        f"{space.name}.{name}": (space.name, name, getattr(space.module, name))
+        for space in spaces
+        for name in space.names
+    }
+    items.update({path: (t.__module__, t.__qualname__, t) for path, t in supporting.items()})
+    for fullname, text in _stubs(app, items).items():
+        _write(out / f"{fullname}.rst", text)
     # a page of a name no longer exported (or moved) would be built as an orphan: remove it
     current = {*public, *supporting, *(space.name for space in spaces), "supporting-types"}
     for page in out.glob("*.rst"):
