@@ -112,12 +112,16 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
     pytest.importorskip("matplotlib")
     from hockeystick.reproduce import errata_003
 
-    # App. I's table is computed in full (its rows are read below). The Thm 2.1 table, the curves and the
-    # shuffle table are computed at fewer rows or points: what is checked of them is that each file is
-    # written, which does not depend on how many rows it holds. One Thm 2.1 row runs every line of
-    # theory_rows and of its Markdown (each row is the same batch size, sigma, bracket and calibration at
-    # other numbers; row (1238, 35, 1)'s numbers: test_isrl.py), and it asks for the same calibration as the
-    # sigma curve at eps0 = 1, which write_figures computes once: no calibration is asked for twice.
+    # App. I's table is computed in full (its rows are read below). The Thm 2.1 table, the curves, the
+    # shuffle table and the group table are computed at fewer rows or points: what is checked of them is
+    # that each file is written, which does not depend on how many rows it holds. One Thm 2.1 row runs every
+    # line of theory_rows and of its Markdown (each row is the same batch size, sigma, bracket and
+    # calibration at other numbers; row (1238, 35, 1)'s numbers: test_isrl.py), and it asks for the same
+    # calibration as the sigma curve at eps0 = 1, which write_figures computes once: no calibration is asked
+    # for twice. The shuffle row is App. I's (25 silos), whose 25-term binomial mixture is the cheapest of
+    # the four (both its numbers and those of the (10000, 1, 1, 10) row are checked in
+    # test_isrl_shuffle_approximate.py); the group rows are k = 1 and 2 (GroupNoisyMBSGD's brackets and
+    # group privacy are checked in test_isrl_user_level_group.py).
     asked: list[str] = []
     calibrate = errata_003.calibrate
 
@@ -126,18 +130,20 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
         return calibrate(*args, **kwargs)
 
     monkeypatch.setattr(errata_003, "calibrate", counted)
-    theory_rows, sigma_curves, utility_rows, shuffle_rows = (
+    theory_rows, sigma_curves, utility_rows, shuffle_rows, group_rows = (
         errata_003.theory_rows,
         errata_003.sigma_curves,
         errata_003.utility_rows,
         errata_003.shuffle_rows,
+        errata_003.group_rows,
     )
     monkeypatch.setattr(errata_003, "theory_rows", lambda: theory_rows(errata_003.THEORY[:1]))
     monkeypatch.setattr(
         errata_003, "sigma_curves", lambda: sigma_curves(epsilons=np.array([0.5, 1.0]))
     )
     monkeypatch.setattr(errata_003, "utility_rows", lambda: utility_rows((1.5, 6.0), seeds=1))
-    monkeypatch.setattr(errata_003, "shuffle_rows", lambda: shuffle_rows(errata_003.SHUFFLE[1:2]))
+    monkeypatch.setattr(errata_003, "shuffle_rows", lambda: shuffle_rows(errata_003.SHUFFLE[3:]))
+    monkeypatch.setattr(errata_003, "group_rows", lambda: group_rows(errata_003.GROUPS[:2]))
     paths = figures.write_figures(tmp_path / "figs")
     assert [p.name for p in paths] == [
         "000_fig2.png",
@@ -151,6 +157,8 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
     # App. I's rule is certified false at eps = 1.5, 3, 6, 12, 18 (MNIST) and 2, 3 (insurance): bold rows
     assert table.count("**[") == 7 and "| 1238, 35 | 1.5 | 128 | **[" in table
     assert table.count("| 1238 | 35 | 1 | ") == 1  # the Thm 2.1 row
+    assert "| 25 | 1238 | 91 | 1 | " in table and "| condition fails |" in table  # the shuffle row
+    assert "\n| 1 | (" in table and "\n| 2 | (" in table  # the group rows k = 1, 2
     # Thm 2.1's row (with the sigma curve at 1), the sigma curve at 0.5, the utility's two
     assert len(asked) == len(set(asked)) == 4
     for p in paths[:3] + paths[4:]:
