@@ -18,6 +18,7 @@ sides (a side wrong or infinite there would show) are explicit examples.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from dp_accounting import dp_event as E
@@ -109,8 +110,25 @@ def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
     return event, relation, count, delta
 
 
+@functools.cache
+def _pld_bracket(
+    event: E.DpEvent, relation: NR, count: int, delta: float
+) -> tuple[float, float] | None:
+    """The PLD adapter's (lower, upper) epsilon bracket, or None where the relation does not take the event
+    (UnsupportedEventError: the mixture-free events here all take both, but sampling) or it is refused naming its
+    field (ValueError: outside the certified range).  Read once per setting: the draws repeat settings (the edges
+    are sampled from lists, a count range may hold one value), and the adapter answers a setting the same every
+    time, so a repeated read would check the same numbers again."""
+    try:
+        return HockeystickPLDAccountant(relation).compose(event, count).get_epsilon_bracket(delta)
+    except (UnsupportedEventError, ValueError):
+        return None
+
+
+@functools.cache
 def _rdp_epsilon(event: E.DpEvent, relation: NR, count: int, delta: float) -> float | None:
-    """The RDP adapter's epsilon, or None where it takes no such event."""
+    """The RDP adapter's epsilon, or None where it takes no such event (read once per setting, as
+    ``_pld_bracket``)."""
     try:
         return (
             HockeystickRdpAccountant(neighboring_relation=relation)
@@ -137,12 +155,10 @@ ADD = NR.ADD_OR_REMOVE_ONE
 @example((E.ZCDpEvent(1e308), ADD, 1, 1e-5))
 def test_brackets_are_ordered_and_finite_where_an_independent_bound_is(drawn):
     event, relation, count, delta = drawn
-    try:
-        lo, up = HockeystickPLDAccountant(relation).compose(event, count).get_epsilon_bracket(delta)
-    except UnsupportedEventError:
-        return  # an event the relation does not take (the mixture-free ones here all take both but sampling)
-    except ValueError:
-        return  # refused naming its field: outside the certified range
+    bracket = _pld_bracket(event, relation, count, delta)
+    if bracket is None:
+        return  # not taken under the relation, or refused naming its field
+    lo, up = bracket
     assert not (math.isnan(lo) or math.isnan(up)), (event, lo, up)
     assert 0.0 <= lo <= up, (event, count, delta, lo, up)
     rdp = _rdp_epsilon(event, relation, count, delta)
