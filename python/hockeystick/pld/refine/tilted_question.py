@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import cast
 
 import numpy as np
@@ -58,6 +58,7 @@ from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
 from .grid_start import Point, StartGrid
+from .kept_readers import KeptReaders
 from .tilted_read_tail import cut_charge_too_large, read_tail, wrapped_mass
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
@@ -93,14 +94,20 @@ REFUSED_RATIO = 1.25
 # (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of
 # the lower side
 READ_MARGIN = 8
-# the most epsilons of one call of the max-of-outputs bound on its finer ladder (each element read
-# as alone); a delta read of more makes several calls
-MAX_OF_OUTPUTS_POINTS = 16
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
 # 10^(FINE_DELTA_DECADES j)
 FINE_DELTA_RATIO = math.sqrt(2.0)
 FINE_DELTA_DECADES = 2
+# the fine delta read's readers kept between calls, one per (point, tail) (``fine_delta_brackets``):
+# a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one point's delta at new epsilons call
+# after call, each call's buckets mostly ones an earlier call composed, on the rounds it discretized;
+# a reader's answers are a function of its point and tail alone, so a kept one reads as a new one.
+# The compositions the reader lent last keeps hold at most DELTA_WINDOW_POINTS window points (the
+# least recently used forgotten first: a window after many rounds holds 3e5 to 1.4e6 points on the
+# fine grid, a kept point with its reads about 40 bytes), the others keep their discretized rounds
+DELTA_READERS = 2
+DELTA_WINDOW_POINTS = 1 << 21
 
 
 def best_tilt(score: Callable[[np.ndarray], np.ndarray]) -> float:
@@ -288,6 +295,15 @@ class TiltedReader:
         for a later read then holds one round's PMFs, not the composed windows."""
         self._compositions.clear()
 
+    def keep_windows(self, points: int) -> None:
+        """Forgets the tilted compositions least recently used until those left hold at most
+        ``points`` window points (the discretized rounds stay)."""
+        held = sum(c.window.p.size for c in self._compositions.values())
+        for key in list(self._compositions):
+            if held <= points:
+                break
+            held -= self._compositions.pop(key).window.p.size
+
     def window_points(self, h: float) -> int:
         """The points a read on grid ``h`` needed: per neighbouring direction, the least of its
         pessimistic tilted windows composed on ``h`` so far (its window cut at the read tail, which
@@ -344,7 +360,9 @@ class TiltedReader:
         at ``WINDOW_TAIL``: ``tilted.compose_tilted``'s ``window_tail``; else the ValueError), made
         once per (grid, tail, direction, side, tilt, window tail)."""
         key = (h, direction, tail, pessimistic, lam, window_tail)
-        if key not in self._compositions:
+        if key in self._compositions:  # the most recently used last (``keep_windows``)
+            self._compositions[key] = self._compositions.pop(key)
+        else:
             self._compositions[key] = tilted.compose_tilted(
                 terms,
                 lam * h,
@@ -938,20 +956,6 @@ def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:
     return centre, level if level > 0.0 else upper  # a subnormal upper: its own level
 
 
-def _max_of_outputs_lowers(
-    segments: list[tuple[tuple[float, float, float], int]], eps: np.ndarray
-) -> np.ndarray:
-    """The max-of-outputs test's certified lower delta at each of ``eps`` on its finer ladder, in
-    calls of at most ``MAX_OF_OUTPUTS_POINTS`` epsilons (each element read as alone)."""
-    return np.concatenate(
-        [
-            np.asarray(max_of_outputs_delta(segments, eps[i : i + MAX_OF_OUTPUTS_POINTS]))
-            for i in range(0, eps.size, MAX_OF_OUTPUTS_POINTS)
-        ]
-        or [np.empty(0)]
-    )
-
-
 def _split_delta(
     reader: TiltedReader,
     eps: np.ndarray,
@@ -1020,6 +1024,17 @@ def _fine_delta_bucket(
     return lower, upper
 
 
+def _delta_reader(key: Hashable) -> TiltedReader:
+    """A new reader of ``key``, (point, tail) (``DELTA_READERS``)."""
+    point, tail = cast(tuple[Point, "float | None"], key)
+    return TiltedReader(point, tail)
+
+
+_DELTA_READERS: KeptReaders[TiltedReader] = KeptReaders(
+    DELTA_READERS, _delta_reader, TiltedReader.drop_compositions
+)
+
+
 def fine_delta_brackets(
     point: Point,
     eps: np.ndarray,
@@ -1038,8 +1053,9 @@ def fine_delta_brackets(
     brackets still not exact at a positive eps are then intersected with ``_split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
     ``fine_brackets``).  The eps are read in buckets of one
     ``fine_delta_key`` (each direction composed once a bucket, under the exponent's tilt at the
-    bucket's centre, one reader's discretized rounds shared by them): every element's bracket is
-    the one it gets asked alone, bit for bit, whatever else is asked with it.  ``threads``: the
+    bucket's centre, one reader's discretized rounds shared by them, the reader of (``point``,
+    ``tail``) kept for later calls: ``DELTA_READERS``): every element's bracket is the one it gets
+    asked alone, bit for bit, whatever else is asked with it or was asked before.  ``threads``: the
     reads' (``TiltedReader``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
@@ -1048,9 +1064,12 @@ def fine_delta_brackets(
     if point[1] < 1.0 and todo.size:
         sigma, q, rounds, sensitivity = point
         # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only
-        # one)
+        # one), every eps in one call: the core builds the coarse ladder once and reads each eps on
+        # its own finer ladder around its best threshold, so an element's value is the one it gets
+        # asked alone
         lows[todo] = np.maximum(
-            lows[todo], _max_of_outputs_lowers([((sigma, q, sensitivity), int(rounds))], flat[todo])
+            lows[todo],
+            max_of_outputs_delta([((sigma, q, sensitivity), int(rounds))], flat[todo]),
         )
         ups[todo] = np.maximum(lows[todo], ups[todo])
         # a bracket that lower side makes exact is not read: the read could lower its upper side by
@@ -1059,9 +1078,15 @@ def fine_delta_brackets(
         # delta is within 1e-8 of the upper side where the fixed grid's bracket is 1e-5 wide)
         todo = todo[~question.exact(lows[todo], ups[todo])]
     if point[1] < 1.0 and todo.size:
-        reader = TiltedReader(point, tail, threads)
         keys = [fine_delta_key(float(flat[i]), float(ups[i])) for i in todo]
-        for key in sorted(set(keys)):
-            at = todo[[k == key for k in keys]]
-            lows[at], ups[at] = _fine_delta_bucket(reader, flat[at], lows[at], ups[at], *key)
+        with _DELTA_READERS.lent((point, tail)) as reader:
+            reader.threads = threads
+            try:
+                for key in sorted(set(keys)):
+                    at = todo[[k == key for k in keys]]
+                    lows[at], ups[at] = _fine_delta_bucket(
+                        reader, flat[at], lows[at], ups[at], *key
+                    )
+            finally:
+                reader.keep_windows(DELTA_WINDOW_POINTS)
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
