@@ -146,11 +146,15 @@ OTHER_FAMILIES = (
 )
 
 
-# modules of the sweep and calibration packages that the command line's one-point epsilon never reads
+# modules the command line's one-point epsilon never reads: of the sweep and calibration packages, the RDP
+# side a calibration settles with, threads
 NOT_ASKED_BY_ONE_POINT = (
     "hockeystick.sweep.dask",
     "hockeystick.calibrate.individualized",
     "hockeystick.calibrate.training_runs",
+    "hockeystick.calibrate.every_noise",
+    "hockeystick.rdp",
+    "concurrent.futures",
 )
 
 

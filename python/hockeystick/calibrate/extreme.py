@@ -8,7 +8,6 @@ import contextvars
 import dataclasses
 import inspect
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,6 @@ from ..registry import AccountantEntry, Calibratable
 from ..registry.calibration_hooks import CalibrationDirections, CalibrationGrids, CalibrationStart
 from .coarse_grids import from_coarse_grids
 from .directions import SCREEN_MARGIN, Directions
-from .every_noise import every_noise_meets
 from .problem import NEAR_STEP, STEP, Problem
 from .progress_bar import ProgressBar
 from .vocabulary import calibrated_spec, one_vocabulary
@@ -193,7 +191,9 @@ def calibrate(
     first, estimated = _first(entry, parameter, start, targets)
     flat_result = np.empty(targets.eps.size)
     # targets every noise multiplier meets (a run's RDP bound at the search floor within them): the
-    # start, evaluated
+    # start, evaluated (loaded on use: it reads RDP, which a sweep of epsilons never asks)
+    from .every_noise import every_noise_meets
+
     settled, settled_at = every_noise_meets(
         entry, parameter, spec, side, targets.eps, targets.dlt, targets.flat, first
     )
@@ -389,6 +389,9 @@ def _solve_blocks(
             flat_result[block] = solve(block)
             progress_hook.advance(block.size)
         return
+    # loaded on use: concurrent.futures is for more than one thread
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     # each block in a copy of the caller's context (its progress listener); the first failing
     # block in block order raises, whichever thread finished first
     with ThreadPoolExecutor(max_workers=min(threads, len(blocks))) as pool:
