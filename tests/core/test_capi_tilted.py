@@ -37,6 +37,7 @@ from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
 from .capi_library import with_refinements
+from .program_flags import OPTIMIZATION
 from .test_capi import (
     CAPI,
     HS_ACCURACY_NOT_MET,
@@ -396,7 +397,7 @@ def gaussian_lines(tmp_path_factory) -> list[list[str]]:
     if not _has_header(str(cxx), header, flags):
         _missing(f"{package} (<{header}>)")
     exe = tmp_path_factory.mktemp("tilted_gaussian") / "tilted_gaussian"
-    _run(str(cxx), "-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
+    _run(str(cxx), "-std=c++17", OPTIMIZATION, "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
          "-I", ROOT / "cpp" / "include", "-I", ROOT / "cpp" / "backends", *flags,
          CAPI / "tests" / "tilted_gaussian.cpp", "-o", exe)  # fmt: skip
     return [line.split() for line in _run(exe).splitlines()]

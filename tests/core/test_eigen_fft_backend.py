@@ -25,6 +25,8 @@ import numpy as np
 import pytest
 import scipy.fft
 
+from .program_flags import OPTIMIZATION
+
 ROOT = Path(__file__).resolve().parents[2]
 U = 2.0**-53
 FULL_LONG_DOUBLE = (
@@ -97,7 +99,7 @@ def probe(tmp_path_factory) -> Path:
     exe = tmp_path_factory.mktemp("eigen_fft") / "eigen_fft_probe"
     flags = [
         "-std=c++17",
-        "-O2",
+        OPTIMIZATION,
         "-ffp-contract=off",
         "-Wall",
         "-Wextra",

@@ -11,6 +11,8 @@ import pytest
 
 import hockeystick as hs
 
+from .program_flags import OPTIMIZATION
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,7 +37,7 @@ def test_embed_example_builds_and_agrees_with_python(tmp_path):
         [
             cxx,
             "-std=c++17",
-            "-O2",
+            OPTIMIZATION,
             "-ffp-contract=off",
             "-Wall",
             "-Wextra",

@@ -23,6 +23,8 @@ import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick.pld.compose import fft
 
+from .program_flags import OPTIMIZATION
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = (
     pytest.mark.slow
@@ -72,7 +74,7 @@ def printed(request, tmp_path_factory) -> dict[str, list[str]]:
         [
             cxx,
             "-std=c++17",
-            "-O2",
+            OPTIMIZATION,
             "-ffp-contract=off",
             "-Wall",
             "-Wextra",

@@ -1,0 +1,16 @@
+"""The optimization level of the C++ test programs compiled against the headers (cpp/examples/embed.cpp and
+embed_pld.cpp, tests/core/eigen_fft_probe.cpp, cpp/capi/tests/tilted_gaussian.cpp).
+
+-O1: each program's checks compare what it prints with the package's values within tolerances (round-off charges,
+``rel=1e-15``, certified brackets and error bounds), and its arithmetic is IEEE as written at every level (double in
+SSE registers, long double in x87's 80 bits, ``-ffp-contract=off`` and no ``-ffast-math``: no level fuses or
+reorders an operation), so the level changes no check; -O1 compiles the core's templates in about 70 % of -O2's
+CPU, and still runs the data-flow analyses behind ``-Wmaybe-uninitialized``, which ``-Werror`` turns into a failure
+(-O0 would skip them).  The level does matter where a test holds a compiled value bit for bit against the wheel's
+own optimized build: the C library (test_capi*.py, Release) and the CMake and Conan consumers
+(test_cmake_package.py, test_conan_recipe.py, test_wheel_cpp_package.py) keep their build types.
+"""
+
+from __future__ import annotations
+
+OPTIMIZATION = "-O1"
