@@ -303,9 +303,12 @@ def test_the_calibrated_sigma_is_certified_and_within_the_tolerance_of_the_packa
             (1.0, 1e-5, 0.01, 10, math.inf),
             "accuracy must be finite and > 0 (the width asked",
         ),
+        # ten rounds: at the search's largest sigma, 65536, the upper epsilon (about sqrt(10) * 0.9 * 7.4 / 65536 =
+        # 3.2e-4) is still above 1e-4, so the search doubles sigma to its end and refuses; each doubling reads ten
+        # rounds (0.1 s in all; 15 s at 10^9 rounds, which reach the same refusal on the same path)
         (
             "sigma",
-            (1e-4, 1e-12, 0.9, 10**9, 1e-3),
+            (1e-4, 1e-12, 0.9, 10, 1e-3),
             "epsilon=0.0001 at delta=1e-12 is not certified for any sigma up",
         ),
         # one round: the search down to the least sigma reads one-round PLDs (0.5 s; 2.5 s at 10 rounds)
