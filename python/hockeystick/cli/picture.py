@@ -156,9 +156,6 @@ def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
     """The picture's path, given by ``flag``: a *.png in an existing, writable directory, not
     replaced unless ``force``, with the plot extra installed; refused before any work."""
     p = Path(path)
-    require_extra(
-        flag, "matplotlib", "xarray", "pandas", extra="plot"
-    )  # drawn from the labelled arrays
     if p.suffix.lower() != ".png":
         raise UsageError(f"{flag} {path!r}: name the picture *.png")
     if p.is_dir():
@@ -175,3 +172,6 @@ def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
         )
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
         raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} is not writable")
+    # drawn from the labelled arrays; imported after the path's checks, so a wrong name is refused
+    # without loading matplotlib
+    require_extra(flag, "matplotlib", "xarray", "pandas", extra="plot")
