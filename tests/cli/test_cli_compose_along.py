@@ -13,8 +13,8 @@ from hockeystick.cli import main
 from hockeystick.pld.accountants.stages import compose_stages
 
 SCHEDULE = [
-    {"mechanism": "subsampled_gaussian", "sigma": 1.1, "sampling_rate": 0.01, "rounds": 300},
-    {"mechanism": "subsampled_gaussian", "sigma": 0.8, "sampling_rate": 0.01, "rounds": 200},
+    {"mechanism": "subsampled_gaussian", "sigma": 1.1, "sampling_rate": 0.01, "rounds": 30},
+    {"mechanism": "subsampled_gaussian", "sigma": 0.8, "sampling_rate": 0.01, "rounds": 20},
 ]
 TOML = "".join(
     f'[[stage]]\nmechanism = "{s["mechanism"]}"\nsigma = {s["sigma"]}\nsampling_rate = {s["sampling_rate"]}\n'
@@ -26,9 +26,9 @@ TOML = "".join(
 @functools.cache  # the budget's rounds and the rows share prefixes: each composed once
 def one_off(rounds: int) -> tuple[float, float]:
     """The certified bracket of the schedule's first ``rounds`` rounds, composed on their own."""
-    first = min(rounds, 300)
+    first = min(rounds, SCHEDULE[0]["rounds"])
     stages = [dict(SCHEDULE[0], rounds=first)] + (
-        [dict(SCHEDULE[1], rounds=rounds - 300)] if rounds > 300 else []
+        [dict(SCHEDULE[1], rounds=rounds - first)] if rounds > first else []
     )
     return compose_stages(stages).epsilon(1e-5, bound="both")
 
@@ -42,28 +42,31 @@ def run(capsys, tmp_path, *flags: str) -> tuple[int, str, str]:
 
 
 def test_every_prints_each_prefix_bracket_and_the_budget_its_crossing(capsys, tmp_path):
-    whole = one_off(500)
+    """Checkpoints every 20 rounds of 30 + 20, a budget between rounds 35 and 36: the crossing lies in the second
+    stage between two checkpoints (20 within, 40 past), so the bisection probes prefixes spanning both stages, as
+    it does on a longer schedule, at a tenth of the rounds each prefix composes."""
+    whole = one_off(50)
     budget = round(
-        0.5 * (one_off(350)[1] + one_off(351)[1]), 12
-    )  # between the upper sides at 350 and 351
+        0.5 * (one_off(35)[1] + one_off(36)[1]), 12
+    )  # between the upper sides at 35 and 36
     code, out, err = run(
-        capsys, tmp_path, "--every", "200", "--budget", repr(budget), "--format", "json"
+        capsys, tmp_path, "--every", "20", "--budget", repr(budget), "--format", "json"
     )
     assert code == 0, err
     rows = {row["rounds"]: row for row in json.loads(out)}
-    assert sorted(rows) == [200, 350, 351, 400, 500]
+    assert sorted(rows) == [20, 35, 36, 40, 50]
     for rounds, row in rows.items():
         lower, upper = one_off(rounds)
         assert row["epsilon_lower"] == pytest.approx(lower, rel=1e-7)
         assert row["epsilon_upper"] == pytest.approx(upper, rel=1e-7)
         assert row["within_budget"] == (row["epsilon_upper"] <= budget)
-    assert rows[350]["within_budget"] and not rows[351]["within_budget"]
-    assert rows[500]["epsilon_upper"] == pytest.approx(whole[1], rel=1e-7)
+    assert rows[35]["within_budget"] and not rows[36]["within_budget"]
+    assert rows[50]["epsilon_upper"] == pytest.approx(whole[1], rel=1e-7)
 
 
 def test_the_table_names_the_round_and_the_whole_run_within_a_large_budget(capsys, tmp_path):
     code, out, _ = run(capsys, tmp_path, "--budget", "1000")
-    assert code == 0 and "the whole run (500 rounds) is within it" in out
+    assert code == 0 and "the whole run (50 rounds) is within it" in out
     code, out, _ = run(capsys, tmp_path, "--budget", "1e-4")
     assert code == 0 and "the first round already passes it" in out
 

@@ -4,6 +4,7 @@ dp_accounting's, the folded-Gaussian inner's lower side and the q_l -> 1 limit a
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -52,6 +53,23 @@ def _record_level(
         local_sample_rate=q_l,
         **words,
     )
+
+
+@functools.cache  # one instance a run: its grids, composed at the first delta, serve the second
+def _default_record_level(run: tuple[float, float, int, int, float]) -> RecordLevelFedAvg:
+    return _record_level(*run)
+
+
+@functools.cache  # the class's default bracket of a run at delta, read once a process by the tests that compare it
+def _default_bracket(
+    run: tuple[float, float, int, int, float], delta: float
+) -> tuple[float, float]:
+    """The class's default (lower, upper) epsilon of ``run`` at ``delta``, read with warnings as errors (the
+    default's answer comes without a warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lower, upper = _default_record_level(run).epsilon(delta, bound="both")
+    return float(lower), float(upper)
 
 
 def _nested_plan(z: float, q_c: float, tau: int, rounds: int, q_l: float) -> CompositionPlan:
@@ -105,9 +123,7 @@ def test_dp_accounting_does_not_express_the_nested_run() -> None:
 @pytest.mark.parametrize("delta", [1e-10, 1e-12])
 @pytest.mark.parametrize("run", RECORD_LEVEL_RUNS)
 def test_record_level_default_is_finite_ordered_and_at_most_the_rdp_side(run, delta: float) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the default's answer comes without a warning
-        lower, upper = _record_level(*run).epsilon(delta, bound="both")
+    lower, upper = _default_bracket(run, delta)  # read with warnings as errors
     assert 0.0 < lower <= upper < math.inf
     assert upper <= _independent_rdp_epsilon(*run, delta) * (1.0 + 1e-9)
     # a bracket on another grid (explicit, plain PLD): neither side crosses the other's
@@ -239,13 +255,11 @@ def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> Non
     adapter.compose(
         dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q_c, local), rounds)
     )
-    assert adapter.get_epsilon_bracket(1e-10) == _record_level(*RECORD_LEVEL_RUNS[0]).epsilon(
-        1e-10, bound="both"
-    )
+    assert adapter.get_epsilon_bracket(1e-10) == _default_bracket(RECORD_LEVEL_RUNS[0], 1e-10)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lower, upper = adapter.get_epsilon_bracket(1e-12)
-    assert (lower, upper) == _record_level(*RECORD_LEVEL_RUNS[0]).epsilon(1e-12, bound="both")
+    assert (lower, upper) == _default_bracket(RECORD_LEVEL_RUNS[0], 1e-12)
     rdp = _independent_rdp_epsilon(*RECORD_LEVEL_RUNS[0], 1e-12)
     assert 0.0 < lower <= upper <= rdp * (1.0 + 1e-8)
 
