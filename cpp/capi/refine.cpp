@@ -276,14 +276,21 @@ pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accurac
 
 // Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta, no looser than the default's
 // (as hs_subsampled_gaussian_epsilon reads it, but without the reads that raise the lower side alone), is <= epsilon (a
-// bracket wider than the accuracy still has a certified upper side).  A sigma whose first grid cannot be built
-// (invalid_argument_error) is not certified.
+// bracket wider than the accuracy still has a certified upper side).  At an accuracy finer than the default's, the
+// default's bracket [l, u] is read first and decides where it can, as the finer read intersected with it would: that
+// read's upper side is max(l', min(u', u)) with l' >= l, so it is <= epsilon where u <= epsilon (l' <= u, both
+// certified) and > epsilon where l > epsilon; the finer read (refined to the grid cap at an accuracy no grid reaches)
+// is made only in between.  A sigma whose deciding read cannot build its first grid (invalid_argument_error) is not
+// certified.
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     try {
         const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false); };
-        const pld::RefinedBracket r =
-            no_looser_than_default(refine(accuracy), accuracy, refine, [](double lo, double up) { return up - lo; });
-        return r.upper <= epsilon;
+        const auto width = [](double lo, double up) { return up - lo; };
+        if (!(accuracy < kDefaultAccuracy)) return refine(accuracy).upper <= epsilon;
+        const pld::RefinedBracket d = refine(kDefaultAccuracy);
+        if (d.upper <= epsilon) return true;
+        if (d.lower > epsilon) return false;
+        return no_looser_than_default(refine(accuracy), accuracy, [&](double) { return d; }, width).upper <= epsilon;
     } catch (const invalid_argument_error&) { return false; }
 }
 

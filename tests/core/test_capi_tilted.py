@@ -280,7 +280,10 @@ def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):
 
 
 def test_calibration_reads_a_bracket_wider_than_asked_by_its_certified_upper_side(lib):
-    """hs_subsampled_gaussian_sigma asks its epsilons to an accuracy no grid reaches: each still certifies sigma."""
+    """hs_subsampled_gaussian_sigma asks its epsilons to an accuracy no grid reaches: each still certifies sigma,
+    and a step the default's bracket decides (its upper side at most the target, or its lower side above it) is
+    decided there, so the sigma found is the least certified one within the bisection's tolerance: 0.1 % less noise
+    has a certified lower epsilon above the target."""
     sigma = _D()
     assert (
         lib.lib.hs_subsampled_gaussian_sigma(3.0, 1e-6, 0.05, 300, 1e-12, ctypes.byref(sigma))
@@ -288,6 +291,8 @@ def test_calibration_reads_a_bracket_wider_than_asked_by_its_certified_upper_sid
     )
     _, _, upper = asked(lib, "epsilon", sigma.value, 0.05, 300, 1e-6, 1e-3)
     assert upper <= 3.0 + 1e-3
+    _, lower_below, _ = asked(lib, "epsilon", sigma.value * (1.0 - 1e-3), 0.05, 300, 1e-6, 1e-3)
+    assert lower_below > 3.0
 
 
 def test_one_round_delta_status_and_bracket_hold_the_exact_delta(lib):
