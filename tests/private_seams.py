@@ -68,6 +68,10 @@ SEAMS = {
     "some inputs to reach",
     "_bracket": "the one-run search's bounds on the full window sums from the restarted ones, checked against the "
     "full sums",
+    "_DELTA_READERS": "the fine delta reads' kept readers (pld/refine/kept_readers.py): a test swaps in an empty "
+    "one so that each reference read starts from a new reader",
+    "_delta_reader": "the builder of a kept fine delta reader, which the test's empty memo needs",
+    "_kept": "a KeptReaders' contents: which readers it holds, in which order, and none in a forked child",
     # other libraries' private names
     "_workers": "scipy's pocketfft keyword probe: the FFT backend is used only where scipy offers it",
     "_actions": "argparse has no public list of a parser's subcommands and flags; the CLI tests walk every flag",
@@ -83,4 +87,5 @@ SEAMS = {
     "their Messages with fixed ids",
     "_node_id": "Flower's TaskIdentity node id (as _run_id)",
     "_task_id": "Flower's TaskIdentity task id (as _run_id)",
+    "_exit": "os._exit, the only way a forked test child ends without running the parent's pytest teardown",
 }

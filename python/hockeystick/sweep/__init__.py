@@ -23,6 +23,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..base.front_door import front_door
+
 if TYPE_CHECKING:
     from . import plan as plan
     from . import registry as registry
@@ -51,14 +53,14 @@ _NAMES = {
 _MODULES = ("plan", "registry")
 
 
-def __getattr__(name: str) -> Any:
+def _module(name: str) -> Any:
+    """A module of the package, named outside the door: imported on first use."""
     if name in _MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-        globals()[name] = value  # later lookups find it without coming here
-        return value
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__getattr__ = front_door(__name__, _NAMES, globals(), _module)
 
 
 def __dir__() -> list[str]:

@@ -85,9 +85,9 @@ guarantee against the server and against an observer of the models.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..base.front_door import front_door
 from .vocabulary import SAMPLE_RATE_SYNONYMS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 from .vocabulary import SAMPLINGS as SAMPLINGS
 
@@ -120,12 +120,7 @@ _NAMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-        globals()[name] = value  # later lookups find it without coming here
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = front_door(__name__, _NAMES, globals())
 
 
 def __dir__() -> list[str]:
