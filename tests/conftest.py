@@ -24,6 +24,7 @@ import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
+from hockeystick.pld.question import default_reads
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 settings.register_profile(
@@ -64,6 +65,13 @@ def _mpmath_precision(request: pytest.FixtureRequest) -> Iterator[None]:
         mpmath.mp.dps = dps
     yield
     mpmath.mp.prec = before
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_default_brackets() -> None:
+    """Each test starts with no default bracket kept (``default_reads.kept_epsilon_brackets``): one kept by an
+    earlier test, or read while it changed a read of the chain, would answer a later test's ``accuracy=``."""
+    default_reads.forget_kept()
 
 
 @pytest.fixture

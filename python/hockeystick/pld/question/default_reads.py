@@ -49,11 +49,25 @@ from ...base.accountant import Quantity
 from ..grid.distribution import Bound
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
+from ..refine.kept_readers import KeptValues
 from ..refine.near_one import NearOne
 
 # an evaluation point: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
 Bracket = tuple[np.ndarray, np.ndarray]
+# what the default's epsilon bracket is a function of (``question_of``): the point, the delta, the
+# tail given (None: the question's), the fixed grid's interval, whether its transforms are shared
+# along a run
+Question = tuple[Point, float, "float | None", float, bool]
+
+# The default's epsilon brackets kept for a later ``accuracy=`` question of the same point and delta
+# (``accuracy_sides`` intersects its refined bracket with the default's): read again, the chain
+# costs an accuracy question most of its CPU (sigma 0.6, q 1e-5, 10^5 rounds, delta 1e-10: 1.9 s of
+# 2.8 s).  A bracket is a function of its ``Question`` alone, so a kept one is the one a new read
+# gives, bit for bit; kept as read-only arrays; a bracket is two one-element arrays, so the table
+# holds a few kilobytes at most.
+KEPT_MOST = 256
+_KEPT: KeptValues[Bracket] = KeptValues(KEPT_MOST)
 
 
 class DefaultFront(Protocol):
@@ -63,8 +77,10 @@ class DefaultFront(Protocol):
     tail: float
     accuracy: float | None
     relative_accuracy: float
+    value_discretization_interval: float
     _tail_given: bool
     _near_one: NearOne
+    _along_run: bool
 
     def _build(
         self,
@@ -95,6 +111,34 @@ class DefaultFront(Protocol):
 def given_tail(front: DefaultFront) -> float | None:
     """The tail the caller gave ``front``, or None where the question chooses it."""
     return front.tail if front._tail_given else None
+
+
+def question_of(front: DefaultFront, point: Point, delta: float) -> Question:
+    """What the default's epsilon bracket of ``point`` at ``delta`` asked by ``front`` is a function
+    of (the key of the brackets kept, ``kept_epsilon_brackets``): the point, the delta, the tail given (None: the question's), and the
+    fixed grid's interval and transform sharing (``_fixed_brackets``).
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end asking.
+    point : (float, float, float, float)
+        (sigma, q, rounds, sensitivity).
+    delta : float
+        The delta asked.
+
+    Returns
+    -------
+    tuple
+        The question's key.
+    """
+    return (
+        point,
+        float(delta),
+        given_tail(front),
+        float(front.value_discretization_interval),
+        bool(front._along_run),
+    )
 
 
 def epsilon_brackets(
@@ -160,6 +204,8 @@ def each_epsilon_bracket(
     each point on its own), so that an element of an array gets the bracket the scalar question
     gets, bit for bit (every step of the chain reads its batch as one: the least delta sets the
     tails, the fixed grid's fit and the refinement's grids, the widest bracket the reads taken).
+    Each bracket read is kept (read-only) for a later ``accuracy=`` question of the same
+    point and delta (``kept_epsilon_brackets``).
 
     Parameters
     ----------
@@ -178,9 +224,57 @@ def each_epsilon_bracket(
     def read(points: list[Point], deltas: list[np.ndarray]) -> list[Bracket]:
         found, kept = epsilon_brackets(front, points, deltas, threads, keep)
         store.update(kept)
+        # one point at one delta (``by_value``, not together)
+        lower, upper = (np.array(side, dtype=np.float64) for side in found[0])
+        lower.setflags(write=False)
+        upper.setflags(write=False)
+        _KEPT.keep(question_of(front, points[0], float(deltas[0][0])), (lower, upper))
         return found
 
     return by_value(pts, xs, read, together=False), store
+
+
+def kept_epsilon_brackets(
+    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int
+) -> list[Bracket]:
+    """``each_epsilon_bracket``'s brackets (no PLDs kept), each point at each delta the one kept
+    for its question where an earlier call read it (``each_epsilon_bracket`` keeps the last
+    ``KEPT_MOST``: the same doubles), else read.
+
+    Parameters
+    ----------
+    front, pts, xs, threads
+        As ``each_epsilon_bracket``'s: the front end, its points, each point's deltas and the
+        OpenMP threads.
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper) of each point, shaped as its deltas.
+    """
+
+    def read(points: list[Point], deltas: list[np.ndarray]) -> list[Bracket]:
+        found = _KEPT.kept(question_of(front, points[0], float(deltas[0][0])))
+        if found is None:
+            return each_epsilon_bracket(front, points, deltas, threads, False)[0]
+        return [found]
+
+    return by_value(pts, xs, read, together=False)
+
+
+def forget_kept() -> None:
+    """Forgets every default bracket kept (``kept_epsilon_brackets``): a test that changes a read of
+    the chain, a benchmark timing a cold question.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    None
+    """
+    _KEPT.clear()
 
 
 def by_value(
@@ -457,7 +551,8 @@ def accuracy_sides(
     Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
     ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
     ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
-    (``each_epsilon_bracket``, each point and delta asked alone: more accuracy is never looser),
+    (``kept_epsilon_brackets``, each point and delta asked alone, a default read before for the
+    same question not read again: more accuracy is never looser),
     and those still wider than asked with the tilted reads on the accuracy's own grids
     (``tilted_to_accuracy``); otherwise, where a refined bracket is unbounded or wider than the
     tolerance asked (the plain composition's charges past delta), with step 3's reads, and where it
@@ -488,7 +583,7 @@ def accuracy_sides(
         accuracy < question.DEFAULT_ACCURACY
         and front.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
     ):
-        found, _ = each_epsilon_bracket(front, pts, xs, threads, False)
+        found = kept_epsilon_brackets(front, pts, xs, threads)
         return [
             tilted_to_accuracy(
                 front,
@@ -510,9 +605,7 @@ def accuracy_sides(
     ]
     wide = [i for i, (lo, up) in enumerate(out) if not within(lo, up)]
     if wide:
-        found, _ = each_epsilon_bracket(
-            front, [pts[i] for i in wide], [xs[i] for i in wide], threads, False
-        )
+        found = kept_epsilon_brackets(front, [pts[i] for i in wide], [xs[i] for i in wide], threads)
         for i, (d_lo, d_up) in zip(wide, found):
             lo = np.maximum(out[i][0], d_lo)
             out[i] = (lo, np.maximum(lo, np.minimum(out[i][1], d_up)))

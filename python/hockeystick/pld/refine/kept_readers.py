@@ -1,10 +1,14 @@
-"""Readers kept between calls: at most a few, by key, the least recently used forgotten first.
+"""Readers, and values, kept between calls: at most a few, by key, the least recently used forgotten
+first.
 
 A reader here is an object whose answers are a function of its key alone (it keeps what it computed
 so that later questions of the same key do not compute it again), so a kept one answers as a new one
 would.  Each is used by one thread at a time (its lock held while it is lent), and a process forked
 from this one starts with none kept (a lock held by another thread at the fork would never be
-released in the child).
+released in the child).  A value (``KeptValues``) is an answer that is a function of its key alone,
+kept read-only so that every caller gets the same object unchanged; the table's lock is held only to
+look it up or keep it (two threads computing the same key keep the same answer), and a forked process
+starts with none kept too.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from contextlib import contextmanager
 from typing import Generic, TypeVar
 
 R = TypeVar("R")
+V = TypeVar("V")
 
 
 class KeptReaders(Generic[R]):
@@ -93,3 +98,94 @@ class KeptReaders(Generic[R]):
         reader, lock = entry
         with lock:
             yield reader
+
+
+class KeptValues(Generic[V]):
+    """At most ``most`` values, one per key, kept by ``keep`` and found by ``kept``.
+
+    Parameters
+    ----------
+    most : int
+        The most values kept, >= 1; past it the least recently used is forgotten.
+
+    Raises
+    ------
+    ValueError
+        If ``most`` is below 1.
+    """
+
+    def __init__(self, most: int) -> None:
+        if most < 1:
+            raise ValueError(f"most must be at least 1 (one value kept), got {most!r}")
+        self.most = int(most)
+        self._forget()
+        if hasattr(os, "register_at_fork"):  # POSIX: where a process can fork
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[Hashable, V] = OrderedDict()
+
+    def clear(self) -> None:
+        """Forgets every value.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        None
+        """
+        with self._lock:
+            self._kept.clear()
+
+    def kept(self, key: Hashable) -> V | None:
+        """The value kept for ``key`` (then the most recently used), or None.
+
+        Parameters
+        ----------
+        key : hashable
+            What the value answers.
+
+        Returns
+        -------
+        object or None
+            The value kept, or None where none is.
+
+        Raises
+        ------
+        TypeError
+            If ``key`` is not hashable.
+        """
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+            return found
+
+    def keep(self, key: Hashable, value: V) -> None:
+        """Keeps ``value`` for ``key`` as the most recently used, forgetting the least recently used
+        past ``most``.
+
+        Parameters
+        ----------
+        key : hashable
+            What the value answers.
+        value : object
+            The answer, not changed after (the caller keeps it read-only).
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            If ``key`` is not hashable.
+        """
+        with self._lock:
+            self._kept[key] = value
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.most:
+                self._kept.popitem(last=False)
