@@ -32,9 +32,10 @@ Delta at epsilon: the fixed grid's bracket, its lower side raised to the max-of-
 and, where that leaves it wider than exact, its upper side lowered to the fine read's
 (``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone).
 Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
-with the default's (``accuracy_sides``: more accuracy is never looser), and where still wider than
-asked with the tilted reads on the accuracy's grids (``tilted_to_accuracy``).  The reasons and
-figures of each step are in ``refine.question``'s module docstring.
+with the default's (``accuracy_sides``: more accuracy is never looser; a default bracket read for
+the same point and delta before is kept and not read again, ``kept_epsilon_brackets``), and where
+still wider than asked with the tilted reads on the accuracy's grids (``tilted_to_accuracy``).  The
+reasons and figures of each step are in ``refine.question``'s module docstring.
 """
 
 from __future__ import annotations
