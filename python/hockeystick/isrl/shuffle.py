@@ -41,6 +41,7 @@ from ..base.validation import (
     positive_integer,
     single,
 )
+from .half_binomial import half_binomial_cdf
 
 __all__ = [
     "ShuffledLDP",
@@ -110,21 +111,18 @@ def clone_delta_curve(
         g = e[idx][:, None]
         rho = (alpha - g * (1 - alpha)) / (g * alpha - (1 - alpha))
         m = np.ceil(rho / (1 + rho) * (c + 1)) - 1
-        f_m, f_m1 = _half_binomial_cdfs(m, c, stats)
+        f_m, f_m1 = _half_binomial_cdfs(m, c)
         conditional = alpha * f_m + (1 - alpha) * f_m1 - g * ((1 - alpha) * f_m + alpha * f_m1)
         out[idx] = np.minimum(1.0, np.maximum(conditional, 0.0) @ weights + outside + margin)
     return out
 
 
-def _half_binomial_cdfs(m: np.ndarray, c: np.ndarray, stats: Any) -> tuple[np.ndarray, np.ndarray]:
+def _half_binomial_cdfs(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bin(c, 1/2)'s CDF at m and at m - 1 (m one row per eps, c the columns): scipy's values, each
-    evaluated once per distinct (m, c) pair, since neighbouring eps share most of their m and row
-    m - 1 repeats row m."""
+    (m, c) pair read from the process's table (``half_binomial``), since neighbouring eps share most
+    of their m, row m - 1 repeats row m, and the callers ask the same window of c again."""
     k = np.concatenate([m, m - 1]).astype(np.int64)
-    cols = np.broadcast_to(c, k.shape)
-    keys = (k - int(k.min())) * (int(c.max()) + 1) + cols
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    values = stats.binom.cdf(k.ravel()[first], cols.ravel()[first], 0.5)[inverse].reshape(k.shape)
+    values = half_binomial_cdf(k, c)
     return values[: m.shape[0]], values[m.shape[0] :]
 
 
