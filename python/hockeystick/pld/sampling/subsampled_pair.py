@@ -88,7 +88,9 @@ LOSS_LIMIT = 700.0  # grid_factor's losses stay within +-this (e^loss a normal d
 CHUNK = 1024
 NEAR = 1e-9  # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
-PRUNING_PASSES = 16  # vectorised pruning passes before the monotone chain (convex_minorant)
+# vectorised pruning passes before the monotone chain (convex_minorant): a pass tests only the
+# dropped points' neighbours, so the ~20 passes a sampled curve's hull takes cost less than the chain
+PRUNING_PASSES = 64
 TINY = 1e-280  # lower-side targets below this are set to 0 (only lowers the curve)
 
 
@@ -222,18 +224,28 @@ def convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     is left (each point pushed once, popped while above the segment from the one before it to the
     new point), so a curve needing many passes (long flat or staircase runs) stays linear.  The
     minorant is the polyline through the points left.
+
+    A pass tests only the points next to one the pass before dropped: any other point has the
+    neighbours it had then, so the same product of the same doubles, found not above, is not
+    computed again (each pass drops what a pass over every live point would).
     """
     live = np.arange(g.size)
+    check = np.arange(1, g.size - 1)  # positions in ``live`` whose neighbours changed
     for _ in range(PRUNING_PASSES):
-        if live.size < 3:
-            break
-        x, v = g[live], y[live]
-        left = (v[1:-1] - v[:-2]) * (x[2:] - x[:-2])
-        right = (v[2:] - v[:-2]) * (x[1:-1] - x[:-2])
-        above = np.flatnonzero(left > right) + 1
+        if check.size == 0:
+            return cast(np.ndarray, np.interp(g, g[live], y[live]))
+        # each tested point b between its live neighbours a and c
+        a, b, c = live[check - 1], live[check], live[check + 1]
+        above = check[(y[b] - y[a]) * (g[c] - g[a]) > (y[c] - y[a]) * (g[b] - g[a])]
         if above.size == 0:
             return cast(np.ndarray, np.interp(g, g[live], y[live]))
+        near = np.zeros(live.size, dtype=bool)
+        near[above - 1] = True
+        near[above + 1] = True
+        near = np.delete(near, above)
         live = np.delete(live, above)
+        near[0] = near[-1] = False  # an end has no neighbour on one side: never tested
+        check = np.flatnonzero(near)
     xs, vs = g[live].tolist(), y[live].tolist()
     hull: list[int] = []
     for k in range(len(xs)):
