@@ -519,8 +519,8 @@ NOT_CLI = [
 SLOW_PAGES = {
     "docs/simulate.md": "worker processes, each compiling the numba kernels",
     "docs/secure-aggregation.md": "calibrates the discrete mechanisms' noise (about 25 s)",
-    "docs/training.md": "DP-SGD and federated runs at delta = 1e-10 (about 13 s)",
-    "docs/cli.md": "every subcommand once, calibrations included (about 8 s)",
+    "docs/training.md": "DP-SGD and federated runs at delta = 1e-10 (about 12 s)",
+    "docs/cli.md": "every subcommand once, calibrations included (about 5 s)",
     "docs/matrix-mechanisms.md": "matrix factorizations and their amplified readings (about 6 s)",
     "docs/risk.md": "trade-off curves and TPR calibrations (about 5 s)",
     "docs/interop.md": "both adapters' runs beside dp_accounting and Opacus (about 5 s)",
