@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from hockeystick.base import progress
 from hockeystick.reproduce import errata_003
 from hockeystick.sweep import Grid, plan, run_sweep
+from hockeystick.sweep.evaluation import evaluate
 from hockeystick.sweep.plan import plan_sweep
 
 # 800 points: the pilot's cap is 800 // 50 = 16 points, so it evaluates its warm-up chunk and one timed
@@ -25,6 +27,14 @@ PLD_GRID = {
     "epsilon": 1.0,
 }
 FAST_GRID = {"sigma": "log:0.5:20:100", "epsilon": "linear:0.1:8:100"}
+# 800 points at q = 1: the accountant's closed form (the Gaussian mechanism), whose rows it reports as one
+# block, as a composed unit's are reported; the pilot's chunks of 16 points take milliseconds
+CLOSED_FORM_GRID = {
+    "sigma": "linear:0.8:2:40",
+    "rounds": "linear:10:200:20",
+    "sampling_rate": 1.0,
+    "epsilon": 1.0,
+}
 
 
 def _recording_bar(monkeypatch) -> tuple[list[int], list[bool]]:
@@ -63,11 +73,20 @@ def test_a_grid_too_small_for_a_pilot_opens_no_bar(monkeypatch):
 
 
 def test_the_pilots_reports_are_not_the_callers_work():
+    """The PLD accountant reports the block of its closed-form rows (q = 1) through the same
+    ``progress.advance`` as a composed unit's, so a pilot that let its reports out would reach
+    ``calls`` here; the same grid's evaluation outside a pilot does."""
+    grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", CLOSED_FORM_GRID)
+    outside: list[int] = []
+    with progress.reporting(outside.append):
+        evaluate(
+            grid, grid.chunk_parameters(grid.chunk(0, 16)), grid.block_shape(grid.chunk(0, 16))
+        )
+    assert sum(outside) == 16
     calls: list[int] = []
-    grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", PLD_GRID)
     with progress.reporting(calls.append):
-        plan_sweep(grid, None, 1 << 17, progress=False)
-    assert calls == []
+        estimate = plan_sweep(grid, None, 1 << 17, progress=False)
+    assert estimate.pilot_points == 16 and calls == []
 
 
 def test_a_sweep_shows_its_pilot_with_progress_and_nothing_without(capsys, tmp_path):
@@ -116,6 +135,19 @@ def quick_rows(monkeypatch):
     return True
 
 
+@pytest.fixture
+def unpainted(monkeypatch):
+    """Each figure built as the code builds it but written without being rendered (an 8-byte PNG
+    signature): these tests read the bars and the listing, not the pictures, whose pixels
+    tests/contraction/test_contraction_figures.py checks."""
+    figure = pytest.importorskip("matplotlib.figure")
+
+    def save_unrendered(self, fname, *args, **kwargs):
+        Path(fname).write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    monkeypatch.setattr(figure.Figure, "savefig", save_unrendered)
+
+
 def test_each_row_of_each_table_moves_the_listener_once(quick_rows):
     tables = [
         (errata_003.theory_rows, errata_003.THEORY),
@@ -156,8 +188,7 @@ def _totals(with_utility: bool) -> dict[str, int]:
     return totals
 
 
-def test_the_tables_step_reports_each_table_to_its_end(quick_rows, tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+def test_the_tables_step_reports_each_table_to_its_end(quick_rows, unpainted, tmp_path, capsys):
     with_utility = quick_rows and all(
         importlib.util.find_spec(m) is not None for m in ("numba", "sklearn")
     )
@@ -175,8 +206,9 @@ def test_the_tables_step_reports_each_table_to_its_end(quick_rows, tmp_path, cap
 
 
 @pytest.mark.parametrize("flag", ["--progress", "--no-progress", None])
-def test_figures_shows_a_bar_per_table_only_with_progress(quick_rows, tmp_path, capsys, flag):
-    pytest.importorskip("matplotlib")
+def test_figures_shows_a_bar_per_table_only_with_progress(
+    quick_rows, unpainted, tmp_path, capsys, flag
+):
     from hockeystick.cli import main
 
     argv = ["figures", "--out-dir", str(tmp_path / "figs")] + ([flag] if flag else [])
