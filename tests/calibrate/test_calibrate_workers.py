@@ -206,6 +206,31 @@ def test_an_rtol_below_the_spacing_of_doubles_ends(monkeypatch):
     )
 
 
+def test_an_rtol_below_the_spacing_of_doubles_ends_the_root_finder(monkeypatch):
+    """Chandrupatla's refinement (the Gaussian's sigma: a closed form, no settling steps) at rtol 5e-324
+    closes its bracket onto adjacent doubles in about 30 steps and must stop there rather than evaluate an
+    end until scipy's maxiter (about 2000 calls).  The answer meets the target by the Gaussian mechanism's
+    exact delta (Balle & Wang 2018, Thm 8), in mpmath at 50 digits."""
+    import mpmath
+
+    calls = [0]
+    real = GaussianMechanism.delta
+
+    def counted(self, *args, **kwargs):
+        calls[0] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GaussianMechanism, "delta", counted)
+    sigma = calibrate(
+        "gaussian", "sigma", epsilon=1.0, delta=DELTA, rounds=3, rtol=5e-324, workers=1
+    )
+    assert 0 < calls[0] < 200
+    with mpmath.workdps(50):
+        mu = mpmath.sqrt(3) / mpmath.mpf(sigma)
+        exact = mpmath.ncdf(-1 / mu + mu / 2) - mpmath.e * mpmath.ncdf(-1 / mu - mu / 2)
+        assert exact <= mpmath.mpf(DELTA)
+
+
 def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
     """Blocks side by side: each accountant gets workers=1 (no thread team per block); workers=1 too."""
     import hockeystick.pld as pld

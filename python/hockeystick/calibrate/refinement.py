@@ -6,7 +6,7 @@ the bound's noisy root (``settle``)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -164,7 +164,9 @@ def refine(
     Its first two calls ask for f at the bracket's ends, which the bracketing evaluated already
     (``pb.fgood``, ``fbad``): they are answered from those values (each a full accountant call
     saved).  An end the finder never moved is returned as the
-    value evaluated there, not exp(log x) (which may differ in the last bit).
+    value evaluated there, not exp(log x) (which may differ in the last bit).  The finder stops once
+    no open bracket has a double strictly inside (an rtol below the spacing of doubles), where its
+    last bracket is final (``_stop_when_no_double_inside``).
     """
     from scipy.optimize.elementwise import (
         find_root,
@@ -192,9 +194,23 @@ def refine(
         init,
         args=(idx.astype(float),),
         tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0),
+        callback=_stop_when_no_double_inside,
     )
     # the final bracket has one feasible end (f < 0) and one infeasible end: keep the feasible one
     (ul, ur), (fl, _) = res.bracket, res.f_bracket
     feasible, infeasible = np.where(fl < 0, ul, ur), np.where(fl < 0, ur, ul)
     good[idx] = np.where(feasible == lg, good[idx], np.exp(feasible))
     bad[idx] = np.where(infeasible == lb, bad[idx], np.exp(infeasible))
+
+
+def _stop_when_no_double_inside(res: Any) -> None:
+    """Chandrupatla's callback: StopIteration once every bracket still open (status 1) has no double
+    strictly between its ends.  The finder's next point then rounds onto an end, f there is the
+    value it had (the accountant is deterministic), and the bracket and its f values stay as they
+    are through every later step up to ``maxiter`` (~2000 accountant calls at rtol 5e-324): stopping
+    returns that same bracket."""
+    lo, hi = res.bracket
+    open_ = np.asarray(res.status) == 1
+    lo, hi = np.minimum(lo, hi)[open_], np.maximum(lo, hi)[open_]
+    if np.all(np.nextafter(lo, np.inf) >= hi):
+        raise StopIteration
