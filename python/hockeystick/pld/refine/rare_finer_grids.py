@@ -58,6 +58,7 @@ from .bracket_width import within_epsilon_tolerance
 from .each_bracket import each_bracket
 from .grid_start import Point
 from .tilted_question import TiltedReader, exponent_tilt
+from .window_heap import heap_windows
 
 # the first grid of the upper side's reads: a quarter of the fine read's (the grids it and
 # ``tilted_question.rare_upper`` read are no finer)
@@ -160,6 +161,14 @@ def finer_bracket(
     """
     if not applies(point, delta, lower, upper):
         return lower, upper
+    with heap_windows():  # the windows' memory kept between compositions (``window_heap``)
+        return _finer_reads(point, delta, lower, upper, threads)
+
+
+def _finer_reads(
+    point: Point, delta: float, lower: float, upper: float, threads: int
+) -> tuple[float, float]:
+    """``finer_bracket``'s reads of a bracket it ``applies`` to."""
     reader = TiltedReader(point, None, threads, max_points=UPPER_MAX_POINTS)
     first, window = upper_read(reader, delta, FIRST_INTERVAL, upper, lower)
     upper = max(lower, min(upper, first))
@@ -220,7 +229,8 @@ def tight_bracket(point: Point, delta: float, lower: float, upper: float) -> tup
     """
     if not tight_applies(point, delta, lower, upper):
         return lower, upper
-    lower = lower_read(point, delta, FIRST_INTERVAL, lower, upper, TIGHT_MAX_POINTS)
+    with heap_windows():  # its window's memory kept between compositions (``window_heap``)
+        lower = lower_read(point, delta, FIRST_INTERVAL, lower, upper, TIGHT_MAX_POINTS)
     return lower, max(lower, upper)
 
 

@@ -242,13 +242,18 @@ def tilted_factors_bracket(
         h = StartGrid(
             question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY
         ).first((sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon")
-        lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
+        from .window_heap import heap_windows  # lazy: only a wide bracket reads large windows
+
+        with heap_windows():  # wide: large windows, their memory kept between compositions
+            lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
     if not question.within_tolerance(
         np.array(lower), np.array(upper)
     ):  # one segment of a small rate: blocks
         from .block_reads import block_bracket  # loaded on use: only a wide bracket reads blocks
+        from .window_heap import heap_windows
 
-        lower, upper = block_bracket(segments, delta, lower, upper, tail)
+        with heap_windows():
+            lower, upper = block_bracket(segments, delta, lower, upper, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
     # few rounds of small rates (T q at most SPLIT_SAMPLED_ROUNDS): the split read

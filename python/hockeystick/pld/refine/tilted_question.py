@@ -782,10 +782,12 @@ def fine_brackets(
             )
         if not question.within_tolerance(lows[j], ups[j]):  # rare participation's lower side
             from .aligned_lower import aligned_lower_side  # lazy: read only where left wide
+            from .window_heap import heap_windows
 
-            lows[j] = aligned_lower_side(
-                point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
-            )
+            with heap_windows():  # its windows' memory kept between compositions
+                lows[j] = aligned_lower_side(
+                    point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
+                )
         if grid == question.FINE_INTERVAL and rare_pending(q, lows[j], ups[j]):
             up = rare_upper(reader, float(flat[j]), ups[j], adds[j], lows[j])
             ups[j] = max(lows[j], min(ups[j], up))
@@ -870,7 +872,10 @@ def rare_brackets(
 
     def read(at: float, lo: float, up: float) -> tuple[float, float]:
         if point[1] < 1.0 and rare_pending(point[1], lo, up):
-            up = max(lo, min(up, rare_upper(reader, at, up, math.inf, lo)))
+            from .window_heap import heap_windows  # lazy: rare participation's reads only
+
+            with heap_windows():  # its windows' memory kept between compositions
+                up = max(lo, min(up, rare_upper(reader, at, up, math.inf, lo)))
         return lo, up
 
     return each_bracket(delta, lower, upper, read)

@@ -1,0 +1,89 @@
+"""The large reads' heap scope (``refine.window_heap``): inside it glibc serves a window-sized block
+from the heap, whose free memory it keeps; the outermost scope's end sets malloc_thresholds' ceilings
+back (a block above them is mapped again) and gives the heap's free memory back to the system.
+glibc's own account (mallinfo2: hblkhd, the bytes in mmapped blocks; keepcost, the free top of the
+heap) says where each block came from."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import pytest
+
+from hockeystick.pld.refine import malloc_thresholds, window_heap
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None)
+    except (OSError, TypeError):  # Windows: no process-wide C library handle
+        return None
+
+
+LIBC = _libc()
+GLIBC = (
+    sys.platform.startswith("linux")
+    and LIBC is not None
+    and hasattr(LIBC, "gnu_get_libc_version")
+    and hasattr(LIBC, "mallinfo2")
+)
+pytestmark = pytest.mark.skipif(
+    not GLIBC or malloc_thresholds.user_tunes_malloc(),
+    reason="glibc >= 2.33 (mallinfo2), malloc not tuned by the environment",
+)
+
+
+class Info(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def mapped_by(size: int) -> int:
+    """The bytes glibc maps for a block of ``size`` bytes, malloc'd and freed."""
+    assert LIBC is not None
+    LIBC.mallinfo2.restype = Info
+    LIBC.malloc.restype = ctypes.c_void_p
+    LIBC.malloc.argtypes = (ctypes.c_size_t,)
+    LIBC.free.argtypes = (ctypes.c_void_p,)
+    before = LIBC.mallinfo2().hblkhd
+    block = LIBC.malloc(size)
+    assert block
+    mapped = int(LIBC.mallinfo2().hblkhd - before)
+    LIBC.free(block)
+    return mapped
+
+
+def test_a_window_sized_block_comes_from_the_heap_inside_the_scope_only() -> None:
+    size = 256 << 20  # above malloc_thresholds' ceiling, below the scope's threshold
+    assert malloc_thresholds.MMAP_THRESHOLD_CEILING < size < window_heap.WINDOW_MMAP_THRESHOLD
+    with window_heap.heap_windows() as raised:
+        assert raised
+        with window_heap.heap_windows():  # nested: the same setting
+            assert mapped_by(size) == 0
+        assert mapped_by(size) == 0  # the inner scope's end leaves the outer one's setting
+        assert LIBC is not None and LIBC.mallinfo2().keepcost >= size  # freed, kept
+    # the outermost end: the ceilings again, and the free top given back
+    assert mapped_by(size) >= size
+    assert LIBC.mallinfo2().keepcost < malloc_thresholds.TRIM_THRESHOLD_CEILING
+
+
+def test_the_setting_is_undone_when_the_scope_raises() -> None:
+    size = 48 << 20
+    with pytest.raises(RuntimeError, match="inside"):
+        with window_heap.heap_windows():
+            raise RuntimeError("inside")
+    assert mapped_by(size) >= size
