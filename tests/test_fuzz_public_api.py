@@ -1235,8 +1235,6 @@ COSTLY_EDGES: dict[tuple[str, str], tuple[float, ...]] = {
     # a subnormal delta: the read below every tail (1-7 s)
     ("dp_accounting.get_epsilon", "target_delta"): (5e-324,),
     ("opacus.get_epsilon", "delta"): (5e-324,),
-    ("calibrate", "rtol"): (5e-324,),
-    ("risk.calibrate_tpr", "rtol"): (5e-324,),
     ("audit.plot_audit", "significance"): (5e-324,),
 }
 
