@@ -3,8 +3,9 @@
 Without it both xdist workers compile the same kernels at the same moment on a fresh install, about 45 s of CPU
 each for the float64 and float32 variants, and so do the command-line tests' subprocesses that start before a
 cache file exists. .ci/run runs this in the background beside its single-threaded steps (the PATH copy, the
-lint) and the suite's first minutes: the suite's first test that runs a kernel (the command line's simulate
-tests, after the audit, base and calibrate folders) comes minutes after the compile (about 45 s) is done.
+lint) and the start of the compiler job, and starts the suite when it is done: the suite's first test, the
+documentation site's build, draws a picture with the simulator (docs/_ext/hockeystick_pictures.py), which would
+otherwise compile the same kernels beside it.
 """
 
 from __future__ import annotations
