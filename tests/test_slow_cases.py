@@ -53,4 +53,6 @@ def test_the_long_modules_run_first_are_test_files_listed_once() -> None:
 def test_the_larger_cases_are_listed_slow_cases() -> None:
     """A case CI leaves out (``-m "not larger"``) has a twin that CI runs: it is one of the listed cases."""
     unlisted = sorted(LARGER - SLOW_CASES.keys())
-    assert not unlisted, f"tests/slow_cases.py's LARGER names cases SLOW_CASES does not list: {unlisted}"
+    assert not unlisted, (
+        f"tests/slow_cases.py's LARGER names cases SLOW_CASES does not list: {unlisted}"
+    )
