@@ -1,8 +1,9 @@
 // Binding of the max-of-outputs test's certified lower reads (pld/reads/max_of_outputs.hpp), in _core.pld_reads: a
 // run given as four 1-d arrays of one length, one entry a segment (sigma, sampling_rate, sensitivity, rounds); the
 // questions (deltas, epsilons, thresholds) as an array of any shape, the answers in that shape.  The coarse ladder's
-// sides are computed once per call and each question reads its own finer ladder, in loops.hpp's loop (GIL released,
-// its thread rule; a NaN output raises a ValueError naming the argument).
+// sides are computed once per call, and the finer ladder around each coarse threshold once per call for the questions
+// whose best it is, in loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
+// argument).
 #include <hockeystick/pld/reads/max_of_outputs.hpp>
 
 #include <pybind11/numpy.h>

@@ -50,6 +50,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -215,10 +217,14 @@ inline double max_output_log_delta(double log_p, double log_q, double eps) {
 }
 
 // The sides (log P(S) low, log Q(S) high) of a run on the coarse ladder of thresholds, computed once and read at many
-// deltas or epsilons: each read adds its own finer ladder around its best coarse threshold.
+// deltas or epsilons: each read adds the finer ladder around its best coarse threshold, computed once per coarse
+// threshold (fine_ladder).
 class MaxOutputsLadder {
   public:
-    explicit MaxOutputsLadder(std::vector<OutputSegment> segments) : segments_(std::move(segments)) {
+    explicit MaxOutputsLadder(std::vector<OutputSegment> segments)
+        : segments_(std::move(segments)),
+          fine_once_(new std::once_flag[static_cast<std::size_t>(kMaxOutputsCoarseSteps)]),
+          fine_(static_cast<std::size_t>(kMaxOutputsCoarseSteps)) {
         const std::size_t n = static_cast<std::size_t>(kMaxOutputsCoarseSteps);
         z_.resize(n);
         log_p_.resize(n);
@@ -294,25 +300,54 @@ class MaxOutputsLadder {
         return {i, values[i]};
     }
 
+    // The thresholds and sides of the finer ladder around one coarse threshold.
+    struct FineLadder {
+        std::vector<double> z, log_p, log_q;
+    };
+
+    // The finer ladder around coarse threshold i: kMaxOutputsFineSteps thresholds one coarse step either side of it
+    // and their sides, computed by the first read whose best coarse threshold is i and kept for the ladder's life,
+    // so that the questions of one call that share a best coarse threshold share its finer ladder (its sides depend
+    // on i alone).  Safe from concurrent reads: each is filled once under its own std::call_once, whose return
+    // orders the fill before every read of it.
+    const FineLadder& fine_ladder(std::size_t i) const {
+        std::call_once(fine_once_[i], [&] {
+            FineLadder& f = fine_[i];
+            const std::size_t n = static_cast<std::size_t>(kMaxOutputsFineSteps);
+            f.z.resize(n);
+            f.log_p.resize(n);
+            f.log_q.resize(n);
+            const double zc = z_[i];
+            const double step = z_[1] - z_[0];
+            std::vector<double> p_terms, q_terms;
+            for (std::size_t j = 0; j < n; ++j) {
+                f.z[j] = max_of_outputs_detail::ladder_point(zc - step, zc + step, kMaxOutputsFineSteps,
+                                                             static_cast<int>(j));
+                const std::pair<double, double> sides = max_output_log_sides(segments_, f.z[j], p_terms, q_terms);
+                f.log_p[j] = sides.first;
+                f.log_q[j] = sides.second;
+            }
+        });
+        return fine_[i];
+    }
+
     // The coarse ladder's best threshold, then the finer ladder's around it where its best is higher: (z, value).
     template <class Read>
     std::pair<double, double> best(Read&& read) const {
         const std::pair<std::size_t, double> c = coarse(read);
-        const double zc = z_[c.first];
-        const double step = z_[1] - z_[0];
-        std::vector<double> p_terms, q_terms;
-        double fine_z = zc, fine_value = -max_of_outputs_detail::kInf;
-        for (int j = 0; j < kMaxOutputsFineSteps; ++j) {
-            const double z = max_of_outputs_detail::ladder_point(zc - step, zc + step, kMaxOutputsFineSteps, j);
-            const std::pair<double, double> sides = max_output_log_sides(segments_, z, p_terms, q_terms);
-            const double value = read(sides.first, sides.second);
-            if (j == 0 || value > fine_value) fine_z = z, fine_value = value;
+        const FineLadder& f = fine_ladder(c.first);
+        double fine_z = z_[c.first], fine_value = -max_of_outputs_detail::kInf;
+        for (std::size_t j = 0; j < f.z.size(); ++j) {
+            const double value = read(f.log_p[j], f.log_q[j]);
+            if (j == 0 || value > fine_value) fine_z = f.z[j], fine_value = value;
         }
-        return fine_value > c.second ? std::make_pair(fine_z, fine_value) : std::make_pair(zc, c.second);
+        return fine_value > c.second ? std::make_pair(fine_z, fine_value) : std::make_pair(z_[c.first], c.second);
     }
 
     std::vector<OutputSegment> segments_;
     std::vector<double> z_, log_p_, log_q_;
+    std::unique_ptr<std::once_flag[]> fine_once_;  // one per coarse threshold
+    mutable std::vector<FineLadder> fine_;        // the finer ladders filled so far
 };
 
 // A certified lower bound on the epsilon at delta (0 < delta < 1) of the composition of `segments` (the remove
