@@ -145,14 +145,6 @@ inline double log_one_minus_exp_below(double r) {
     return value - 4.0 * kU * (1.0 + std::fabs(value));
 }
 
-// The index of the first largest of v[0 .. n).
-inline std::size_t first_argmax(const double* v, std::size_t n) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < n; ++i)
-        if (v[i] > v[best]) best = i;
-    return best;
-}
-
 }  // namespace max_of_outputs_detail
 
 // A lower bound on log P(S) and an upper bound on log Q(S) at threshold z (the header's comment), the segments'
@@ -246,7 +238,9 @@ class MaxOutputsLadder {
     // best of them, whose bound (1) at delta is the largest, and that bound (-inf where none is certified).
     std::pair<double, double> best_threshold(double delta) const {
         const double log_delta = std::log(delta);
-        return best([&](double log_p, double log_q) { return max_output_log_bound(log_p, log_q, log_delta); });
+        // the bound (log P + log(1 - delta / P)) - log Q - margins, log(1 - delta / P) <= 0: at most log P - log Q
+        return best([&](double log_p, double log_q) { return max_output_log_bound(log_p, log_q, log_delta); },
+                    [](double log_p, double log_q) { return log_p - log_q; });
     }
 
     // A certified lower bound on epsilon(delta) >= 0: best_threshold's bound, 0 where none is certified (or there
@@ -262,7 +256,9 @@ class MaxOutputsLadder {
     double delta(double eps, bool fine) const {
         if (segments_.empty()) return 0.0;
         const auto read = [&](double log_p, double log_q) { return max_output_log_delta(log_p, log_q, eps); };
-        double value = fine ? best(read).second : coarse(read).second;  // best: at least the coarse one
+        // the read log P + log(1 - e^r) - margins, log(1 - e^r) <= 0: at most log P
+        const auto ceiling = [](double log_p, double) { return log_p; };
+        double value = fine ? best(read, ceiling).second : coarse(read, ceiling).second;  // best: at least the coarse
         const double z = likelihood_ratio_threshold(eps);
         if (std::isfinite(z)) {
             std::vector<double> p_terms, q_terms;
@@ -291,13 +287,20 @@ class MaxOutputsLadder {
         return std::isfinite(z) ? z : nan;
     }
 
-    // The first largest read(log P, log Q) over the coarse ladder: (its index, its value).
-    template <class Read>
-    std::pair<std::size_t, double> coarse(Read&& read) const {
-        std::vector<double> values(z_.size());
-        for (std::size_t i = 0; i < z_.size(); ++i) values[i] = read(log_p_[i], log_q_[i]);
-        const std::size_t i = max_of_outputs_detail::first_argmax(values.data(), values.size());
-        return {i, values[i]};
+    // The first largest read(log P, log Q) over the coarse ladder: (its index, its value).  ceiling(log P, log Q) is
+    // at least the read there (the read's leading terms with its non-positive ones left out; rounding to nearest is
+    // monotone, so the floating read is at most the floating ceiling): a threshold whose ceiling is not above the
+    // largest read so far is not the first largest, and is not read.
+    template <class Read, class Ceiling>
+    std::pair<std::size_t, double> coarse(Read&& read, Ceiling&& ceiling) const {
+        std::size_t best = 0;
+        double top = read(log_p_[0], log_q_[0]);
+        for (std::size_t i = 1; i < z_.size(); ++i) {
+            if (!(ceiling(log_p_[i], log_q_[i]) > top)) continue;
+            const double value = read(log_p_[i], log_q_[i]);
+            if (value > top) best = i, top = value;
+        }
+        return {best, top};
     }
 
     // The thresholds and sides of the finer ladder around one coarse threshold.
@@ -331,15 +334,17 @@ class MaxOutputsLadder {
         return fine_[i];
     }
 
-    // The coarse ladder's best threshold, then the finer ladder's around it where its best is higher: (z, value).
-    template <class Read>
-    std::pair<double, double> best(Read&& read) const {
-        const std::pair<std::size_t, double> c = coarse(read);
+    // The coarse ladder's best threshold, then the finer ladder's around it where its best is higher: (z, value)
+    // (the finer ladder's thresholds skipped as the coarse ladder's, by their ceiling).
+    template <class Read, class Ceiling>
+    std::pair<double, double> best(Read&& read, Ceiling&& ceiling) const {
+        const std::pair<std::size_t, double> c = coarse(read, ceiling);
         const FineLadder& f = fine_ladder(c.first);
-        double fine_z = z_[c.first], fine_value = -max_of_outputs_detail::kInf;
-        for (std::size_t j = 0; j < f.z.size(); ++j) {
+        double fine_z = f.z[0], fine_value = read(f.log_p[0], f.log_q[0]);
+        for (std::size_t j = 1; j < f.z.size(); ++j) {
+            if (!(ceiling(f.log_p[j], f.log_q[j]) > fine_value)) continue;
             const double value = read(f.log_p[j], f.log_q[j]);
-            if (j == 0 || value > fine_value) fine_z = f.z[j], fine_value = value;
+            if (value > fine_value) fine_z = f.z[j], fine_value = value;
         }
         return fine_value > c.second ? std::make_pair(fine_z, fine_value) : std::make_pair(z_[c.first], c.second);
     }
@@ -347,7 +352,7 @@ class MaxOutputsLadder {
     std::vector<OutputSegment> segments_;
     std::vector<double> z_, log_p_, log_q_;
     std::unique_ptr<std::once_flag[]> fine_once_;  // one per coarse threshold
-    mutable std::vector<FineLadder> fine_;        // the finer ladders filled so far
+    mutable std::vector<FineLadder> fine_;  // the finer ladders filled so far
 };
 
 // A certified lower bound on the epsilon at delta (0 < delta < 1) of the composition of `segments` (the remove
