@@ -3,8 +3,8 @@
 A test is marked slow when it takes long for what it adds to a run made while editing: the papers'
 figures against 50-digit references, exhaustive sweeps of extreme parameters, mypy over the package,
 long calibrations. The default selection is the rest; ``--run-slow`` runs everything. The listed cases of
-tests/slow_cases.py (larger instances of tests the default selection runs smaller) are marked slow, and those of
-its ``LARGER`` also ``larger``: CI runs ``pytest -n auto -m "not larger"``, every test but those.
+tests/slow_cases.py (larger instances of tests the default selection runs smaller) are marked slow and
+``larger``: CI runs ``pytest -n auto -m "not larger"``, every test but those.
 A ``-m`` expression chooses on its own and overrides the default: ``pytest -m slow`` runs the slow
 tests alone, ``pytest -m "not slow"`` is the default selection.
 
@@ -41,14 +41,13 @@ def _slow_left_out(config: pytest.Config) -> bool:
 
 
 def _mark_listed_cases_slow(items: list[pytest.Item]) -> None:
-    """The cases tests/slow_cases.py lists (each with a default-selection twin) are marked slow, and those of
-    its ``LARGER`` also ``larger``."""
-    from tests.slow_cases import LARGER, SLOW_CASES  # lazy: read once per collection
+    """The cases tests/slow_cases.py lists (each with a default-selection twin) are marked slow and
+    ``larger``."""
+    from tests.slow_cases import SLOW_CASES  # lazy: read once per collection
 
     for item in items:
         if item.nodeid in SLOW_CASES:
             item.add_marker(pytest.mark.slow)
-        if item.nodeid in LARGER:
             item.add_marker(pytest.mark.larger)
 
 

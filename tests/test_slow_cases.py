@@ -1,5 +1,5 @@
 """tests/slow_cases.py names tests that exist, and each one's twin is a test of the default selection; its
-LARGER names listed cases only; its LONG_FIRST (the modules run first) names test files, each once."""
+LONG_FIRST (the modules run first) names test files, each once."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.slow_cases import LARGER, LONG_FIRST, SLOW_CASES
+from tests.slow_cases import LONG_FIRST, SLOW_CASES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,11 +48,3 @@ def test_the_long_modules_run_first_are_test_files_listed_once() -> None:
         f"tests/slow_cases.py's LONG_FIRST names no file at {missing}: drop or rename them"
     )
     assert len(set(LONG_FIRST)) == len(LONG_FIRST), "a module is listed twice in LONG_FIRST"
-
-
-def test_the_larger_cases_are_listed_slow_cases() -> None:
-    """A case CI leaves out (``-m "not larger"``) has a twin that CI runs: it is one of the listed cases."""
-    unlisted = sorted(LARGER - SLOW_CASES.keys())
-    assert not unlisted, (
-        f"tests/slow_cases.py's LARGER names cases SLOW_CASES does not list: {unlisted}"
-    )
