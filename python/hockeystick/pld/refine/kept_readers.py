@@ -22,9 +22,36 @@ from typing import Generic, TypeVar
 
 R = TypeVar("R")
 V = TypeVar("V")
+E = TypeVar("E")
 
 
-class KeptReaders(Generic[R]):
+class _KeptByKey(Generic[E]):
+    """The table both keep: at most ``most`` entries by key, the most recently used last, under one
+    lock, and none in a process forked from this one (a lock held by another thread at the fork
+    would never be released in the child)."""
+
+    def __init__(self, most: int, what: str) -> None:
+        if most < 1:
+            raise ValueError(f"most must be at least 1 (one {what} kept), got {most!r}")
+        self.most = int(most)
+        self._forget()
+        if hasattr(os, "register_at_fork"):  # POSIX: where a process can fork
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[Hashable, E] = OrderedDict()
+
+    def _keep_last(self, key: Hashable, entry: E) -> None:
+        """Keeps ``entry`` for ``key`` as the most recently used, forgetting the least recently
+        used past ``most`` (the caller holds the lock)."""
+        self._kept[key] = entry
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.most:
+            self._kept.popitem(last=False)
+
+
+class KeptReaders(_KeptByKey[tuple[R, threading.Lock]], Generic[R]):
     """At most ``most`` readers, one per key, made by ``make(key)`` on first use.
 
     Parameters
@@ -49,16 +76,8 @@ class KeptReaders(Generic[R]):
         make: Callable[[Hashable], R],
         set_aside: Callable[[R], None] | None = None,
     ) -> None:
-        if most < 1:
-            raise ValueError(f"most must be at least 1 (one reader kept), got {most!r}")
-        self.most, self.make, self.set_aside = int(most), make, set_aside
-        self._forget()
-        if hasattr(os, "register_at_fork"):  # POSIX: where a process can fork
-            os.register_at_fork(after_in_child=self._forget)
-
-    def _forget(self) -> None:
-        self._lock = threading.Lock()
-        self._kept: OrderedDict[Hashable, tuple[R, threading.Lock]] = OrderedDict()
+        super().__init__(most, "reader")
+        self.make, self.set_aside = make, set_aside
 
     @contextmanager
     def lent(self, key: Hashable) -> Iterator[R]:
@@ -84,9 +103,7 @@ class KeptReaders(Generic[R]):
             entry = self._kept.pop(key, None)
             if entry is None:
                 entry = (self.make(key), threading.Lock())
-            self._kept[key] = entry  # the most recently used last
-            while len(self._kept) > self.most:
-                self._kept.popitem(last=False)
+            self._keep_last(key, entry)
             others = list(self._kept.values())[:-1]
         set_aside = self.set_aside
         for other, other_lock in others:
@@ -100,7 +117,7 @@ class KeptReaders(Generic[R]):
             yield reader
 
 
-class KeptValues(Generic[V]):
+class KeptValues(_KeptByKey[V], Generic[V]):
     """At most ``most`` values, one per key, kept by ``keep`` and found by ``kept``.
 
     Parameters
@@ -115,16 +132,7 @@ class KeptValues(Generic[V]):
     """
 
     def __init__(self, most: int) -> None:
-        if most < 1:
-            raise ValueError(f"most must be at least 1 (one value kept), got {most!r}")
-        self.most = int(most)
-        self._forget()
-        if hasattr(os, "register_at_fork"):  # POSIX: where a process can fork
-            os.register_at_fork(after_in_child=self._forget)
-
-    def _forget(self) -> None:
-        self._lock = threading.Lock()
-        self._kept: OrderedDict[Hashable, V] = OrderedDict()
+        super().__init__(most, "value")
 
     def clear(self) -> None:
         """Forgets every value.
@@ -185,7 +193,4 @@ class KeptValues(Generic[V]):
             If ``key`` is not hashable.
         """
         with self._lock:
-            self._kept[key] = value
-            self._kept.move_to_end(key)
-            while len(self._kept) > self.most:
-                self._kept.popitem(last=False)
+            self._keep_last(key, value)
