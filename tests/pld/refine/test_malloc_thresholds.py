@@ -12,18 +12,8 @@ import sys
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds
+from tests.pld.refine.glibc import GLIBC, IS_GLIBC
 
-
-def _libc() -> ctypes.CDLL | None:
-    try:
-        return ctypes.CDLL(None)
-    except (OSError, TypeError):  # Windows: no process-wide C library handle
-        return None
-
-
-LIBC = _libc()
-IS_GLIBC = LIBC is not None and hasattr(LIBC, "gnu_get_libc_version")
-GLIBC = sys.platform.startswith("linux") and IS_GLIBC and hasattr(LIBC, "mallinfo2")
 needs_glibc = pytest.mark.skipif(not GLIBC, reason="glibc >= 2.33 (mallinfo2) only")
 
 # one child process: optionally a refinement (which raises the thresholds), then a 24 MiB block

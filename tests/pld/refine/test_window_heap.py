@@ -7,27 +7,12 @@ heap) says where each block came from."""
 from __future__ import annotations
 
 import ctypes
-import sys
 
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds, window_heap
+from tests.pld.refine.glibc import GLIBC, LIBC
 
-
-def _libc() -> ctypes.CDLL | None:
-    try:
-        return ctypes.CDLL(None)
-    except (OSError, TypeError):  # Windows: no process-wide C library handle
-        return None
-
-
-LIBC = _libc()
-GLIBC = (
-    sys.platform.startswith("linux")
-    and LIBC is not None
-    and hasattr(LIBC, "gnu_get_libc_version")
-    and hasattr(LIBC, "mallinfo2")
-)
 pytestmark = pytest.mark.skipif(
     not GLIBC or malloc_thresholds.user_tunes_malloc(),
     reason="glibc >= 2.33 (mallinfo2), malloc not tuned by the environment",

@@ -1,0 +1,20 @@
+"""The process's C library for the tests of glibc's malloc settings (``refine.malloc_thresholds``,
+``refine.window_heap``): ``LIBC`` (None where the platform has no process-wide handle), whether it is
+glibc, and whether it has ``mallinfo2`` (glibc >= 2.33), glibc's own account of where blocks came from."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None)
+    except (OSError, TypeError):  # Windows: no process-wide C library handle
+        return None
+
+
+LIBC = _libc()
+IS_GLIBC = LIBC is not None and hasattr(LIBC, "gnu_get_libc_version")
+GLIBC = sys.platform.startswith("linux") and IS_GLIBC and hasattr(LIBC, "mallinfo2")
