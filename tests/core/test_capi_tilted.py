@@ -37,18 +37,13 @@ from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
 from .capi_library import with_refinements
-from .program_flags import OPTIMIZATION
 from .test_capi import (
-    CAPI,
     HS_ACCURACY_NOT_MET,
     HS_INVALID_ARGUMENT,
     HS_OK,
-    ROOT,
     Library,
-    _missing,
     _run,
 )
-from .test_embed_pld_example import BACKENDS, _compiler, _has_header
 
 pytestmark = (
     pytest.mark.slow
@@ -392,20 +387,10 @@ def test_near_the_gaussian_mechanism_the_c_bracket_holds_the_exact_epsilon(
 
 
 @pytest.fixture(scope="module")
-def gaussian_lines(tmp_path_factory) -> list[list[str]]:
-    """cpp/capi/tests/tilted_gaussian.cpp built against the core's headers and Eigen's FFT (libeigen3-dev, as
-    tests/core/test_embed_pld_example.py builds the PLD example), run once."""
-    cxx = _compiler()
-    if cxx is None:
-        _missing("a C++ compiler")
-    header, package, flags = BACKENDS["eigen"]
-    if not _has_header(str(cxx), header, flags):
-        _missing(f"{package} (<{header}>)")
-    exe = tmp_path_factory.mktemp("tilted_gaussian") / "tilted_gaussian"
-    _run(str(cxx), "-std=c++17", OPTIMIZATION, "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
-         "-I", ROOT / "cpp" / "include", "-I", ROOT / "cpp" / "backends", *flags,
-         CAPI / "tests" / "tilted_gaussian.cpp", "-o", exe)  # fmt: skip
-    return [line.split() for line in _run(exe).splitlines()]
+def gaussian_lines(eigen_programs) -> list[list[str]]:
+    """cpp/capi/tests/tilted_gaussian.cpp against the core's headers and Eigen's FFT (libeigen3-dev), as compiled
+    into conftest.py's eigen_programs with the PLD example, run once."""
+    return [line.split() for line in _run(eigen_programs, "tilted_gaussian").splitlines()]
 
 
 def test_the_tilted_epsilon_of_the_gaussian_mechanism_holds_theta_where_the_plain_one_is_wide(

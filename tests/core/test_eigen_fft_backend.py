@@ -15,8 +15,6 @@ the PLD example, holds the error model of pld/compose/fft_backend.hpp.
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -25,15 +23,12 @@ import numpy as np
 import pytest
 import scipy.fft
 
-from .program_flags import OPTIMIZATION
-
-ROOT = Path(__file__).resolve().parents[2]
 U = 2.0**-53
 FULL_LONG_DOUBLE = (
     np.finfo(np.longdouble).nmant >= 63
 )  # x86-64's 80-bit format: the reference ~2000x below u
 pytestmark = [
-    pytest.mark.slow,  # compiles the probe against Eigen
+    pytest.mark.slow,  # runs the probe, compiled against Eigen (conftest.py's eigen_programs)
     pytest.mark.skipif(
         not FULL_LONG_DOUBLE, reason="numpy's longdouble is not x87's 80-bit format"
     ),
@@ -57,68 +52,20 @@ LENGTHS = [
 ]
 
 
-def _eigen_include(cxx: str) -> list[str]:
-    """The compiler flags that find <unsupported/Eigen/FFT>: pkg-config's eigen3, else Debian's folder; skipped,
-    saying why, without Eigen, except under CI, which installs libeigen3-dev (.ci/run)."""
-    candidates = []
-    if shutil.which("pkg-config"):
-        found = subprocess.run(["pkg-config", "--cflags", "eigen3"], capture_output=True, text=True)
-        if found.returncode == 0:
-            candidates.append(found.stdout.split())
-    candidates.append(["-I/usr/include/eigen3"])
-    for flags in candidates:
-        probe = subprocess.run(
-            [cxx, "-std=c++17", *flags, "-x", "c++", "-E", "-"],
-            input="#include <unsupported/Eigen/FFT>\n",
-            capture_output=True,
-            text=True,
-        )
-        if probe.returncode == 0:
-            return flags
-    if os.environ.get("CI"):
-        pytest.fail("CI installs libeigen3-dev (.ci/run): <unsupported/Eigen/FFT> must be found")
-    pytest.skip(
-        "Eigen is absent: install libeigen3-dev (or pip install cmeel-eigen) to build the Eigen backend"
-    )
-
-
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory) -> Path:
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
-    if cxx is None:
-        if os.environ.get("CI"):
-            pytest.fail(
-                "CI must have a C++ compiler to prove the Eigen backend holds the error model"
-            )
-        pytest.skip("no C++ compiler on this machine")
-    exe = tmp_path_factory.mktemp("eigen_fft") / "eigen_fft_probe"
-    flags = [
-        "-std=c++17",
-        OPTIMIZATION,
-        "-ffp-contract=off",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        *_eigen_include(cxx),
-    ]
-    includes = ["-I", str(ROOT / "cpp" / "include"), "-I", str(ROOT / "cpp" / "backends")]
-    subprocess.run([cxx, *flags, *includes, str(Path(__file__).with_name("eigen_fft_probe.cpp")), "-o", str(exe)],
-                   check=True)  # fmt: skip
-    return exe
+def probe(eigen_programs) -> list[str]:
+    """The command that runs eigen_fft_probe.cpp, as compiled into conftest.py's eigen_programs (its arguments
+    follow)."""
+    return [str(eigen_programs), "eigen_fft_probe"]
 
 
 def _transform(
-    probe: Path, mode: str, n: int, rows: np.ndarray, out_dtype: type, tmp_path: Path
+    probe: list[str], mode: str, n: int, rows: np.ndarray, out_dtype: type, tmp_path: Path
 ) -> np.ndarray:
     """The probe's transform of every row of ``rows`` (one array per row, in its dtype), one array per row."""
     source, target = tmp_path / f"{mode}.in", tmp_path / f"{mode}.out"
     np.ascontiguousarray(rows).tofile(source)
-    subprocess.run([str(probe), mode, str(n), str(len(rows)), str(source), str(target)], check=True)
+    subprocess.run([*probe, mode, str(n), str(len(rows)), str(source), str(target)], check=True)
     return np.fromfile(target, dtype=out_dtype).reshape(len(rows), -1)
 
 
@@ -278,7 +225,7 @@ def _worst_bin_errors(signals: np.ndarray, spectra: np.ndarray, twiddles) -> np.
     return np.array(worst)
 
 
-def _long_ratio(probe: Path, mode: str, n: int, tmp_path: Path) -> float:
+def _long_ratio(probe: list[str], mode: str, n: int, tmp_path: Path) -> float:
     """The largest bin error of the probe's long-double transform ``mode`` at length n over _inputs(n) and n + 1
     equal masses (the transform's largest bins), relative to 8 u_L ceil(log2 n) ||x||_1 (its contract)."""
     rng = np.random.default_rng(n)
@@ -296,9 +243,7 @@ def _long_ratio(probe: Path, mode: str, n: int, tmp_path: Path) -> float:
 
 def test_eigen_offers_the_long_double_forward_transform(probe):
     assert (
-        subprocess.run(
-            [str(probe), "offers_long"], capture_output=True, text=True, check=True
-        ).stdout
+        subprocess.run([*probe, "offers_long"], capture_output=True, text=True, check=True).stdout
         == "1\n"
     )
 

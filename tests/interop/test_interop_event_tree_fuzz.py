@@ -11,6 +11,7 @@ skipped here by seed choice, not by type: the seeds below draw none of them.
 from __future__ import annotations
 
 import math
+import mmap
 from functools import cache
 
 import numpy as np
@@ -202,12 +203,17 @@ def test_a_workers_peak_memory_is_its_own_not_its_parents():
 
     The parent's peak (its block and its imports, above 0.5 GB) is what an inherited high-water mark
     (``getrusage``'s ``ru_maxrss``, kept across exec) would report; a Gaussian query's own peak is about
-    0.12 GB, so a reported peak below 0.5 GB is the worker's own.  A larger block only costs its page
-    faults (4 CPU s for 1.5 GB).  The worker is spawned from this process itself (as the module's
-    ``worker`` fixture is), not from a parent script of its own, whose interpreter and imports would
-    cost more than the query."""
-    block = np.ones(500_000_000 // 8)
-    del block
+    0.12 GB, so a reported peak below 0.5 GB is the worker's own.  The block is made resident one byte
+    a 4 kB page, huge pages refused: a transparent huge page's fault may first compact memory in the
+    kernel (2-6 CPU s for 0.5 GB on a loaded machine, against 0.5 s for its 4 kB pages); the parent's
+    high-water mark is the same either way.  The worker is spawned from this process itself (as the
+    module's ``worker`` fixture is), not from a parent script of its own, whose interpreter and imports
+    would cost more than the query."""
+    block = mmap.mmap(-1, 500_000_000)
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        block.madvise(mmap.MADV_NOHUGEPAGE)
+    np.frombuffer(block, dtype=np.uint8)[:: mmap.PAGESIZE] = 1  # every page written: resident
+    block.close()
     worker = Worker()
     try:
         _, peak, _ = worker.ask("ours", E.GaussianDpEvent(1.0), NR.ADD_OR_REMOVE_ONE, LIMIT)

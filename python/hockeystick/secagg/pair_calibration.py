@@ -138,6 +138,8 @@ def calibrate_poisson_binomial(
     True
     """
     eps, dlt = _targets(epsilon, delta)
+    # clip_norm enters the MSE alone: checked before the search, so that a refusal costs no calibration
+    c = positive_number(clip_norm, "clip_norm")
     run: dict[str, Any] = dict(
         trials=trials,
         min_surviving_clients=min_surviving_clients,
@@ -146,8 +148,11 @@ def calibrate_poisson_binomial(
         value_discretization_interval=value_discretization_interval,
     )
 
+    read: dict[float, float] = {}  # the certified eps(delta) at each theta asked, for the answer
+
     def achieved(theta: float) -> float:
-        return float(PoissonBinomialMechanism(theta=theta, **run).epsilon(dlt))
+        read[theta] = float(PoissonBinomialMechanism(theta=theta, **run).epsilon(dlt))
+        return read[theta]
 
     high = 0.5 * (1.0 - 2.0**-20)
     if achieved(high) <= eps:
@@ -165,9 +170,7 @@ def calibrate_poisson_binomial(
             middle = math.sqrt(low * high)
             low, high = (middle, high) if achieved(middle) <= eps else (low, middle)
     acc = PoissonBinomialMechanism(theta=low, **run)
-    return PoissonBinomialCalibration(
-        low, float(acc.epsilon(dlt)), acc.mse(positive_number(clip_norm, "clip_norm"))
-    )
+    return PoissonBinomialCalibration(low, read[low], acc.mse(c))
 
 
 def calibrate_distributed_discrete_laplace(

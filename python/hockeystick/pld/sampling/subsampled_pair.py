@@ -343,19 +343,6 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     return GridPMF(k_lo, h, p * scale, p_inf * scale, 0.0, False)
 
 
-def _remembered(curve: Curve) -> Curve:
-    """``curve`` with its values kept per argument array (the same grid asked for twice costs once)."""
-    seen: dict[bytes, np.ndarray] = {}
-
-    def remembered(eps: np.ndarray) -> np.ndarray:
-        key = np.ascontiguousarray(eps, dtype=np.float64).tobytes()
-        if key not in seen:
-            seen[key] = np.asarray(curve(eps), dtype=np.float64)
-        return seen[key].copy()
-
-    return remembered
-
-
 def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
     """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
     return np.concatenate([curve(eps[i : i + CHUNK]) for i in range(0, eps.size, CHUNK)])
@@ -382,6 +369,16 @@ def grid_factor(
     The grid stops at |loss| = ``LOSS_LIMIT`` (700: e^loss stays a normal double), which the
     rules above make valid, only looser, for a pair whose losses reach beyond it.
     """
+    k_lo, eps = _grid_points(loss_lo, loss_hi, h)
+    up = _in_chunks(upper, eps)
+    return _lower_factor(
+        name, k_lo, h, eps, up, _upper_pmf(k_lo, h, up), lower, top_lower, lower_pair_upper
+    )
+
+
+def _grid_points(loss_lo: float, loss_hi: float, h: float) -> tuple[int, np.ndarray]:
+    """The first index k_lo and the losses k h of the grid covering [loss_lo, loss_hi] within
+    +-``LOSS_LIMIT`` (``grid_factor``), refused past ``MAX_CELLS`` points."""
     loss_lo, loss_hi = max(loss_lo, -LOSS_LIMIT), min(loss_hi, LOSS_LIMIT)
     k_lo = int(math.floor(loss_lo / h))
     k_hi = int(math.ceil(loss_hi / h)) + 1
@@ -390,13 +387,26 @@ def grid_factor(
             f"the loss range [{loss_lo:.4g}, {loss_hi:.4g}] needs {k_hi - k_lo + 1} grid points of "
             f"width {h:g} (more than {MAX_CELLS}): use a coarser value_discretization_interval"
         )
-    eps = (k_lo + np.arange(k_hi - k_lo + 1)) * h
-    up = _in_chunks(upper, eps)
+    return k_lo, (k_lo + np.arange(k_hi - k_lo + 1)) * h
+
+
+def _lower_factor(
+    name: str,
+    k_lo: int,
+    h: float,
+    eps: np.ndarray,
+    up: np.ndarray,
+    upper_pmf: GridPMF,
+    lower: Curve,
+    top_lower: float,
+    lower_pair_upper: Curve | None,
+) -> Factor:
+    """``grid_factor``'s factor from the upper side's values ``up`` at the grid's losses ``eps`` and
+    its PMF: the lower side's PMF built beside it (one upper PMF may serve several lower sides on
+    one grid)."""
     secant_up = up if lower_pair_upper is None else _in_chunks(lower_pair_upper, eps)
     lo = np.minimum(_in_chunks(lower, eps), secant_up)
-    return Factor(
-        name, _upper_pmf(k_lo, h, up), _lower_pmf(k_lo, h, lo, secant_up, top_lower), True
-    )
+    return Factor(name, upper_pmf, _lower_pmf(k_lo, h, lo, secant_up, top_lower), True)
 
 
 def _sampled_top(top_loss: float, q: float) -> float:
@@ -526,27 +536,30 @@ def with_replacement_curves(
     top = _sampled_top(float(top_loss), eta) + h
     bottom = min(math.log1p(-eta), -top) - h
     name = f"with_replacement_subsampled(K={k}, n={n}, replace-one)"
-    upper = _remembered(
-        mirrored_curve(one_order, True)
-    )  # both orders' factors ask for it on one grid
+    upper = mirrored_curve(one_order, True)
     if realizable is None:
         return PrivacyLossDistribution(
             [{grid_factor(name, upper, mix.curve(los, False), bottom, top, h, 0.0, one_order): 1}]
         )
-    # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the
-    # secants
+    # both orders share the symmetrised bound: its values and its PMF on the grid are built once.
+    # The realizable pair's curve lies below that bound in both orders: the bound (None: its values
+    # ``up``) may serve the secants
+    k_lo, eps = _grid_points(bottom, top, h)
+    up = _in_chunks(upper, eps)
+    upper_pmf = _upper_pmf(k_lo, h, up)
     return PrivacyLossDistribution(
         [
             {
-                grid_factor(
+                _lower_factor(
                     f"{name}, realizable order {i}",
-                    upper,
-                    lower,
-                    bottom,
-                    top,
+                    k_lo,
                     h,
+                    eps,
+                    up,
+                    upper_pmf,
+                    lower,
                     0.0,
-                    upper if secant is None else secant,
+                    secant,
                 ): 1
             }
             for i, (lower, secant) in enumerate(realizable)
