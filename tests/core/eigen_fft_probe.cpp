@@ -6,6 +6,7 @@
 //   eigen_fft_probe offers_long                 prints the backend's offers_forward_long() (0 or 1)
 // forward, inverse and forward_long are cpp/backends/eigen_fft_backend.hpp's; eigen_long is Eigen's own long-double
 // transform (its twiddles from double cos and sin), which that backend does not use.
+// The tests run it compiled into tests/core/eigen_programs.cpp: eigen_programs eigen_fft_probe MODE ...
 #include "eigen_fft_backend.hpp"
 
 #include <complex>

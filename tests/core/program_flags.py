@@ -1,5 +1,6 @@
 """The optimization level of the C++ test programs compiled against the headers (cpp/examples/embed.cpp and
-embed_pld.cpp, tests/core/eigen_fft_probe.cpp, cpp/capi/tests/tilted_gaussian.cpp).
+embed_pld.cpp, tests/core/eigen_fft_probe.cpp, cpp/capi/tests/tilted_gaussian.cpp; the last three with Eigen's FFT
+in one unit, tests/core/eigen_programs.cpp).
 
 -O1: each program's checks compare what it prints with the package's values within tolerances (round-off charges,
 ``rel=1e-15``, certified brackets and error bounds), and its arithmetic is IEEE as written at every level (double in
