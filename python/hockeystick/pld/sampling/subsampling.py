@@ -21,12 +21,7 @@ import numpy as np
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
 from ..grid.distribution import PrivacyLossDistribution
-from ..mechanisms.constructors import (
-    DEFAULT_INTERVAL,
-    checked_interval,
-    from_distributions,
-    pair_factor,
-)
+from ..mechanisms.constructors import DEFAULT_INTERVAL, from_distributions
 from ..mechanisms.discrete_gaussian import discrete_gaussian_pair
 from ..mechanisms.discrete_laplace import discrete_laplace_pair
 from ..mechanisms.mechanism import Mechanism, Pair, two_directions
@@ -70,7 +65,6 @@ def poisson_subsampled(
     sampling_rate: float,
     *,
     value_discretization_interval: float = DEFAULT_INTERVAL,
-    exact_zeros: bool = False,
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair, Poisson-sampled.
 
@@ -83,14 +77,6 @@ def poisson_subsampled(
 
     Both are finite pairs, so both sides are exact up to the grid (``from_distributions``).
 
-    A zero of Q is read as possibly underflowed unless ``exact_zeros``: the remove pair's P-mass
-    there then sits at +infinity on the upper side and at the least loss an underflowed Q-mass
-    allows (about log p + 741) on the lower side, whose grid spans that far (~7.4e6 cells at the
-    default grid).  With ``exact_zeros`` the zeros of ``q`` are the pair's own (as those of
-    ``canonical_pair``): that mass sits at +infinity on both sides.  The add pair's zeros of the
-    mixture (1 - rate) Q + rate P where Q is positive come from underflow alone, except at rate 1
-    (the mixture is P, exactly): they are read as underflowed unless rate is 1 and ``exact_zeros``.
-
     Parameters
     ----------
     p : array_like
@@ -101,9 +87,6 @@ def poisson_subsampled(
         Poisson sampling probability, 0 <= sampling_rate <= 1 (0 releases nothing about the record).
     value_discretization_interval : float, optional
         Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
-    exact_zeros : bool, optional
-        Whether a mass of ``p`` or ``q`` given as 0 is exact (default False: computed masses, a 0
-        may be an underflow).
 
     Returns
     -------
@@ -131,21 +114,9 @@ def poisson_subsampled(
     0.05
     """
     mixed, base = poisson_subsampled_pair(p, q, sampling_rate)
-    if not exact_zeros:
-        return from_distributions(
-            mixed,
-            base,
-            value_discretization_interval=value_discretization_interval,
-            exact_zeros=False,
-        )  # computed masses: a 0 may be an underflow
-    h = checked_interval(value_discretization_interval)
-    whole = float(sampling_rate) == 1.0  # the mixture is P itself: its zeros are P's own
-    return PrivacyLossDistribution(
-        [
-            {pair_factor(mixed, base, "from_distributions(p, q)", h, True): 1},
-            {pair_factor(base, mixed, "from_distributions(q, p)", h, whole): 1},
-        ]
-    )
+    return from_distributions(
+        mixed, base, value_discretization_interval=value_discretization_interval, exact_zeros=False
+    )  # computed masses: a 0 may be an underflow
 
 
 @dataclass(frozen=True)
