@@ -148,16 +148,21 @@ def _mechanism_components(grads: np.ndarray, K: int) -> list:
 def _densities_2d(
     P: list, Q: list, sigma: float, N: int = 601
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Two 2-D Gaussian mixtures on a grid over +-9 sigma, and the cell area (trapezoid rule)."""
+    """Two 2-D Gaussian mixtures on a grid over +-9 sigma, and the cell area (trapezoid rule).
+
+    Each isotropic component is the outer product of its two axes' Gaussians (the same values up to
+    a few ulps as the 2-D exponential at every grid point, for 2 N exponentials instead of N^2), the
+    mixture their weighted sum: one matrix product over the components."""
     means = np.array([m for _, m in P + Q])
     lo, hi = means.min(axis=0) - 9 * sigma, means.max(axis=0) + 9 * sigma
     x, y = np.linspace(lo[0], hi[0], N), np.linspace(lo[1], hi[1], N)
-    X, Y = np.meshgrid(x, y, indexing="ij")
 
     def density(C):
-        return sum(
-            w * np.exp(-((X - m[0]) ** 2 + (Y - m[1]) ** 2) / (2 * sigma**2)) for w, m in C
-        ) / (2 * np.pi * sigma**2)
+        w = np.array([wc for wc, _ in C])
+        m = np.array([mc for _, mc in C])
+        along_x = np.exp(-((x[:, None] - m[None, :, 0]) ** 2) / (2 * sigma**2))
+        along_y = np.exp(-((y[:, None] - m[None, :, 1]) ** 2) / (2 * sigma**2))
+        return (along_x * w[None, :]) @ along_y.T / (2 * np.pi * sigma**2)
 
     return density(P), density(Q), (x[1] - x[0]) * (y[1] - y[0])
 
