@@ -38,6 +38,7 @@ extensions = [
     "hockeystick_pictures",
     "hockeystick_sidebar",
     "hockeystick_search_stems",
+    "hockeystick_unmatched_refs",
 ]
 
 # No typographic replacement: Docutils' smart quotes turn `--flag` into an en dash and straight quotes into
