@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+import hockeystick
+from hockeystick.cpp import get_library_dir
+
 from .program_flags import OPTIMIZATION
 from .test_capi import ROOT, _build, _missing, _run
 
@@ -43,22 +46,43 @@ def _once(where: Path, make: Callable[[Path], Path]) -> Path:
         return Path(record.read_text())
 
 
+def _installed_library() -> Path | None:
+    """The installed package's libhockeystick_c where the package is installed from a wheel, None where it is this
+    tree's (an editable install, whose library is only as new as its last build)."""
+    if ROOT in Path(hockeystick.__file__).resolve().parents:
+        return None
+    (path,) = [
+        p
+        for p in Path(get_library_dir()).glob("*hockeystick_c.*")
+        if p.suffix in (".so", ".dylib", ".dll")
+    ]
+    return path
+
+
 @pytest.fixture(scope="session")
 def capi_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """``capi_build(*cmake_options)``: the path of libhockeystick_c configured with those ``-D`` options, built once
-    per run (its install prefix ``prefix`` beside its ``build`` folder, as ``_build`` lays it out)."""
+    per run (its install prefix ``prefix`` beside its ``build`` folder, as ``_build`` lays it out).
+
+    Without options, where the package is installed from a wheel, the wheel's own library: the default
+    configuration (Eigen's FFT, Release), built from the same sources by the wheel's build (CI's, from this tree),
+    so a second build of it would check nothing the wheel's does not; the options' builds are this tree's."""
     root = _shared_root(tmp_path_factory)
     built: dict[tuple[str, ...], Path] = {}
 
     def build(*options: str) -> Path:
         if options not in built:
-            slug = (
-                "-".join(o.removeprefix("-D").replace("=", "_").lower() for o in options)
-                or "default"
-            )
-            built[options] = _once(
-                root / f"capi-{slug}", lambda where: _build(where / "build", *options)
-            )
+            installed = None if options else _installed_library()
+            if installed is not None:
+                built[options] = installed
+            else:
+                slug = (
+                    "-".join(o.removeprefix("-D").replace("=", "_").lower() for o in options)
+                    or "default"
+                )
+                built[options] = _once(
+                    root / f"capi-{slug}", lambda where: _build(where / "build", *options)
+                )
         return built[options]
 
     return build

@@ -1,5 +1,6 @@
-"""libhockeystick_c, the C interface (cpp/capi): built with CMake, then called from C (cpp/capi/tests/capi_check.c),
-from Python through ctypes and from Rust (cpp/capi/tests/capi_check.rs, no crates).
+"""libhockeystick_c, the C interface (cpp/capi): the installed wheel's for the default configuration, built with CMake
+for the others (conftest.py's capi_build), then called from C (cpp/capi/tests/capi_check.c), from Python through
+ctypes and from Rust (cpp/capi/tests/capi_check.rs, no crates).
 
 theta, log theta, Q, log Q and theta's inverses are the Python package's bit for bit (the same kernels, the same
 facade steps); so is a one-round PLD's certified bracket (no transform: the same cells and reads).  A composed
@@ -83,7 +84,7 @@ def _build(build: Path, *options: str) -> Path:
 
     Release, as the wheel's, in one unity translation unit: the library's sources instantiate the same core
     templates, so compiled together they cost less than half the CPU of one unit each (the wheel's build compiles
-    them one by one, and tests/core/test_wheel_cpp_package.py loads that library)."""
+    them one by one; conftest.py's capi_build and tests/core/test_wheel_cpp_package.py load that library)."""
     cmake = _cmake()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     prefix = f"-DCMAKE_INSTALL_PREFIX={build.parent / 'prefix'}"
@@ -191,7 +192,8 @@ def _backend_found(lib: Library, backend: str) -> bool:
 
 @pytest.fixture(scope="module")
 def library(capi_build) -> Library:
-    """The library as configured by default: Eigen's FFT (MPL-2.0) where its headers are found."""
+    """The library as configured by default: Eigen's FFT (MPL-2.0) where its headers are found (the installed
+    wheel's where the package comes from one: conftest.py's capi_build)."""
     lib = Library(capi_build())
     _backend_found(lib, "eigen")
     return lib
@@ -331,14 +333,15 @@ def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(
     )
 
 
-def test_pkg_config_gives_the_installed_c_librarys_flags(library):
-    """hockeystick-c.pc, installed with the library: ``pkg-config --cflags --libs hockeystick-c`` alone builds
+def test_pkg_config_gives_the_installed_c_librarys_flags(capi_build):
+    """hockeystick-c.pc, installed with the library (the build without an FFT backend: the file is the same for
+    every backend, which the library links privately): ``pkg-config --cflags --libs hockeystick-c`` alone builds
     capi_check.c against the installed header and library, and the program prints the package's version and theta;
     the header-only core's hockeystick.pc names no library."""
     pkg_config = shutil.which("pkg-config")
     if pkg_config is None:
         _missing("pkg-config")
-    build = library.path.parent.parent
+    build = capi_build("-DHOCKEYSTICK_C_FFT=none").parent.parent
     prefix = build.parent / "prefix"
     _run(_cmake(), "--install", build)
     (pc,) = prefix.glob(
@@ -678,8 +681,8 @@ def test_pld_refusals_name_the_argument_and_the_rule(library):
     lib.hs_pld_free(None)  # allowed, does nothing
 
 
-def test_without_a_backend_the_pld_calls_say_they_are_unavailable(tmp_path):
-    library = Library(_build(tmp_path / "build", "-DHOCKEYSTICK_C_FFT=none"))
+def test_without_a_backend_the_pld_calls_say_they_are_unavailable(capi_build):
+    library = Library(capi_build("-DHOCKEYSTICK_C_FFT=none"))
     assert library.lib.hs_has_pld() == 0 and library.fft_backend() == ""
     assert library.value("hs_theta", 1.0, 1.0) == hs.theta(1.0, 1.0)  # the kernels are there
     out = _PLD()
