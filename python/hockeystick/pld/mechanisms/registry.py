@@ -21,6 +21,7 @@ named anywhere else.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from collections.abc import Callable
@@ -76,6 +77,17 @@ _CLASSES: dict[str, type[AnyMechanism]] = {}
 _READERS: dict[type, type[AnyMechanism] | None] = {}
 _STAGES: dict[str, StageEntry] = {}
 _LOADED: list[bool] = []
+
+
+@functools.cache
+def _keywords(build: Callable[..., Any]) -> tuple[tuple[str, bool], ...]:
+    """Each keyword of ``build`` with whether it has no default, in its order: read once per
+    constructor (``inspect.signature`` costs tens of microseconds, and a ledger's restore asks it of
+    every stage)."""
+    return tuple(
+        (n, p.default is inspect.Parameter.empty)
+        for n, p in inspect.signature(build).parameters.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -144,7 +156,7 @@ class StageEntry:
         list of str
             In the constructor's order.
         """
-        return [p for p in inspect.signature(self.build).parameters if p != GRID_KEYWORD]
+        return [n for n, _ in _keywords(self.build) if n != GRID_KEYWORD]
 
     def required(self) -> list[str]:
         """The keywords a stage of this mechanism must give (the constructor's without a default).
@@ -154,11 +166,7 @@ class StageEntry:
         list of str
             In the constructor's order.
         """
-        return [
-            n
-            for n, p in inspect.signature(self.build).parameters.items()
-            if p.default is inspect.Parameter.empty and n != GRID_KEYWORD
-        ]
+        return [n for n, required in _keywords(self.build) if required and n != GRID_KEYWORD]
 
     def analysed_under(self, given: Any) -> str | None:
         """The relation a stage's analysis holds for, given its ``relation`` parameter (None if absent).
