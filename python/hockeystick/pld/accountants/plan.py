@@ -57,6 +57,7 @@ from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
 from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
 from ..mechanisms.registry import mechanism_of
 from ..mechanisms.selection import ExponentialMechanism, PermuteAndFlip
+from ..question.described_run import Segment, subsampled_segments
 from ..refine.grid_alignment import aligned, alignment_atoms
 from ..refine.plan_refinement import GridRefinement
 from ..sampling.subsampled_pair import (
@@ -488,6 +489,30 @@ class PlanProfile:
         ):  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
             return self._bracket("epsilon", SMALLEST_DELTA)[0], math.inf
         return self._bracket("epsilon", delta)
+
+
+def read_run(profile: PlanProfile) -> list[Segment] | None:
+    """The run of Poisson-subsampled Gaussians whose question read ``profile``'s brackets hold.
+
+    On a fixed grid, without atoms or a folded Gaussian read beside the grid part, a bracket is the
+    composed PLD's own intersected with the installed question reader's read of the run its factors
+    describe (``PlanProfile._evaluate_grid``, ``pld.question``): that run, where it is rounds of
+    Poisson-subsampled Gaussians in both directions.
+
+    Parameters
+    ----------
+    profile : PlanProfile
+        The profile whose brackets are read.
+
+    Returns
+    -------
+    list of ((noise, q, 1.0), rounds) or None
+        ``described_run.subsampled_segments`` of the composed PLD; None where no such read is held.
+    """
+    h = profile.fixed_interval
+    if h is None or not profile._grid or profile._finite or profile._gaussian_beside(h):
+        return None
+    return subsampled_segments(profile._pld(h))
 
 
 def _gaussian_pld(sigma: float, q: float, h: float, half_cells: bool) -> PrivacyLossDistribution:

@@ -20,9 +20,11 @@ delta is held by the plain composition's round-off charge, which no grid removes
 The plan's run is read as a composed PLD's is: described by its mechanisms' specs and counts
 (``described``, ``question.described_run``), and asked of the question
 stage's one read of a described run (``question.reader.segments_bracket``: one kind of round the
-front door's default, several the tilted composition of the factors).  Several kinds of round under
-add-or-remove are read there first for epsilon, the default grid's composition only where that read
-is wider than the default tolerance (``QuestionEpsilon._segments_epsilon``).
+front door's default, several the tilted composition of the factors).  The default grid's
+composed PLD reads the run it describes itself (``plan.read_run``), so its epsilon bracket is not
+read again: the tilted read from the bracket it gave finds that bracket, bit for bit.  Its delta
+bracket is: the delta read takes its question tail from the upper side given, and the upper side
+the first read gave is lower.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from ..question.reader import segments_bracket
 from ..refine import question
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
 from .composition_plan import CompositionPlan
-from .plan import PlanProfile
+from .plan import PlanProfile, read_run
 from .plan_rdp import plan_rdp_epsilon, rdp_lowered_upper
 from .subsampled_gaussian import SubsampledGaussianPLD
 
@@ -153,27 +155,6 @@ class QuestionEpsilon:
         )
         return float(low), float(up)
 
-    def _segments_epsilon(
-        self, segments: list[Segment], profile: Callable[[], PlanProfile], delta: float
-    ) -> tuple[float, float]:
-        """Certified (lower, upper) on epsilon at ``delta`` of rounds of several Poisson-subsampled
-        Gaussians under add-or-remove: the tilted composition of the factors read from [0, inf]
-        (``_read``: its own ladder of grids, then half the peers' default grid); where that is
-        wider than the default tolerance (a window refused, rare participation), also
-        ``profile()`` (the plan on the default grid, which reads the run it describes,
-        ``pld.question``) narrowed by the same read, the two intersected.
-
-        Within the tolerance the plan's composition is not read: the tilted reads on half the
-        peers' default grid set both sides of its bracket (on every multi-stage plan of the
-        tests and the doors' runs the answer is the same, float.hex for float.hex), and it costs
-        as much as the tilted read again."""
-        lower, upper = self._read(segments, "epsilon", delta, 0.0, math.inf)
-        if question.within_tolerance(np.array(lower), np.array(upper)):
-            return lower, upper
-        low, up = self._read(segments, "epsilon", delta, *profile().epsilon(delta))
-        lower = max(lower, low)
-        return lower, max(lower, min(upper, up))
-
     def delta(
         self,
         plan: CompositionPlan,
@@ -214,17 +195,17 @@ class QuestionEpsilon:
         finite, with a warning naming ``accuracy=``; a finite upper side of a bracket wider than the
         default tolerance is lowered to the plan's RDP side where smaller
         (``plan_rdp.rdp_lowered_upper``, add-or-remove).  Under ``add_or_remove`` a plan of several
-        Poisson-subsampled Gaussians is read by the tilted composition of its factors
+        Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's
         (``refine.tilted_factors``: on coarser grids where wide, on half the peers' default grid
-        where not exact), ``profile()`` only where that is wider than the default tolerance
-        (``_segments_epsilon``)."""
+        where not exact), unless ``profile()``'s bracket holds that read of the same run already
+        (``plan.read_run``: the default grid's composed PLD reads the run it describes)."""
         if run is not None:
             return self._read(_one_run(plan, run), "epsilon", delta, 0.0, math.inf)
+        grid = profile()
+        lower, upper = grid.epsilon(delta)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
-        if segments is None:
-            lower, upper = profile().epsilon(delta)
-        else:
-            lower, upper = self._segments_epsilon(segments, profile, delta)
+        if segments is not None and read_run(grid) != segments:
+            lower, upper = self._read(segments, "epsilon", delta, lower, upper)
         if math.isfinite(
             upper
         ):  # a wide bracket's upper side at most the plan's own RDP side (add-or-remove)
