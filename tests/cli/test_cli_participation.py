@@ -215,7 +215,7 @@ def test_calibrate_meets_the_target_by_the_certified_upper_side(capsys):
                 "--monte-carlo-draws",
                 "10",
             ],
-            "--monte-carlo-draws goes with hockeystick delta and --participation balls_in_bins",
+            "--monte-carlo-draws belongs to hockeystick delta --participation balls_in_bins",
         ),
         (
             [

@@ -65,6 +65,7 @@ from .common import (
     _families,
     check_domains,
 )
+from .unread import check_unread
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
@@ -219,6 +220,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
                 # a warning is one line in the command line's words, as an error is; --debug keeps
                 # Python's form (the file, line and source that raised it)
                 warnings.showwarning = _warning_printer(args, prog)
+            check_unread(args)  # a flag of another mode, which this one would ignore
             check_domains(args)  # before the subcommand imports its numerics
             return args.func(args)
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:

@@ -59,10 +59,14 @@ def participation_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=1e-3,
         metavar="P",
-        help="the Monte Carlo bound's failure probability (1e-3)",
+        help="with --monte-carlo-draws: the Monte Carlo bound's failure probability (1e-3)",
     )
     group.add_argument(
-        "--seed", type=int, default=None, metavar="N", help="the Monte Carlo draws' seed"
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --monte-carlo-draws: the draws' seed",
     )
 
 
@@ -136,11 +140,6 @@ def participation_reading(args: argparse.Namespace, output: str) -> int:
     if getattr(args, output, None) is not None:
         raise UsageError(f"hockeystick {output} computes {output}: give --{other}, not --{output}")
     at = _target(args, other)
-    if args.monte_carlo_draws and (args.participation != "balls_in_bins" or output != "delta"):
-        raise UsageError(
-            "--monte-carlo-draws goes with hockeystick delta and --participation balls_in_bins: the Monte Carlo "
-            "estimate is of the balls-in-bins dominating pair's delta (Choquette-Choo et al. 2024)"
-        )
     from ..matrix import labelled_reading  # lazy: start-up time
 
     run = build()
