@@ -699,6 +699,8 @@ def test_rust_program_gets_the_packages_values(library, tmp_path):
     rustc = shutil.which("rustc")
     if rustc is None:
         pytest.skip("no rustc on this machine: the Rust caller is not tested")
+    if shutil.which("cc") is None:
+        pytest.skip("no C linker (cc) for rustc on PATH: the Rust caller is not tested")
     exe = tmp_path / "capi_check_rs"
     libdir = library.path.parent
     _run(rustc, "--edition", "2021", CAPI / "tests" / "capi_check.rs", "-L", libdir, "-l", "hockeystick_c",

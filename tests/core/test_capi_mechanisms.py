@@ -514,6 +514,8 @@ def test_rust_program_composes_the_subsampled_laplace_with_the_fixed_size_gaussi
     rustc = shutil.which("rustc")
     if rustc is None:
         pytest.skip("no rustc on this machine: the Rust caller is not tested")
+    if shutil.which("cc") is None:
+        pytest.skip("no C linker (cc) for rustc on PATH: the Rust caller is not tested")
     exe = tmp_path / "capi_mechanisms_rs"
     libdir = lib.path.parent
     _run(rustc, "--edition", "2021", CAPI / "tests" / "capi_mechanisms.rs", "-L", libdir, "-l", "hockeystick_c",
