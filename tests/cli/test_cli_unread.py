@@ -40,26 +40,19 @@ MODES = {
         "-p",
         "rounds=10",
     ],
-    "calibrate --sampling poisson": [
-        "calibrate",
-        *RUN,
-        "--epsilon",
-        "3",
-        "--delta",
-        "1e-5",
-        "--sampling",
-        "poisson",
-    ],
-    "calibrate --sampling fixed_size": [
-        "calibrate",
-        *RUN,
-        "--epsilon",
-        "3",
-        "--delta",
-        "1e-5",
-        "--sampling",
-        "fixed_size",
-    ],
+    **{
+        f"calibrate --sampling {sampling}": [
+            "calibrate",
+            *RUN,
+            "--epsilon",
+            "3",
+            "--delta",
+            "1e-5",
+            "--sampling",
+            sampling,
+        ]
+        for sampling in ("poisson", "fixed_size")
+    },
     "calibrate --fixed-compute": [
         "calibrate",
         "--fixed-compute",

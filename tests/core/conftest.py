@@ -26,7 +26,7 @@ from filelock import FileLock
 import hockeystick
 from hockeystick.cpp import get_library_dir
 
-from .program_flags import OPTIMIZATION
+from .program_flags import OPTIMIZATION, cxx_on_path
 from .test_capi import ROOT, _build, _missing, _run
 
 
@@ -89,12 +89,7 @@ def capi_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
 
 
 def _cxx() -> str:
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    cxx = cxx_on_path()
     if cxx is None:
         _missing("a C++ compiler")
     return str(cxx)

@@ -1,4 +1,4 @@
-"""The optimization level of the C++ test programs compiled against the headers (cpp/examples/embed.cpp and
+"""The compiler and the optimization level of the C++ test programs compiled against the headers (cpp/examples/embed.cpp and
 embed_pld.cpp, tests/core/eigen_fft_probe.cpp, cpp/capi/tests/tilted_gaussian.cpp; the last three with Eigen's FFT
 in one unit, tests/core/eigen_programs.cpp).
 
@@ -14,4 +14,18 @@ own optimized build: the C library (test_capi*.py, Release) and the CMake and Co
 
 from __future__ import annotations
 
+import os
+import shutil
+
 OPTIMIZATION = "-O1"
+
+
+def cxx_on_path() -> str | None:
+    """The C++ compiler the tests build with: ``$CXX``, else the first of c++, g++ and clang++ on PATH (None
+    where there is none; each test says what it then does)."""
+    return (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )

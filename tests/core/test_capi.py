@@ -29,6 +29,8 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 
+from .program_flags import cxx_on_path
+
 ROOT = Path(__file__).resolve().parents[2]
 CAPI = ROOT / "cpp" / "capi"
 pytestmark = (
@@ -67,12 +69,7 @@ def _run(*command: str | Path, env: dict[str, str] | None = None) -> str:
 
 def _cmake() -> str:
     cmake = shutil.which("cmake")
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    cxx = cxx_on_path()
     if cmake is None or cxx is None:
         _missing("cmake and a C++ compiler")
     return str(cmake)
@@ -263,12 +260,7 @@ def printed(pld_library: Library, tmp_path_factory) -> dict[str, list[list[str]]
     _run(_c_compiler(), *flags, "-I", CAPI / "include", CAPI / "tests" / "capi_check.c", "-L", libdir,
          "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
     output = _run(exe)
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    cxx = cxx_on_path()
     if (
         cxx is not None
     ):  # the header is C++ too (extern "C"): the same program compiled as C++ prints the same

@@ -15,6 +15,8 @@ import pytest
 import hockeystick as hs
 from hockeystick import _core
 
+from .program_flags import cxx_on_path
+
 ROOT = Path(__file__).resolve().parents[2]
 CONSUMER = ROOT / "cpp" / "examples" / "cmake_consumer"
 pytestmark = pytest.mark.slow  # configures four CMake projects and compiles three tiny programs
@@ -33,12 +35,7 @@ VERSION = _numeric_version()
 def _tools() -> tuple[str, list[str]]:
     """cmake, and the generator arguments (Ninja where it is on PATH); skipped, saying why, without a compiler
     or cmake, except under CI, which must have both."""
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    cxx = cxx_on_path()
     cmake = shutil.which("cmake")
     missing = [name for name, found in (("a C++ compiler", cxx), ("cmake", cmake)) if found is None]
     if missing:

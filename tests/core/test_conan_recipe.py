@@ -15,17 +15,14 @@ import pytest
 import hockeystick as hs
 from hockeystick import _core
 
+from .program_flags import cxx_on_path
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # packages the headers and compiles one tiny program
 
 
 def _conan() -> str:
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    cxx = cxx_on_path()
     tools = {"a C++ compiler": cxx, "cmake": shutil.which("cmake"), "conan": shutil.which("conan")}
     missing = [name for name, found in tools.items() if found is None]
     if missing:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -11,18 +10,13 @@ import pytest
 
 import hockeystick as hs
 
-from .program_flags import OPTIMIZATION
+from .program_flags import OPTIMIZATION, cxx_on_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _compiler() -> str | None:
-    return (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    return cxx_on_path()
 
 
 @pytest.mark.slow

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,7 +22,7 @@ import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick.pld.compose import fft
 
-from .program_flags import OPTIMIZATION
+from .program_flags import OPTIMIZATION, cxx_on_path
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = (
@@ -36,12 +35,7 @@ FFTW = ("fftw3.h", "libfftw3-dev", ["-DHOCKEYSTICK_EXAMPLE_FFTW", "-lfftw3", "-l
 
 
 def _compiler() -> str | None:
-    return (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    return cxx_on_path()
 
 
 def _has_header(cxx: str, header: str, flags: list[str]) -> bool:

@@ -24,6 +24,8 @@ from hockeystick import _core
 from hockeystick.cpp import get_cmake_dir, get_include, get_library_dir, get_pkgconfig_dir
 from hockeystick.cpp.__main__ import main
 
+from .program_flags import cxx_on_path
+
 ROOT = Path(__file__).resolve().parents[2]
 CONSUMER = ROOT / "cpp" / "examples" / "cmake_consumer"
 REINSTALL = (
@@ -156,12 +158,7 @@ def test_a_package_without_the_cpp_files_says_to_reinstall(monkeypatch, tmp_path
 
 def _compiler() -> str:
     """The C++ compiler; skipped, saying why, without one, except under CI, which must have one."""
-    cxx = (
-        os.environ.get("CXX")
-        or shutil.which("c++")
-        or shutil.which("g++")
-        or shutil.which("clang++")
-    )
+    cxx = cxx_on_path()
     if cxx is None:
         if os.environ.get("CI"):
             pytest.fail(
