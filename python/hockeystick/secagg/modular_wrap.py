@@ -38,6 +38,7 @@ least positive double.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -146,6 +147,33 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
     return best
 
 
+@functools.lru_cache(maxsize=1)
+def _raised_masses(
+    noise: str, sigma: float, clients: int
+) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """The noise's window for ``log_noise_tail_bound``: (x0, |x| over the window, each mass raised by its
+    relative error), or None where ``lattice_pld`` refuses to bound the masses.
+
+    A function of the noise alone, not of the bits or the signal: ``bits_for`` and the calibrations ask
+    one noise at many moduli, and the last window (at most ``MAX_TAIL_OUTCOMES`` outcomes, two arrays)
+    is kept for them, read-only.
+    """
+    from .lattice_pld import ddg_sum_masses, skellam_masses
+
+    try:
+        x0, masses, errors, _ = (
+            ddg_sum_masses(sigma, clients)
+            if noise == "distributed_discrete_gaussian"
+            else skellam_masses(clients * sigma * sigma)
+        )
+    except ValueError:
+        return None
+    y = np.abs(np.arange(x0, x0 + masses.size, dtype=float))
+    raised = masses * (1.0 + errors)
+    y.flags.writeable = raised.flags.writeable = False
+    return x0, y, raised
+
+
 def log_noise_tail_bound(
     m: float, signal_proxy: float, noise: str, sigma: float, clients: int
 ) -> float:
@@ -182,31 +210,22 @@ def log_noise_tail_bound(
     float
         The log of the bound, at most 0.
     """
-    from .lattice_pld import ddg_sum_masses, skellam_masses
-
     if (
         m <= 0.0
         or signal_proxy <= 0.0
         or WINDOW_REACH * math.sqrt(clients) * sigma > MAX_TAIL_OUTCOMES
     ):
         return 0.0
-    try:
-        x0, masses, errors, _ = (
-            ddg_sum_masses(sigma, clients)
-            if noise == "distributed_discrete_gaussian"
-            else skellam_masses(clients * sigma * sigma)
-        )
-    except ValueError:
+    window = _raised_masses(noise, sigma, clients)
+    if window is None:
         return 0.0
-    y = np.abs(np.arange(x0, x0 + masses.size, dtype=float))
+    x0, y, raised = window
     gap = np.maximum(m - y, 0.0)
     log_signal = np.minimum(0.0, _LOG_2 - gap * gap / (2.0 * signal_proxy))
     # exp's argument within a few u relative; the sum of positive terms within (size + 2) u
-    inside = float(
-        np.sum(masses * (1.0 + errors) * np.exp(log_signal * (1.0 - 4.0 * UNIT_ROUNDOFF)))
-    )
-    inside *= 1.0 + (masses.size + 8) * UNIT_ROUNDOFF
-    edge = min(-x0, x0 + masses.size - 1) + 1.0  # N beyond the window: |N| >= edge
+    inside = float(np.sum(raised * np.exp(log_signal * (1.0 - 4.0 * UNIT_ROUNDOFF))))
+    inside *= 1.0 + (raised.size + 8) * UNIT_ROUNDOFF
+    edge = min(-x0, x0 + raised.size - 1) + 1.0  # N beyond the window: |N| >= edge
     proxy, variance = (
         (clients * sigma * sigma, 0.0)
         if noise == "distributed_discrete_gaussian"
