@@ -601,22 +601,25 @@ class MMCC:
         eps, tail, rest = min(self._at_split(delta, f) for f in self.tail_fractions)
         return eps, tail, rest, float(self._unamplified.epsilon(delta))
 
-    def _upper_delta(self, epsilon: float) -> float:
+    def _upper_delta(self, epsilon: np.ndarray) -> np.ndarray:
         """The smallest over the tail probabilities t tried of the composed mixtures' certified
-        upper delta(eps - kappa) plus t (step 1b), and the bound without amplification."""
-        plain = float(cast(float, self._unamplified.delta(epsilon)))
+        upper delta(eps - kappa) plus t (step 1b), and the bound without amplification, at every
+        eps of ``epsilon`` (each distribution read once for them all: its delta is element by
+        element)."""
+        plain = np.asarray(self._unamplified.delta(epsilon), dtype=float)
         if not self._charged:
-            found = float(cast(float, self._at_tail(0.5)[0].delta(epsilon, bound="upper")))
-            return min(found * (1.0 + 2.0 * UNIT_ROUNDOFF), plain)
-        best = math.inf
+            found = np.asarray(self._at_tail(0.5)[0].delta(epsilon, bound="upper"), dtype=float)
+            return cast(np.ndarray, np.minimum(found * (1.0 + 2.0 * UNIT_ROUNDOFF), plain))
+        best = np.full(epsilon.shape, np.inf)
         for t in self.tail_deltas:
             distribution, kappa = self._at_tail(t)
             # below eps = kappa: delta(eps - kappa) <= delta(0) + (1 - e^(eps - kappa)) <=
             # delta(0) + kappa
-            at = max(epsilon - kappa, 0.0)
-            extra = t + (kappa if epsilon < kappa else 0.0)
-            best = min(best, float(cast(float, distribution.delta(at, bound="upper"))) + extra)
-        return min(best * (1.0 + 2.0 * UNIT_ROUNDOFF), plain)
+            at = np.maximum(epsilon - kappa, 0.0)
+            extra = np.where(epsilon < kappa, t + kappa, t)
+            found = np.asarray(distribution.delta(at, bound="upper"), dtype=float)
+            best = np.minimum(best, found + extra)
+        return cast(np.ndarray, np.minimum(best * (1.0 + 2.0 * UNIT_ROUNDOFF), plain))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
         """delta(eps): the upper side the smallest over the tail probabilities t tried
@@ -639,7 +642,7 @@ class MMCC:
         return certified_sides(
             bound,
             lambda: scalar_or_array(np.asarray(self._realizable().delta(eps), dtype=float)),
-            lambda: scalar_or_array(np.vectorize(self._upper_delta, otypes=[float])(eps)),
+            lambda: scalar_or_array(self._upper_delta(np.asarray(eps, dtype=float))),
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
