@@ -38,7 +38,7 @@ from typing import Protocol
 import numpy as np
 
 from ..base.validation import count, describe, epsilon_target, in_interval, positive_number
-from .monte_carlo_bounds import MonteCarloKind, bernoulli_kl
+from .monte_carlo_bounds import MonteCarloKind
 
 __all__ = ["PipelineGuarantee", "pipeline_base_delta", "pipeline_delta", "verify_then_release"]
 
@@ -59,19 +59,24 @@ def _overall(draws: int, base: float, bound: float) -> float:
     )  # in logs: min(B, 1) / delta_b may overflow
     if log_top <= 0.0:
         return min(bound, 1.0)
-    scaled_base = math.exp(math.log(base) - math.log(bound))  # delta_b / B
+    log_base, log_bound = math.log(base), math.log(bound)
+    scaled_base = math.exp(log_base - log_bound)  # delta_b / B
+    # bernoulli_kl(scaled_base, m) with the logs of scaled_base taken once for every tau
+    kl_log = math.log(scaled_base) if scaled_base > 0.0 else 0.0
+    kl_log1p = math.log1p(-scaled_base) if scaled_base < 1.0 else 0.0
 
     def value(log_tau: float) -> float:
-        tau_base = math.exp(log_tau + math.log(base))
-        m = math.exp(log_tau + math.log(base) - math.log(bound))
+        tau_base = math.exp(log_tau + log_base)
+        m = math.exp(log_tau + log_base - log_bound)
         if m >= 1.0:  # no mean of draws in [0, B] exceeds B
             return tau_base
-        return tau_base + math.exp(-draws * bernoulli_kl(scaled_base, max(m, scaled_base))) * (
-            1.0 - tau_base
-        )
+        m = max(m, scaled_base)
+        left = scaled_base * (kl_log - math.log(m)) if scaled_base > 0.0 else 0.0
+        right = (1.0 - scaled_base) * (kl_log1p - math.log1p(-m)) if scaled_base < 1.0 else 0.0
+        return tau_base + math.exp(-draws * (left + right)) * (1.0 - tau_base)
 
     grid = np.linspace(0.0, log_top, _TAUS, endpoint=False)
-    values = [value(float(t)) for t in grid]
+    values = [value(t) for t in grid.tolist()]
     i = int(np.argmin(values))
     low, high = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, _TAUS - 1)])
     best = values[i]
