@@ -51,6 +51,7 @@ MIN_SIGMA = 0.5  # KLS21, Thm. 1 and Prop. 14 hold for s >= 1/2
 MAX_CLIENTS = 10**7  # tau's terms are summed one by one
 _EVERY_COUNT = 4096
 _GEOMETRIC_COUNTS = 512
+_CHUNK = 1 << 16  # tau's terms summed a block at a time
 
 
 def _survivor_counts(clients: int) -> np.ndarray:
@@ -94,15 +95,40 @@ def tau(sigma: float, clients: int) -> np.ndarray:
     """
     s = _sigma(sigma)
     n = count(clients, "min_surviving_clients", maximum=MAX_CLIENTS)
-    k = np.arange(1, n, dtype=np.float64)
-    exponent = -2.0 * math.pi**2 * s * s * k / (k + 1.0)
-    terms = np.exp(exponent)
-    sums = np.concatenate([[0.0], np.cumsum(terms)])
-    underflowed = np.concatenate([[0], np.cumsum(exponent < -745.0)])
-    widened = sums * (1.0 + (n + 4) * UNIT_ROUNDOFF) + underflowed * math.ulp(0.0)
-    return np.where(
-        widened > 0.0, np.nextafter(10.0 * widened * (1.0 + 2.0 * UNIT_ROUNDOFF), np.inf), 0.0
-    )
+    return _tau_at(s, n, np.arange(n))
+
+
+def _tau_at(s: float, n: int, index: np.ndarray) -> np.ndarray:
+    """tau(index + 1) for ascending indices in [0, n), as ``tau`` gives them: its terms summed in
+    order, ``_CHUNK`` at a time (each chunk's cumulative sum starting from the sum before it, the
+    same additions in the same order), so that no array of n values but the answer is made."""
+    out = np.empty(index.size)
+    grow = 1.0 + (n + 4) * UNIT_ROUNDOFF
+    total, underflows = 0.0, 0  # tau's sum and its count of underflowed terms before the chunk
+    taken = 0  # the indices answered so far
+    for first in range(0, n, _CHUNK):  # the chunk's tau(first + 1), ..., its sums up to k = first
+        stop = min(first + _CHUNK, n)
+        wanted = index[taken : taken + int(np.searchsorted(index[taken:], stop))]
+        k = np.arange(max(first, 1), stop, dtype=np.float64)
+        exponent = -2.0 * math.pi**2 * s * s * k / (k + 1.0)
+        terms = np.exp(exponent)
+        if first == 0:  # tau(1) = 0: the empty sum
+            sums = np.concatenate([[0.0], terms])
+            counted = np.concatenate([[0], exponent < -745.0]).astype(np.int64)
+        else:
+            sums = terms
+            counted = (exponent < -745.0).astype(np.int64)
+        sums[0] += total
+        counted[0] += underflows
+        sums, counted = np.cumsum(sums), np.cumsum(counted)
+        total, underflows = float(sums[-1]), int(counted[-1])
+        at = wanted - first
+        widened = sums[at] * grow + counted[at] * math.ulp(0.0)
+        out[taken : taken + wanted.size] = np.where(
+            widened > 0.0, np.nextafter(10.0 * widened * (1.0 + 2.0 * UNIT_ROUNDOFF), np.inf), 0.0
+        )
+        taken += wanted.size
+    return out
 
 
 def _sigma(sigma: float) -> float:
@@ -118,8 +144,9 @@ def _sigma(sigma: float) -> float:
 def _prop14(
     alpha: np.ndarray, counts: np.ndarray, taus: np.ndarray, s: float, d2: float, d1: float, d: int
 ) -> np.ndarray:
-    """KLS21, Prop. 14 at each order, minimised over the given survivor counts (module docstring)."""
-    t = taus[counts - 1][:, None]
+    """KLS21, Prop. 14 at each order, minimised over the given survivor counts, ``taus`` their tau
+    (module docstring)."""
+    t = taus[:, None]
     root = np.sqrt(counts.astype(np.float64))[:, None] * s
     a, b = d2 / root, d1 / root
     half_alpha = alpha[None, :] / 2.0
@@ -183,11 +210,12 @@ def distributed_discrete_gaussian_rdp(
     d2, d1 = positive_number(l2, "l2"), positive_number(l1, "l1")
     d = count(dimension, "dimension")
     alpha = check_orders(orders)
-    taus = tau(s, n)
-    at_n = _prop14(alpha, np.array([n]), taus, s, d2, d1, d)
+    counts = _survivor_counts(n)  # ascending, n last
+    taus = _tau_at(s, n, counts - 1)
+    at_n = _prop14(alpha, counts[-1:], taus[-1:], s, d2, d1, d)
     # every term is >= (alpha / 2) A(n')^2: a count with A(n')^2 >= 2 curve(alpha) / alpha at every
     # order cannot lower the curve, and is skipped
-    counts = _survivor_counts(n)
-    counts = counts[np.square(d2 / (np.sqrt(counts) * s)) < float((2.0 * at_n / alpha).max())]
+    kept = np.square(d2 / (np.sqrt(counts) * s)) < float((2.0 * at_n / alpha).max())
+    counts, taus = counts[kept], taus[kept]
     curve = np.minimum(at_n, _prop14(alpha, counts, taus, s, d2, d1, d)) if counts.size else at_n
     return cast(np.ndarray, np.nextafter(curve * (1.0 + 64.0 * UNIT_ROUNDOFF), np.inf))
