@@ -89,7 +89,8 @@ def _lower_hull(eps: np.ndarray, profile: np.ndarray) -> list[tuple[Any, Any]]:
     def point(i: int) -> tuple[Any, Any]:
         if i == 0:
             return mpmath.mpf(0), mpmath.mpf(1)
-        return mpmath.exp(mpmath.mpf(float(eps[i - 1]))), mpmath.mpf(float(profile[i - 1]))
+        # powers[i - 1] is mpmath.exp(eps_j) at p: the same rounding of the same argument
+        return mpmath.mp.make_mpf(powers[i - 1]), mpmath.mpf(float(profile[i - 1]))
 
     scale = 1 << (prec - 4)
     hull: list[int] = []
