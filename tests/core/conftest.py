@@ -1,7 +1,7 @@
 """What the compiler tests build once per test run and share between test files and pytest-xdist's workers: the C
 interface's library for each configuration (test_capi.py, test_capi_mechanisms.py, test_capi_refinement.py,
-test_capi_tilted.py), and the C++ programs on Eigen's FFT backend, one executable (eigen_programs.cpp:
-test_embed_pld_example.py, test_capi_tilted.py, test_eigen_fft_backend.py).
+test_capi_tilted.py), and the C++ programs on Eigen's FFT backend, with the PLD example on FFTW's too where FFTW is
+found, one executable (eigen_programs.cpp: test_embed_pld_example.py, test_capi_tilted.py, test_eigen_fft_backend.py).
 
 Each configuration compiles the whole core behind libhockeystick_c (half a minute of CPU and more), and the programs
 a good part of it, so a build per file, and per worker under ``-n`` (module fixtures are per worker), repeated the
@@ -26,7 +26,7 @@ from filelock import FileLock
 import hockeystick
 from hockeystick.cpp import get_library_dir
 
-from .program_flags import OPTIMIZATION, cxx_on_path
+from .program_flags import FFTW_LIBRARIES, OPTIMIZATION, cxx_on_path, fftw_found
 from .test_capi import ROOT, _build, _missing, _run
 
 
@@ -123,15 +123,18 @@ def _eigen_include(cxx: str) -> list[str]:
 @pytest.fixture(scope="session")
 def eigen_programs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The executable of eigen_programs.cpp (embed_pld, tilted_gaussian and eigen_fft_probe on Eigen's FFT backend,
-    its first argument naming the one to run), compiled once per run at OPTIMIZATION with the examples' flags."""
+    and embed_pld_fftw, the PLD example on FFTW's, where the compiler finds FFTW's header; its first argument naming
+    the one to run), compiled once per run at OPTIMIZATION with the examples' flags."""
     cxx = _cxx()
     flags = ["-std=c++17", OPTIMIZATION, "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
              *_eigen_include(cxx), "-I", ROOT / "cpp" / "include", "-I", ROOT / "cpp" / "backends"]  # fmt: skip
+    fftw = fftw_found(cxx)
 
     def compile_into(where: Path) -> Path:
         where.mkdir(parents=True, exist_ok=True)
         exe = where / "eigen_programs"
-        _run(cxx, *flags, Path(__file__).with_name("eigen_programs.cpp"), "-o", exe)
+        _run(cxx, *flags, *(["-DHOCKEYSTICK_PROGRAMS_FFTW"] if fftw else []),
+             Path(__file__).with_name("eigen_programs.cpp"), *(FFTW_LIBRARIES if fftw else ()), "-o", exe)  # fmt: skip
         return exe
 
     return _once(_shared_root(tmp_path_factory) / "eigen-programs", compile_into)

@@ -1,6 +1,6 @@
 """The compiler and the optimization level of the C++ test programs compiled against the headers (cpp/examples/embed.cpp and
 embed_pld.cpp, tests/core/eigen_fft_probe.cpp, cpp/capi/tests/tilted_gaussian.cpp; the last three with Eigen's FFT
-in one unit, tests/core/eigen_programs.cpp).
+in one unit, tests/core/eigen_programs.cpp, with embed_pld.cpp on FFTW's too where its header is found).
 
 -O1: each program's checks compare what it prints with the package's values within tolerances (round-off charges,
 ``rel=1e-15``, certified brackets and error bounds), and its arithmetic is IEEE as written at every level (double in
@@ -16,8 +16,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 OPTIMIZATION = "-O1"
+
+# FFTW's backend of the programs (cpp/backends/fftw_backend.hpp): the header the compiler must find, the system
+# package that installs it, the libraries a program on it links (FFTW's double and long-double ones)
+FFTW_HEADER = "fftw3.h"
+FFTW_PACKAGE = "libfftw3-dev"
+FFTW_LIBRARIES = ("-lfftw3", "-lfftw3l")
 
 
 def cxx_on_path() -> str | None:
@@ -29,3 +36,14 @@ def cxx_on_path() -> str | None:
         or shutil.which("g++")
         or shutil.which("clang++")
     )
+
+
+def fftw_found(cxx: str) -> bool:
+    """Whether the compiler ``cxx`` finds FFTW's header (FFTW_HEADER) on its own include path."""
+    probe = subprocess.run(
+        [cxx, "-std=c++17", "-x", "c++", "-E", "-"],
+        input=f"#include <{FFTW_HEADER}>\n",
+        capture_output=True,
+        text=True,
+    )
+    return probe.returncode == 0

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -22,83 +21,43 @@ import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick.pld.compose import fft
 
-from .program_flags import OPTIMIZATION, cxx_on_path
+from .program_flags import FFTW_HEADER, FFTW_PACKAGE, cxx_on_path, fftw_found
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = (
     pytest.mark.slow
 )  # the module's fixture runs the C++ example with each backend, compiled once per run
 
 BACKENDS = ("eigen", "fftw")
-# FFTW's build of the example: the header it needs, the package that installs it, its compiler flags
-FFTW = ("fftw3.h", "libfftw3-dev", ["-DHOCKEYSTICK_EXAMPLE_FFTW", "-lfftw3", "-lfftw3l"])
-
-
-def _compiler() -> str | None:
-    return cxx_on_path()
-
-
-def _has_header(cxx: str, header: str, flags: list[str]) -> bool:
-    includes = [f for f in flags if f.startswith("-I")]
-    probe = subprocess.run(
-        [cxx, "-std=c++17", *includes, "-x", "c++", "-E", "-"], input=f"#include <{header}>\n", capture_output=True,
-        text=True,
-    )  # fmt: skip
-    return probe.returncode == 0
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def printed(request, tmp_path_factory) -> dict[str, list[str]]:
-    """What the example prints with each backend: with Eigen's, the example as compiled into conftest.py's
-    eigen_programs (its own includes first, so they alone compile it); with FFTW's, compiled on its own."""
-    if request.param == "eigen":
-        program = [str(request.getfixturevalue("eigen_programs")), "embed_pld"]
-    else:
-        program = [str(_fftw_example(tmp_path_factory))]
-    out = subprocess.run(program, check=True, capture_output=True, text=True).stdout.splitlines()
+def printed(request) -> dict[str, list[str]]:
+    """What the example prints with each backend, as compiled into conftest.py's eigen_programs (its own includes
+    first, so they alone compile it): embed_pld on Eigen's, embed_pld_fftw on FFTW's (the example built with
+    -DHOCKEYSTICK_EXAMPLE_FFTW in the same unit)."""
+    programs = str(request.getfixturevalue("eigen_programs"))
+    if request.param == "fftw":
+        _require_fftw()
+    name = "embed_pld" if request.param == "eigen" else "embed_pld_fftw"
+    out = subprocess.run(
+        [programs, name], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
     lines = {line.split()[0]: line.split()[1:] for line in out}
     assert lines["backend"] == [request.param]
     return lines
 
 
-def _fftw_example(tmp_path_factory) -> Path:
-    """cpp/examples/embed_pld.cpp compiled with -DHOCKEYSTICK_EXAMPLE_FFTW; skipped, saying why, without a compiler
-    or FFTW, except under CI, which has both."""
-    cxx = _compiler()
-    if cxx is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must have a C++ compiler to prove the core embeds")
-        pytest.skip("no C++ compiler on this machine")
-    header, package, flags = FFTW
-    if not _has_header(cxx, header, flags):
-        if os.environ.get("CI"):
-            pytest.fail(f"CI installs {package} (.ci/run): <{header}> must be present")
-        pytest.skip(
-            f"<{header}> is absent: install {package} to build cpp/examples/embed_pld.cpp with it"
-        )
-    exe = tmp_path_factory.mktemp("embed_pld_fftw") / "embed_pld"
-    subprocess.run(
-        [
-            cxx,
-            "-std=c++17",
-            OPTIMIZATION,
-            "-ffp-contract=off",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-Wno-unknown-pragmas",
-            "-I",
-            str(ROOT / "cpp" / "include"),
-            "-I",
-            str(ROOT / "cpp" / "backends"),
-            str(ROOT / "cpp" / "examples" / "embed_pld.cpp"),
-            *flags,
-            "-o",
-            str(exe),
-        ],
-        check=True,
+def _require_fftw() -> None:
+    """Skip, saying why, where the compiler finds no FFTW header (eigen_programs then holds no embed_pld_fftw),
+    except under CI, which installs it."""
+    cxx = cxx_on_path()
+    if cxx is not None and fftw_found(cxx):
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"CI installs {FFTW_PACKAGE} (.ci/run): <{FFTW_HEADER}> must be present")
+    pytest.skip(
+        f"<{FFTW_HEADER}> is absent: install {FFTW_PACKAGE} to build cpp/examples/embed_pld.cpp with it"
     )
-    return exe
 
 
 def _facade(fields: list[str]) -> tuple[tuple[float, float], tuple[float, float], float]:
