@@ -274,20 +274,27 @@ def _interval_bounds(
             at_start = starts[:, None, :] + al[None] * t[None, None, :-1]
             at_end = ends[:, None, :] + al[None] * t[None, None, 1:]
         best = np.minimum(at_start, at_end).max(axis=0)  # one minorant: its least end value
+        with np.errstate(invalid="ignore"):
+            falls = at_start - at_end
+            rises = at_end - at_start
+            falling = (falls > 0) & np.isfinite(falls)
+            rising = (rises > 0) & np.isfinite(rises)
         for i in range(3):
             for j in range(3):
+                if i == j:  # a minorant's rise is its fall negated exactly: never both positive
+                    continue
                 # minorant i falls, j rises: the mean weighting i by lam is flat, its value a lower
-                # bound
-                fall = at_start[i] - at_end[i]
-                rise = at_end[j] - at_start[j]
-                crossing = (fall > 0) & (rise > 0) & np.isfinite(fall) & np.isfinite(rise)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    lam = np.where(crossing, rise / (fall + rise), 0.0)
-                    mean = np.minimum(
-                        lam * at_start[i] + (1.0 - lam) * at_start[j],
-                        lam * at_end[i] + (1.0 - lam) * at_end[j],
-                    )
-                best = np.where(crossing, np.maximum(best, mean), best)
+                # bound (computed where they cross only)
+                crossing = falling[i] & rising[j]
+                if not crossing.any():
+                    continue
+                fall, rise = falls[i][crossing], rises[j][crossing]
+                lam = rise / (fall + rise)
+                mean = np.minimum(
+                    lam * at_start[i][crossing] + (1.0 - lam) * at_start[j][crossing],
+                    lam * at_end[i][crossing] + (1.0 - lam) * at_end[j][crossing],
+                )
+                best[crossing] = np.maximum(best[crossing], mean)
         scale = magnitude[None, :] + al * t[None, 1:]
         out[a : a + rows, 1:n] = best - 32 * _U * scale
     out[:, 0] = low[0] * (1.0 - 4 * _U)  # [0, t_0]: D >= D(t_0), alpha t >= 0
