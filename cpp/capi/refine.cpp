@@ -236,9 +236,10 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
 }
 
 // Delta at epsilon refined to the relative `accuracy` (hs_subsampled_gaussian_delta), not yet intersected with the
-// default's.
-pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long rounds, double epsilon,
-                                  double accuracy) {
+// default's; its tilted reads through `reader` (the point's), which keeps each grid's bracket for the other
+// accuracy's read of the same call.
+pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy,
+                                  pld::TiltedReader& reader) {
     int grids = 0;
     const double t = static_cast<double>(rounds);
     const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
@@ -247,8 +248,6 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
         return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
     });
     if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
         // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked
         const double least = std::max(r.upper, kLeastDelta);
         const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &least, 1, accuracy, 0.0);
@@ -362,7 +361,9 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
-        const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a); };
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+        const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a, reader); };
         const pld::RefinedBracket r = no_looser_than_default(refine(accuracy), accuracy, refine, width_of);
         *lower = r.lower;
         *upper = r.upper;

@@ -46,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -349,16 +350,37 @@ class TiltedReader {
 
     // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds,
     // discretized with the tails `delta_least` (the least delta expected) allows; the maximum over the directions.
+    // Read once per (eps, h, tails) in the reader's life: a later call with the same arguments returns the first
+    // call's bracket, or throws the std::length_error or std::invalid_argument it threw (the same reads of the same
+    // rounds give the same bracket; a finer accuracy's delta_bracket and the default's it is intersected with reach
+    // the same grids where their first grids pass the caps).
     std::pair<double, double> grid_delta_bracket(double eps, double h, double delta_least) {
-        double lower_max = 0.0, upper_max = 0.0;
-        for (const bool remove : {true, false}) {
-            const Direction& d = direction(h, remove, tail(remove, delta_least), true);
-            const std::pair<double, double> b =
-                tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, eps, fft_, max_points_);
-            lower_max = std::max(lower_max, b.first);
-            upper_max = std::max(upper_max, b.second);
+        const double remove_tail = tail(true, delta_least), add_tail = tail(false, delta_least);
+        KeptRead& kept = delta_reads_[std::make_tuple(eps, h, remove_tail, add_tail)];
+        if (kept.outcome == KeptRead::kPastCaps) throw std::length_error(kept.message);
+        if (kept.outcome == KeptRead::kRefused) throw std::invalid_argument(kept.message);
+        if (kept.outcome == KeptRead::kRead) return kept.bracket;
+        try {
+            double lower_max = 0.0, upper_max = 0.0;
+            for (const bool remove : {true, false}) {
+                const Direction& d = direction(h, remove, remove ? remove_tail : add_tail, true);
+                const std::pair<double, double> b =
+                    tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, eps, fft_, max_points_);
+                lower_max = std::max(lower_max, b.first);
+                upper_max = std::max(upper_max, b.second);
+            }
+            kept.bracket = {lower_max, upper_max};
+            kept.outcome = KeptRead::kRead;
+        } catch (const std::length_error& e) {
+            kept.outcome = KeptRead::kPastCaps;
+            kept.message = e.what();
+            throw;
+        } catch (const std::invalid_argument& e) {
+            kept.outcome = KeptRead::kRefused;
+            kept.message = e.what();
+            throw;
         }
-        return {lower_max, upper_max};
+        return kept.bracket;
     }
 
     // (lower, upper) delta at eps with its lower side raised to the max-of-outputs test's where higher, then
@@ -395,11 +417,19 @@ class TiltedReader {
     }
 
   private:
+    // One grid_delta_bracket read: not yet made, its bracket, or the exception it threw (its type and message).
+    struct KeptRead {
+        enum Outcome { kNone, kRead, kPastCaps, kRefused } outcome = kNone;
+        std::pair<double, double> bracket;
+        std::string message;
+    };
+
     double sigma_, q_;
     std::int64_t rounds_;
     RealFftBackend& fft_;
     std::int64_t max_cells_, max_points_;
     std::map<std::tuple<double, bool, double>, std::unique_ptr<Direction>> directions_;
+    std::map<std::tuple<double, double, double, double>, KeptRead> delta_reads_;
 };
 
 }  // namespace pld
