@@ -61,6 +61,7 @@ hockey-stick divergence), as ``lattice_pld`` does.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -85,6 +86,9 @@ MAX_OUTCOMES = 1 << 24  # the most atoms one pair may hold (128 MiB a mass array
 _TAIL = 1e-30  # each window leaves out a tail of at most this mass (Chernoff)
 _L_BLOCKS = 8  # blocks of the others' fair-coin count where it spans more than _L_EXACT outcomes
 _L_EXACT = 32
+_KEPT_COINS = (
+    1 << 17
+)  # fair-coin windows kept for counts up to this: ~12 sqrt(N) outcomes, 34 KiB each
 
 
 def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tuple[int, float, int]:
@@ -212,6 +216,27 @@ def _blocks(trials: int, p: float) -> tuple[np.ndarray, np.ndarray, float]:
     return x0 + edges[:-1], sums * (1.0 - error - (masses.size + 1) * UNIT_ROUNDOFF), error
 
 
+@functools.lru_cache(maxsize=512)
+def _kept_fair_coins(coins: int) -> tuple[int, np.ndarray]:
+    """Binom(coins, 1/2)'s window (``binomial_masses``: its first count and masses), kept read-only.
+
+    The dominating pair asks it at every block of the others' count and every data-carrying count j,
+    and a calibration at every theta: the same counts again and again (512 windows of at most
+    ``_KEPT_COINS`` trials, under 20 MiB).
+    """
+    x0, masses, _, _ = binomial_masses(coins, 0.5)
+    masses.flags.writeable = False
+    return x0, masses
+
+
+def _fair_coins(coins: int) -> tuple[int, np.ndarray]:
+    """Binom(coins, 1/2)'s window, from the kept ones where the count is small enough to keep."""
+    if coins <= _KEPT_COINS:
+        return _kept_fair_coins(coins)
+    x0, masses, _, _ = binomial_masses(coins, 0.5)
+    return x0, masses
+
+
 def dominating_pair_pld(
     clients: int, trials: int, theta: float, value_discretization_interval: float, rate: float = 1.0
 ) -> PrivacyLossDistribution:
@@ -273,7 +298,7 @@ def dominating_pair_pld(
                 same += w
                 continue
             coins = start + m - j
-            x0, coin_masses, _, _ = binomial_masses(coins, 0.5)
+            x0, coin_masses = _fair_coins(coins)
             atoms += coin_masses.size + j
             if atoms > MAX_OUTCOMES:
                 raise ValueError(
