@@ -66,7 +66,7 @@ from ..ledger.fixed_schedule import pld_accountant
 from ..ledger.round_facets import bracketed
 from ..numerics import certified_theta as _ct
 from ..numerics import hockey_stick as _hs
-from .profile import delta_sides, profiled
+from .profile import DeltaSides, delta_sides, profiled
 
 __all__ = ["DEFAULT_DELTA0", "CertifiedGDP", "certified_gdp"]
 
@@ -414,17 +414,27 @@ def _closed_form_mu(accountant: Any) -> tuple[float, float] | None:
     return None
 
 
-def _certified_sides(accountant: Any) -> Any:
+def _certified_sides(accountant: Any) -> DeltaSides:
     """eps -> (lower, upper) delta; an accountant certifying the upper side only (an RDP conversion,
     which refuses bound="both") gets the trivial lower side 0: mu_lower is then 0 and regret_upper
-    reads the lower delta as 0."""
-    try:
-        delta_sides(accountant, "both")(np.zeros(1))
-    except ValueError as error:
-        if 'bound must be "upper"' not in str(error):
-            raise
-        return delta_sides(accountant, "upper")
-    return delta_sides(accountant, "both")
+    reads the lower delta as 0.  Which of the two applies is decided at the first read, not by a
+    read at eps = 0 of its own (for a composed PLD each read costs its fine reads)."""
+    chosen: list[DeltaSides] = []
+
+    def sides(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if chosen:
+            return chosen[0](eps)
+        try:
+            out = delta_sides(accountant, "both")(eps)
+        except ValueError as error:
+            if 'bound must be "upper"' not in str(error):
+                raise
+            chosen.append(delta_sides(accountant, "upper"))
+            return chosen[0](eps)
+        chosen.append(delta_sides(accountant, "both"))
+        return out
+
+    return sides
 
 
 def _slack(value: Any) -> float:
