@@ -19,7 +19,7 @@ SKIPPED = ("hockeystick.__main__",)  # the entry point runs the CLI on import
 
 # module -> why its examples take over 1.5 CPU s (one worker, AMD EPYC)
 SLOW_EXAMPLES = {
-    "hockeystick.secagg.pair_calibration": "calibrates the discrete mechanisms' noise (about 20 s)",
+    "hockeystick.secagg.pair_calibration": "calibrates the discrete mechanisms' noise (about 2 s)",
     "hockeystick.calibrate.individualized": "one calibration per privacy group (about 3 s)",
     "hockeystick.interop.dp_accounting.secagg_pair_events": "composes the secure-aggregation pairs' PLDs (about 3 s)",
     "hockeystick.training.record_level": "a PLD per local step of a federated round (about 2 s)",

@@ -133,7 +133,7 @@ def calibrate_poisson_binomial(
     Examples
     --------
     >>> from hockeystick.secagg import calibrate_poisson_binomial
-    >>> cal = calibrate_poisson_binomial(epsilon=2.0, delta=1e-5, trials=16, min_surviving_clients=20, rounds=5)
+    >>> cal = calibrate_poisson_binomial(epsilon=2.0, delta=1e-5, trials=4, min_surviving_clients=20, rounds=5)
     >>> cal.epsilon <= 2.0 and 0.0 < cal.theta < 0.5
     True
     """
@@ -222,7 +222,7 @@ def calibrate_distributed_discrete_laplace(
     --------
     >>> from hockeystick.secagg import calibrate_distributed_discrete_laplace
     >>> cal = calibrate_distributed_discrete_laplace(epsilon=5.0, delta=1e-5, clip_norm=1.0, granularity=0.1,
-    ...                                              dimension=1, expected_clients=10, min_surviving_clients=8,
+    ...                                              dimension=1, expected_clients=10, min_surviving_clients=10,
     ...                                              rounds=10)
     >>> cal.epsilon <= 5.0
     True
