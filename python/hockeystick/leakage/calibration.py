@@ -12,7 +12,7 @@ instead; docs/paper-001-errata.md compares the two.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,17 @@ def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
         rho.ravel(), np.broadcast_to(d, rho.shape).ravel(), np.zeros(rho.size), rho.shape, False
     )
     return _tv(pair).reshape(rho.shape)
+
+
+def _stop_when_adjacent(state: Any) -> None:
+    """Ends the root search once every root still searched has a bracket of two adjacent doubles:
+    no step narrows it, nor changes its better end (the answer), and where |log rho| >= 128 half
+    its width exceeds the tolerance 1e-14, which would otherwise run the search to its iteration
+    limit."""
+    low, high = state.bracket
+    running = state.status == 1  # scipy's status of a root still being searched
+    if np.all(np.nextafter(low[running], high[running]) >= high[running]):
+        raise StopIteration
 
 
 @broadcasting
@@ -123,6 +134,7 @@ def distortion_variance_for_tv(
         (bracket.bracket[0], bracket.bracket[1]),
         args=(d_flat, t_flat),
         tolerances=dict(xatol=1e-14, xrtol=0.0, fatol=0.0, frtol=0.0),
+        callback=_stop_when_adjacent,
     )
     rho = np.exp(root.x).reshape(shape)
     out = np.broadcast_to(v, shape) * rho
