@@ -18,6 +18,7 @@ from hockeystick.pld.refine import question
 from hockeystick.pld.refine.tilted_question import TiltedReader, delta_tilt, exponent_tilt
 from hockeystick.pld.refine.tilted_read_tail import (
     READ_TAIL,
+    WRAP_LAMBDAS,
     cut_charge_too_large,
     read_tail,
     saddle_looseness,
@@ -139,3 +140,23 @@ def test_a_curvature_that_is_not_positive_takes_the_default_tail():
     point_mass = GridPMF(3, 1e-3, np.array([1.0]), 0.0, 0.0, True)
     assert saddle_looseness(point_mass, 100, 5.0) == (math.inf, 0.0)
     assert read_tail(point_mass, 100, 5.0) == DEFAULT_TAIL
+
+
+@pytest.mark.parametrize("sigma, q, rounds", [(0.6, 0.01, 1000), (1.0, 1e-3, 100)])
+def test_a_wrapped_bound_enough_for_the_check_gives_the_check_of_the_least(sigma, q, rounds):
+    # reference: the least of the Chernoff exponents over every tilt of WRAP_LAMBDAS, from one
+    # direct log_mgf call; the bound taken where enough is never below it, and on the same side of
+    # the check's limit
+    factor = TiltedReader((sigma, q, float(rounds), 1.0)).direction("remove", 2e-3, 1e-10)[2]
+    pmf = factor.upper
+    theta = exponent_tilt(pmf, rounds, 1.0) * pmf.h
+    for x, length in ((0.5, 1 << 12), (2.0, 1 << 14), (8.0, 1 << 16)):
+        lams = WRAP_LAMBDAS * (theta / pmf.h)
+        with np.errstate(over="ignore", invalid="ignore"):
+            exponent = rounds * pmf.log_mgf(lams) - lams * x - (lams * pmf.h - theta) * length
+        least = math.exp(min(float(np.min(np.where(np.isfinite(exponent), exponent, np.inf))), 0.0))
+        assert wrapped_mass(pmf, rounds, theta, x, length) == least
+        for limit in (least / 2.0, least, 2.0 * least, 1e6 * least, 1.0):
+            enough = wrapped_mass(pmf, rounds, theta, x, length, enough=limit)
+            assert enough >= least
+            assert (enough <= limit) == (least <= limit)

@@ -64,6 +64,11 @@ CUT_CHECK_SHARE = 1e-11
 WRAP_CHECK_SHARE = 1e-3
 # the tilts tried for ``wrapped_mass``'s bound, as multiples of the window's
 WRAP_LAMBDAS = np.exp(np.linspace(math.log(1.001), math.log(100.0), 97))
+# the tilts ``wrapped_mass`` tries first where a bound is enough: every third of the first 25 (up to
+# 3.1 times the window's); the least bound lies among the first 30 on the runs of the module
+# docstring (q 0.01, 1000 rounds, sigma 0.6 to 3; the README's DP-SGD run, sigma 0.5 to 5; q 1e-4,
+# 10^4 rounds), and these alone find one below the read's check wherever all 97 do
+WRAP_FIRST = slice(0, 25, 3)
 # the relative step of the central difference for K''
 CURVATURE_STEP = 1e-3
 
@@ -99,20 +104,39 @@ def read_tail(pmf: GridPMF, rounds: float, lam: float) -> float:
     return DEFAULT_TAIL
 
 
-def wrapped_mass(pmf: GridPMF, rounds: float, theta: float, x: float, length: int) -> float:
+def wrapped_mass(
+    pmf: GridPMF, rounds: float, theta: float, x: float, length: int, enough: float = 0.0
+) -> float:
     """A bound on what the mass above a tilted window adds to a read at grid loss ``x`` by wrapping
     around the circular convolution of ``length`` points (under the tilt ``theta`` per grid step):
     mass at grid index K lands at K - length, untilted there by e^{theta length} more than at K, so
     it adds at most e^{theta length} mass{S >= x + length h} <= e^{K(lam) - lam x - (lam h - theta)
     length} for every lam > theta / h (Chernoff; K the summed log-moment of ``rounds`` rounds of
-    ``pmf``), the least over ``WRAP_LAMBDAS`` times theta / h.  It is part of the window's values
-    (certified either way: folded mass only adds on the pessimistic side); after many rounds of a
-    heavy-tailed loss it is what a cut window's read loses."""
+    ``pmf``), the least over ``WRAP_LAMBDAS`` times theta / h; where the least over its
+    ``WRAP_FIRST`` tilts is at most ``enough``, that one (a bound as well, and at most ``enough``
+    like the least over all: the other tilts' moments, a pass over the PMF each, are not taken).
+    It is part of the window's values (certified either way: folded mass only adds on the
+    pessimistic side); after many rounds of a heavy-tailed loss it is what a cut window's read
+    loses."""
     lams = WRAP_LAMBDAS * (theta / pmf.h)
+    first = np.zeros(lams.size, dtype=bool)
+    first[WRAP_FIRST] = True
+    least = _least_exponent(pmf, rounds, theta, x, length, lams[first])
+    if math.exp(min(least, 0.0)) <= enough:
+        return math.exp(min(least, 0.0))
+    rest = _least_exponent(pmf, rounds, theta, x, length, lams[~first])
+    return math.exp(min(least, rest, 0.0))
+
+
+def _least_exponent(
+    pmf: GridPMF, rounds: float, theta: float, x: float, length: int, lams: np.ndarray
+) -> float:
+    """The least of ``wrapped_mass``'s exponents K(lam) - lam x - (lam h - theta) length over
+    ``lams`` (inf where none is finite); each tilt's exponent is the same whatever the others
+    (``GridPMF.log_mgf`` takes each lam on its own)."""
     with np.errstate(over="ignore", invalid="ignore"):
         exponent = rounds * pmf.log_mgf(lams) - lams * x - (lams * pmf.h - theta) * length
-    exponent = np.where(np.isfinite(exponent), exponent, np.inf)
-    return math.exp(min(float(np.min(exponent)), 0.0))
+    return float(np.min(np.where(np.isfinite(exponent), exponent, np.inf)))
 
 
 def cut_charge_too_large(charge: float, wrapped: float, delta: float) -> bool:
