@@ -633,8 +633,9 @@ VALID_ONLY = {"value_discretization_interval"}
 def _draw(data: st.DataObject, entry: registry.AccountantEntry) -> dict[str, Any]:
     """Keyword arguments for ``entry``'s constructor: every required one, each optional one half the time."""
     kwargs = {}
+    required = entry.required  # a signature read: once a draw, not once a parameter
     for name in entry.parameters:
-        if name in entry.required or data.draw(st.booleans()):
+        if name in required or data.draw(st.booleans()):
             values = PARAMETERS[name]
             kwargs[name] = data.draw(values if name in VALID_ONLY else domain(values))
     return kwargs

@@ -570,7 +570,9 @@ def test_the_examples_hint_names_a_format_it_could_write_and_the_hint_runs(
     """Without pyarrow (the README's install has no [parquet]) the example writes NPZ, and its closing hint
     names .npz, which then runs as printed.  The example's grid is cut to 12 sigmas by 20 epsilons: the format
     is chosen by whether pyarrow imports, not by the grid's size, and the hint's command reads the
-    example.toml written (the full 2.5 million points run in the README's example)."""
+    example.toml written (the full 2.5 million points run in the README's example).  It draws no picture
+    (``plot_grid`` returns the path it is given; the pictures are nearly all of the run's CPU): they are
+    drawn, written and read in tests/cli/test_cli.py."""
     from hockeystick.reproduce import example
 
     monkeypatch.setattr(
@@ -578,6 +580,7 @@ def test_the_examples_hint_names_a_format_it_could_write_and_the_hint_runs(
         "_TRUSTED_AGGREGATOR",
         example._TRUSTED_AGGREGATOR.replace("250", "12").replace("1000]", "20]"),
     )
+    monkeypatch.setattr(example, "plot_grid", lambda grid, path, **kwargs: os.fspath(path))
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.chdir(tmp_path)
     code, out, err = _invoke(capsys, ["sweep", "--example", "--out-dir", "out", "--no-progress"])
