@@ -152,9 +152,8 @@ class AccountantEntry:
         object
             ``factory(**params)`` of the parameters it takes.
         """
-        return self.factory(
-            **{k: v for k, v in params.items() if k in self.parameters or k in self.vectors}
-        )
+        taken = self.parameters  # one signature read a build, not one a parameter
+        return self.factory(**{k: v for k, v in params.items() if k in taken or k in self.vectors})
 
 
 def keyword_signature(
