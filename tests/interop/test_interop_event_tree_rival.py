@@ -55,7 +55,7 @@ def _their_default(tree) -> tuple[float, float]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_default_upper_sides_are_at_most_dp_accountings_default(seed):
     """The rule for ``get_epsilon_bracket`` at DELTA, and for ``get_delta_bracket`` at the epsilon where
-    dp_accounting's default reads DELTA; their PLD (nine tenths of the test's CPU) built once for both."""
+    dp_accounting's default reads DELTA; their PLD (most of the test's CPU) built once for both."""
     tree = random_tree(np.random.default_rng(seed))
     theirs_epsilon, theirs_delta = _their_default(tree)
     ours = HockeystickPLDAccountant().compose(tree)

@@ -61,8 +61,12 @@ def two_point(eps, alpha, t):
     return renyi([p, 1 - p], [p * mp.e**-t, (1 - p) * mp.e ** (e - t)], alpha)
 
 
-def golden_max(f, lo, hi, steps=160):
-    """max of a unimodal f on [lo, hi] (golden-section search at the working precision)."""
+def golden_max(f, lo, hi, steps=100):
+    """max of a unimodal f on [lo, hi] (golden-section search at the working precision).
+
+    100 steps narrow [lo, hi] by 0.618^100 < 1e-20; at a smooth maximum the value read at the middle is
+    below the maximum by about the square of that width (times f''), far under a double's resolution:
+    each reference here rounds to the same double as at 160 steps, at 0.6 of the mpmath evaluations."""
     lo, hi = mp.mpf(lo), mp.mpf(hi)
     r = (mp.sqrt(5) - 1) / 2
     for _ in range(steps):
