@@ -178,9 +178,7 @@ seed = 1
 grid = { sigma = [1.0] }
 fixed = { batch = 2, rate = 0.5, radius = 5.0 }
 """
-BASES["simulate"] = [
-    ["simulate", "{inputs}/runs.toml", "-o", "{inputs}/runs.csv", "--force", "--workers", "2"]
-]
+BASES["simulate"] = [["simulate", "{inputs}/runs.toml", "-o", "{inputs}/runs.csv", "--force"]]
 
 # A command line using more CPU than this fails the walk (a shared machine's load stretches the wall time, not
 # the CPU time); one waiting past WALL_SECONDS fails it too (a call blocked without using the CPU).

@@ -107,8 +107,6 @@ def along_the_run(
         raise UsageError(
             "--every and --budget follow epsilon at one delta along the run: give one --delta value"
         )
-    if args.bound != "both":
-        raise UsageError("--every and --budget print both sides of the bracket: drop --bound")
     prefixes = _Prefixes(accountant, deltas[0])
     steps = _every(args.every, total)
     budget = None if args.budget is None else _budget(args.budget)

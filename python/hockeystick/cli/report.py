@@ -49,17 +49,17 @@ def format_options(parser: argparse.ArgumentParser) -> None:
 
 def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> None:
     """Before any work: --format json/csv prints every point, so it needs -o - or at most
-    ``max_rows`` points (a sweep, ``max_rows=None``, always needs -o -: its -o FILE holds the
-    points)."""
+    ``max_rows`` points; a sweep (``max_rows=None``) prints its points only with -o - (its -o FILE
+    holds them, and the summary is printed), so there any --format, table too, needs -o -."""
     fmt = getattr(args, "format", None)
-    if fmt in (None, "table") or getattr(args, "out", None) == STDOUT:
+    if fmt is None or getattr(args, "out", None) == STDOUT:
         return
     if max_rows is None:
         raise UsageError(
             f"--format {fmt} prints every point: give -o - for the points on stdout "
             "(-o FILE writes them to the file, and the summary is printed)"
         )
-    if size > max_rows:
+    if fmt != "table" and size > max_rows:
         raise UsageError(
             f"--format {fmt} prints every point and the grid has {size}: give -o - "
             f"(all points to stdout) or raise --max-rows to {size}"

@@ -19,7 +19,7 @@ from .common import (
     positive_int,
 )
 from .execute import execute
-from .picture import check_picture, picture_choices, picture_options
+from .picture import check_picture, picture_options
 from .report import STDOUT, check_format, format_options, report, report_files
 from .tables import print_plot, print_points, print_summary
 
@@ -119,11 +119,7 @@ def _accountant_word(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _accountant_word(args)
-    if args.example:
-        if picture_choices(args):
-            raise UsageError(
-                "--example draws its own pictures: the picture flags go with --plot PNG on a sweep"
-            )
+    if args.example:  # the flags of a grid's sweep are refused beside it (cli/unread.py)
         return _example(args)
     grid, chunk_size = _grid(args)
     if args.chunk_size is None:

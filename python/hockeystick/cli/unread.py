@@ -3,9 +3,16 @@
 ``hockeystick delta``, ``epsilon`` and ``calibrate`` answer in one of several modes: a grid (the
 default), one DP-FTRL point under ``--participation`` (its Monte Carlo estimate only on ``delta``
 with ``balls_in_bins``), or ``calibrate --fixed-compute``'s table; ``hockeystick risk`` prints the
-TPR at ``--fpr`` or, with ``--gdp``, the mu-GDP bracket.  Each mode reads its own flags: a flag of
-another mode would be silently ignored, so any explicit use of it (even at its default value, which
-does nothing there either) is refused naming the flag, the mode it belongs to and the mode given.
+TPR at ``--fpr`` or, with ``--gdp``, the mu-GDP bracket, to stdout in ``--format`` or to ``-o FILE``
+in its suffix's format; a grid prints at most ``--max-rows`` points, every point with ``-o -``;
+``sweep`` runs a grid or, with ``--example``, the built-in example (on a
+LocalCluster of ``--workers`` or on ``--scheduler``'s cluster); ``compose`` prints the whole run's
+bracket or, with ``--every``/``--budget``, both sides along the run; ``simulate`` runs in-process,
+on ``--processes`` or on ``--dask`` (a LocalCluster of ``--workers`` with ``local``).  ``--force``
+replaces a file only where one is written (``-o FILE``, ``--plot PNG``, ``--example``'s directory).
+Each mode reads its own flags: a flag of another mode would be silently ignored, so any explicit use
+of it (even at its default value, which does nothing there either) is refused naming the flag, the
+mode it belongs to and the mode given.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .common import GIVEN, UsageError
+from .common import GIVEN, MATRIX_FLAGS, TRAINING_FLAGS, UsageError
 
 # check_unread is the command line's own step (``main`` runs it): no public name
 __all__: list[str] = []
@@ -28,6 +35,8 @@ class _Rule:
     dests: tuple[str, ...]
     read: Callable[[argparse.Namespace], bool]
     belongs: str
+    # the mode given, in its flags (after 'hockeystick COMMAND'); None: ``_mode``'s words
+    given: Callable[[argparse.Namespace], str] | None = None
 
 
 def _no_participation(args: argparse.Namespace) -> bool:
@@ -46,10 +55,55 @@ def _monte_carlo_drawn(args: argparse.Namespace) -> bool:
     return _monte_carlo(args) and args.monte_carlo_draws != 0
 
 
+def _writes_file(args: argparse.Namespace) -> bool:
+    """A file --force may replace: -o FILE (not stdout), --plot PNG, or sweep --example's files."""
+    return (
+        getattr(args, "out", None) not in (None, "-")
+        or getattr(args, "plot", None) is not None
+        or getattr(args, "example", False)
+    )
+
+
+def _along_run(args: argparse.Namespace) -> bool:
+    return args.every is not None or args.budget is not None
+
+
+def _along_words(args: argparse.Namespace) -> str:
+    given = (("--every", args.every), ("--budget", args.budget))
+    return " ".join(f"{flag} {value}" for flag, value in given if value is not None)
+
+
+def _dask_words(args: argparse.Namespace) -> str:
+    return f"--dask {args.dask}" if args.dask is not None else "without --dask"
+
+
 # the grid's output settings: one --participation point is printed, never written or summarized
 _GRID_OUTPUT = ("out", "plot", "chunk_size", "force", "resume", "allow_large")
 _EVALUATE = frozenset({"delta", "epsilon"})
 _CALIBRATE = frozenset({"calibrate"})
+# a sweep of a grid's flags, which --example (its own grid, files and pictures) never reads
+_SWEEP_GRID = (
+    "config",
+    "accountant",
+    "param",
+    "epsilon",
+    "delta",
+    "bound",
+    "quantity",
+    *(f"run_{flag.replace('-', '_')}" for flag in TRAINING_FLAGS),
+    "sampling",
+    *(f"matrix_{flag.replace('-', '_')}" for flag in MATRIX_FLAGS),
+    "out",
+    "plot",
+    "chunk_size",
+    "resume",
+    "allow_large",
+    "format",
+    *(f"picture_{role}" for role in ("x", "y", "hue", "facet", "slice", "kind")),
+    "levels",
+    "workers",
+    "scheduler",
+)
 
 _RULES = (
     _Rule(
@@ -101,16 +155,81 @@ _RULES = (
         lambda args: not args.gdp,
         "the TPR at --fpr (without --gdp)",
     ),
+    _Rule(
+        _EVALUATE | _CALIBRATE,
+        ("max_rows",),
+        lambda args: args.out != "-",
+        "the rows printed without -o - (which prints every point)",
+        lambda args: "-o -",
+    ),
+    _Rule(
+        frozenset({"risk"}),
+        ("format",),
+        lambda args: args.out is None,
+        "rows printed to stdout (without -o, whose FILE's suffix chooses the format)",
+        lambda args: f"-o {args.out}",
+    ),
+    _Rule(
+        frozenset({"sweep"}),
+        _SWEEP_GRID,
+        lambda args: not args.example,
+        "a sweep of a grid (without --example, which sweeps its own grid to its own files)",
+        lambda args: "--example",
+    ),
+    _Rule(
+        frozenset({"sweep"}),
+        ("out_dir",),
+        lambda args: args.example,
+        "--example (the directory it writes)",
+        lambda args: "without --example",
+    ),
+    _Rule(
+        frozenset({"sweep"}),
+        ("workers",),
+        lambda args: args.scheduler is None,
+        "a LocalCluster's sweep (without --scheduler, whose cluster has its own workers)",
+        lambda args: f"--scheduler {args.scheduler}",
+    ),
+    _Rule(
+        frozenset({"simulate"}),
+        ("workers",),
+        lambda args: args.dask == "local",
+        "--dask local (the LocalCluster's workers)",
+        _dask_words,
+    ),
+    _Rule(
+        frozenset({"simulate"}),
+        ("processes",),
+        lambda args: args.dask is None,
+        "runs on this machine's processes (without --dask)",
+        _dask_words,
+    ),
+    _Rule(
+        frozenset({"compose"}),
+        ("bound",),
+        lambda args: not _along_run(args),
+        "the whole run's bracket (without --every or --budget, which print both sides along the run)",
+        _along_words,
+    ),
+    _Rule(
+        _EVALUATE | _CALIBRATE | frozenset({"sweep", "risk", "audit"}),
+        ("force",),
+        _writes_file,
+        "a file written (-o FILE or --plot PNG), which it replaces",
+        lambda args: "writing no file",
+    ),
 )
 
 # the flags that take no value (argparse's store_true and store_false): given when not at their
-# default; the others are in ``GIVEN`` as typed
+# default; the repeatable flags (argparse's append) and the positional word: given when they hold a
+# value; the others are in ``GIVEN`` as typed
 _SWITCHES = {
     "fixed_compute": "--fixed-compute",
     "force": "--force",
     "resume": "--resume",
     "allow_large": "--allow-large",
 }
+_REPEATED = {"accountant": "-a", "param": "-p", "picture_slice": "--slice"}
 
 
 def _typed(args: argparse.Namespace, dest: str) -> str | None:
@@ -122,6 +241,10 @@ def _typed(args: argparse.Namespace, dest: str) -> str | None:
         return _SWITCHES[dest]
     if dest == "progress" and getattr(args, "progress", None) is not None:
         return "--progress" if args.progress else "--no-progress"
+    if dest in _REPEATED and getattr(args, dest, None):
+        return _REPEATED[dest]
+    if dest == "config" and getattr(args, "config", None) is not None:
+        return f"FILE|NAME {args.config}"
     return None
 
 
@@ -158,6 +281,11 @@ def check_unread(args: argparse.Namespace) -> None:
         for dest in rule.dests:
             flag = _typed(args, dest)
             if flag is not None:
+                mode = (
+                    _mode(args)
+                    if rule.given is None
+                    else f"hockeystick {args.command} {rule.given(args)}"
+                )
                 raise UsageError(
-                    f"{flag} belongs to {rule.belongs}; {_mode(args)} never reads it: drop it"
+                    f"{flag} belongs to {rule.belongs}; {mode} never reads it: drop it"
                 )
