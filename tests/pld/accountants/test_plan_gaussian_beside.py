@@ -32,8 +32,12 @@ def _gaussian_delta(r: mp.mpf, t: mp.mpf) -> mp.mpf:
 
 def _laplace_beside_gaussian(b: float, q: float, r: float, eps: float, add: bool) -> mp.mpf:
     """delta(eps) of a Laplace(b) run (Poisson-sampled at q: remove direction, or add where ``add``)
-    beside a Gaussian of radius r: E_P[delta_G(eps - L)] by quadrature at 25 digits (its error estimate
-    returned beside it)."""
+    beside a Gaussian of radius r: E_P[delta_G(eps - L)] at 25 digits (the quadrature's error estimate
+    returned beside it).
+
+    Off [0, 1] the loss is constant: there the mixture is the unshifted Laplace times
+    rho = 1 - q + q e^{-+1/b} (x < 0: -, x > 1: +), whose masses are 1/2 and e^{-1/b}/2, so those
+    two pieces are closed forms; the quadrature covers [0, 1], where the loss is linear in x."""
     b, q, r, eps = mp.mpf(b), mp.mpf(q), mp.mpf(r), mp.mpf(eps)
 
     def lap(x, m):
@@ -44,7 +48,17 @@ def _laplace_beside_gaussian(b: float, q: float, r: float, eps: float, add: bool
         p, o = (q0, p_mix) if add else (p_mix, q0)
         return p * _gaussian_delta(r, eps - mp.log(p / o))
 
-    return mp.quad(integrand, [-mp.inf, 0, 1, mp.inf], error=True)
+    inner, err = mp.quad(integrand, [0, 1], error=True)
+    outer = mp.mpf(0)
+    for mass, rho in (
+        (1 / mp.mpf(2), 1 - q + q * mp.exp(-1 / b)),
+        (mp.exp(-1 / b) / 2, 1 - q + q * mp.exp(1 / b)),
+    ):
+        if add:  # P the unshifted Laplace: its loss there is -log(rho)
+            outer += mass * _gaussian_delta(r, eps + mp.log(rho))
+        else:  # P the mixture, rho times the unshifted Laplace: its loss there is log(rho)
+            outer += mass * rho * _gaussian_delta(r, eps - mp.log(rho))
+    return inner + outer, err
 
 
 def _two_sides(event) -> tuple[HockeystickPLDAccountant, tuple[float, float]]:

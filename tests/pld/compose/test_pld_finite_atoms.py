@@ -8,6 +8,7 @@ and beside a grid PLD; the certified bracket must contain the exact value and be
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -30,7 +31,28 @@ def exact_delta(
     pairs: list[tuple[np.ndarray, np.ndarray, int]], eps: float, gaussian_r: float = 0.0
 ) -> mp.mpf:
     """delta(eps) of the composition, by enumerating every outcome (and theta for a Gaussian beside it)."""
-    atoms = {mp.mpf(0): mp.mpf(1)}  # loss -> P-mass; +inf under the key None
+    atoms = _enumerated(tuple((tuple(p), tuple(q), count) for p, q, count in pairs), mp.mp.dps)
+    total = mp.mpf(0)
+    for loss, mass in atoms.items():
+        if loss is None:
+            total += mass
+        elif gaussian_r > 0:
+            shifted = mp.mpf(eps) - loss
+            r = mp.mpf(gaussian_r)
+            t = lambda e: mp.ncdf(-e / r + r / 2) - mp.e**e * mp.ncdf(-e / r - r / 2)  # noqa: E731
+            total += mass * t(shifted)  # theta's formula holds at every real eps
+        elif loss > eps:
+            total += mass * (1 - mp.e ** (mp.mpf(eps) - loss))
+    return total
+
+
+@functools.lru_cache(maxsize=8)
+def _enumerated(pairs: tuple[tuple[tuple, tuple, int], ...], dps: int) -> dict:
+    """loss -> P-mass of the composition (+inf under the key None), every outcome enumerated at ``dps``
+    digits; the pairs given as tuples of their masses (doubles or mpf, equal values read alike), so
+    that each delta(eps) of one composition (a test's several epsilons, a bisection's steps) sums the
+    one enumeration (read only)."""
+    atoms = {mp.mpf(0): mp.mpf(1)}
     for p, q, count in pairs:
         one: dict = {}
         for pi, qi in zip(p, q):
@@ -44,18 +66,7 @@ def exact_delta(
                 key = None if l1 is None or l2 is None else l1 + l2
                 nxt[key] = nxt.get(key, 0) + m1 * m2
             atoms = nxt
-    total = mp.mpf(0)
-    for loss, mass in atoms.items():
-        if loss is None:
-            total += mass
-        elif gaussian_r > 0:
-            shifted = mp.mpf(eps) - loss
-            r = mp.mpf(gaussian_r)
-            t = lambda e: mp.ncdf(-e / r + r / 2) - mp.e**e * mp.ncdf(-e / r - r / 2)  # noqa: E731
-            total += mass * t(shifted)  # theta's formula holds at every real eps
-        elif loss > eps:
-            total += mass * (1 - mp.e ** (mp.mpf(eps) - loss))
-    return total
+    return atoms
 
 
 def composed(pairs, direction=0):

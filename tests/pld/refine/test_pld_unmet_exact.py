@@ -40,8 +40,10 @@ def test_the_warning_names_the_users_line_on_every_path():
     from hockeystick.pld import SubsampledGaussianPLD
     from hockeystick.training import DPFedAvg
 
-    # the default's asks at q 0.5 (T q > 1: one read of the rounds, under a second; at q 0.01 the split read of T q
-    # <= 1 takes 7 s): the warning is issued by one function on every numeric path, its frame counted at the call
+    # every ask is of the run at q 0.5 (T q > 1: one read of the rounds, under a second; at q 0.01 the split read of
+    # T q <= 1 takes 7 s, and accuracy= there reads tilted grids for 3 s before it gives up): at delta 5e-324 no
+    # grid reaches 1e-3, so accuracy= warns after its refinement as the default does after its reads; the warning
+    # is issued by one function on every numeric path, its frame counted at the call
     asks = [
         lambda: SubsampledGaussianPLD(sigma=2.0, sampling_rate=0.5, rounds=10).epsilon(
             5e-324, bound="both"
@@ -50,8 +52,8 @@ def test_the_warning_names_the_users_line_on_every_path():
             5e-324, bound="both"
         ),
         lambda: SubsampledGaussianPLD(
-            sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-9
-        ).epsilon(1e-5),
+            sigma=2.0, sampling_rate=0.5, rounds=10, accuracy=1e-3
+        ).epsilon(5e-324),
     ]
     for ask in asks:
         with pytest.warns(AccuracyNotMetWarning) as caught:
