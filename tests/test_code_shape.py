@@ -24,6 +24,8 @@ import pytest
 
 import hockeystick
 
+from .source_tree import nodes, source
+
 PACKAGE = Path(hockeystick.__file__).parent
 ROOT = Path(__file__).resolve().parent.parent
 # the library's C++: the header-only core, the bindings, the C interface and the FFT backends
@@ -66,7 +68,7 @@ def python_classes() -> list[tuple[str, str, int]]:
     lines, docstrings left out (a reference entry's Parameters and Examples are no second idea)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in nodes(path):
             if isinstance(node, ast.ClassDef):
                 assert node.end_lineno is not None
                 lines = node.end_lineno - node.lineno + 1 - _docstring_lines(node)
@@ -310,7 +312,7 @@ def all_cpp_functions() -> list[tuple[str, str, int]]:
     return [
         (path.relative_to(ROOT).as_posix(), name, last - first + 1)
         for path in CPP_SOURCES
-        for name, first, last in cpp_functions(path.read_text())
+        for name, first, last in cpp_functions(source(path))
     ]
 
 
@@ -407,7 +409,7 @@ def test_the_scanner_agrees_with_ctags(relative):
         pytest.skip("the end: field needs universal-ctags")
     path = ROOT / relative
     ours = {
-        (name.split("::")[-1], first, last) for name, first, last in cpp_functions(path.read_text())
+        (name.split("::")[-1], first, last) for name, first, last in cpp_functions(source(path))
     }
     assert ours == _ctags_functions(path)
 
@@ -416,9 +418,9 @@ def test_the_scanner_measures_register_contraction():
     """The registration function of the contraction bindings is found, from its signature line to its
     closing brace (the last line of the function is a lone ``}``)."""
     path = ROOT / "cpp" / "bindings" / "register_contraction.cpp"
-    lines = path.read_text().splitlines()
+    lines = source(path).splitlines()
     [(first, last)] = [
-        (f, l) for name, f, l in cpp_functions(path.read_text()) if name == "register_contraction"
+        (f, l) for name, f, l in cpp_functions(source(path)) if name == "register_contraction"
     ]
     assert lines[first - 1].startswith("void register_contraction(py::module_ m) {")
     assert lines[last - 1] == "}"
@@ -479,7 +481,7 @@ def test_no_library_function_is_over_the_complexity_limit_but_the_numerical_kern
     stale = sorted(ALGORITHM_BRANCHES.keys() - found.keys())
     assert not stale, f"at or under the limit now, unpin: {stale}"
     for key, (_, line, path) in found.items():
-        lines = path.read_text().splitlines()[max(0, line - 4) : line + 2]
+        lines = source(path).splitlines()[max(0, line - 4) : line + 2]
         assert any("complexity:" in text for text in lines), (
             f"{key}: no `complexity:` comment at its definition"
         )

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import hockeystick
 
+from .source_tree import nodes, source
+
 PACKAGE = Path(hockeystick.__file__).parent
 
 # Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
@@ -50,7 +52,7 @@ def _targets(path: Path) -> set[str]:
     rel = path.relative_to(PACKAGE)
     depth = len(rel.parts) - 1  # 0 for hockeystick/x.py, 1 for hockeystick/sweep/x.py
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 parts = (node.module or "").split(".")
@@ -124,7 +126,7 @@ def test_pld_stages_import_downwards():
         own = rel.parts[0]
         assert own in PLD_STAGES, f"pld/{rel}: add {own!r} to PLD_STAGES"
         package = ["hockeystick", "pld", *rel.parts[:-1]]
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
@@ -153,7 +155,7 @@ def _pld_stage_imports(path: Path) -> list[tuple[int, list[str], str]]:
     rel = path.relative_to(PACKAGE)
     package = ["hockeystick", *rel.parts[:-1]]
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             target = base + [t for t in (node.module or "").split(".") if t]
@@ -224,7 +226,7 @@ def test_interop_wings_import_no_other_wing():
             f"interop/{rel}: a wing (INTEROP_WINGS) or shared"
         )
         package = ["hockeystick", "interop", *rel.parts[:-1]]
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.ImportFrom):
                 base = package[: len(package) - node.level + 1] if node.level else []
                 target = base + [t for t in (node.module or "").split(".") if t]
@@ -259,7 +261,7 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]hockeystick/([^>"]+)[>"]', re.MULT
 
 def _cpp_includes(path: Path) -> list[str]:
     """The hockeystick headers ``path`` includes, as paths under cpp/include/hockeystick."""
-    return _INCLUDE.findall(path.read_text())
+    return _INCLUDE.findall(source(path))
 
 
 def test_pld_stages_are_one_table_for_both_languages():
@@ -343,7 +345,7 @@ def _import_graph() -> dict[str, set[str]]:
         package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
         targets: set[str] = set()
         if path.suffix == ".py":
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in nodes(path):
                 if isinstance(node, ast.ImportFrom):
                     base = package[: len(package) - node.level + 1] if node.level else []
                     parent = ".".join(base + [p for p in (node.module or "").split(".") if p])

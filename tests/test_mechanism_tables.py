@@ -17,6 +17,7 @@ from hockeystick.ledger import MECHANISMS as LEDGER_ROUNDS
 from hockeystick.pld.mechanisms import registry
 from hockeystick.training.sampling_schemes import sampling_words
 
+from .source_tree import nodes, tree
 from .test_layers import PACKAGE
 
 # (module, table) -> why it stays
@@ -82,7 +83,7 @@ def tables_keyed_by(names: set[str], package: Path = PACKAGE) -> set[tuple[str, 
     keyed by one."""
     found = set()
     for path in sorted(package.rglob("*.py")):
-        for node in ast.parse(path.read_text()).body:
+        for node in tree(path).body:
             if isinstance(node, ast.Assign):
                 targets, value = node.targets, node.value
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -147,7 +148,7 @@ def mechanism_key_readers(package: Path = PACKAGE) -> set[str]:
     ``m.get("mechanism")``, ``m.pop("mechanism")``)."""
     found = set()
     for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             key = (
                 node.slice
                 if isinstance(node, ast.Subscript)
@@ -173,13 +174,13 @@ def test_one_stage_parser_serves_compose_and_the_ledger():
     assert stage_round.parse_stage is stages.parse_stage
     calls = {
         node.func.id
-        for node in ast.walk(ast.parse(Path(stages.__file__).read_text()))
+        for node in nodes(Path(stages.__file__))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
     assert "parse_stage" in calls
     ledger_calls = {
         node.func.id
-        for node in ast.walk(ast.parse(Path(stage_round.__file__).read_text()))
+        for node in nodes(Path(stage_round.__file__))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
     assert "parse_stage" in ledger_calls
@@ -238,7 +239,7 @@ def mechanism_branches(names: set[str], package: Path = PACKAGE) -> dict[str, in
     """Module -> how many comparisons (==, !=, in, not in) of ``package``'s code hold one of ``names``."""
     found: dict[str, int] = {}
     for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.Compare) and any(
                 value in names
                 for side in (node.left, *node.comparators)

@@ -8,9 +8,11 @@ another package's state is read through its public accessors."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from .private_seams import SEAMS
+from .source_tree import nodes
 
 TESTS = Path(__file__).resolve().parent
 LIBRARY = TESTS.parent / "python" / "hockeystick"
@@ -24,7 +26,7 @@ def _private(name: str) -> bool:
 def private_reads(path: Path) -> set[str]:
     """The private names ``path`` reads: attributes, imported names, and names patched by string."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.add(node.attr)
@@ -44,14 +46,16 @@ def private_reads(path: Path) -> set[str]:
     return found
 
 
-def every_read() -> dict[str, set[str]]:
+@functools.cache
+def every_read() -> dict[str, frozenset[str]]:
+    """Private name -> the test files reading it; the two guards below read the same census."""
     reads: dict[str, set[str]] = {}
     for path in sorted(TESTS.rglob("*.py")):
         if path.name in ("private_seams.py", "test_private_seams.py"):
             continue
         for name in private_reads(path):
             reads.setdefault(name, set()).add(path.relative_to(TESTS).as_posix())
-    return reads
+    return {name: frozenset(files) for name, files in reads.items()}
 
 
 def test_every_private_read_is_a_listed_seam():
@@ -111,7 +115,7 @@ def cross_package_reads(root: Path) -> list[str]:
     reads: list[tuple[str, Path, int, str]] = []
     for path in sorted(root.rglob("*.py")):
         package = _package(path, root)
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             for name in _own_names(node):
                 if _private(name):
                     defined.setdefault(name, set()).add(package)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hockeystick.base.moved import RENAMED
 
+from .source_tree import source, tree
 from .test_layers import PACKAGE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +30,7 @@ def exported(package: Path = PACKAGE) -> dict[Path, list[str]]:
     """Module path -> the strings of its module-level ``__all__`` list or tuple."""
     found = {}
     for path in sorted(package.rglob("*.py")):
-        for node in ast.parse(path.read_text()).body:
+        for node in tree(path).body:
             targets = (
                 node.targets
                 if isinstance(node, ast.Assign)
@@ -96,7 +97,7 @@ def test_the_scanner_counts_distinct_names_and_package_entries(tmp_path):
 def test_lines_keep_to_100_columns_but_a_few():
     ruff = (ROOT / "pyproject.toml").read_text().split("[tool.ruff]", 1)[1].split("\n[", 1)[0]
     assert re.search(r"^line-length = 100$", ruff, re.MULTILINE), "ruff's line-length is 100"
-    lines = [line for path in PACKAGE.rglob("*.py") for line in path.read_text().splitlines()]
+    lines = [line for path in PACKAGE.rglob("*.py") for line in source(path).splitlines()]
     long = sum(len(line) > 100 for line in lines)
     assert long / len(lines) <= LONG_LINE_SHARE, (
         f"{long} of {len(lines)} lines over 100 columns: ruff format the files you touched, and wrap "

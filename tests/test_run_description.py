@@ -46,6 +46,8 @@ from hockeystick.pld.question.described_run import (
     subsampled_segments,
 )
 
+from .source_tree import nodes
+
 PACKAGE = Path(hockeystick.__file__).parent
 
 # the doors (module paths under hockeystick/): what each composes is a run of (mechanism, count)
@@ -92,7 +94,7 @@ def _pld_imports(path: Path) -> list[tuple[int, list[str]]]:
     """(line, the pld path with the name) of every import of ``path`` into ``hockeystick.pld``."""
     package = ["hockeystick", *path.relative_to(PACKAGE).parts[:-1]]
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             target = base + [t for t in (node.module or "").split(".") if t]
@@ -138,7 +140,7 @@ def test_only_the_description_reads_a_factors_source():
         rel = path.relative_to(PACKAGE).as_posix()
         if not rel.startswith(("pld/", "ledger/", "training/", "cli/", "interop/")):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.Attribute) and node.attr == "source":
                 readers.append(rel)
     assert set(readers) == {
@@ -381,10 +383,10 @@ def test_compose_files_and_the_ledger_describe_every_mechanism_they_hold():
     assert described_segments(described_ledger) is None  # not a run of subsampled Gaussians only
 
 
-def _segment_literals(tree: ast.AST) -> list[int]:
-    """Lines of tuple literals shaped as a described segment, ((noise, q, 1.0), rounds)."""
+def _segment_literals(path: Path) -> list[int]:
+    """Lines of the tuple literals in ``path`` shaped as a described segment, ((noise, q, 1.0), rounds)."""
     found = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.Tuple) and len(node.elts) == 2:
             inner = node.elts[0]
             if isinstance(inner, ast.Tuple) and len(inner.elts) == 3:
@@ -401,11 +403,10 @@ def test_no_module_builds_a_question_input_but_the_description():
     built = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        tree = ast.parse(path.read_text())
         if rel != "pld/question/described_run.py":
-            built += [f"{rel}:{line} writes a segment" for line in _segment_literals(tree)]
+            built += [f"{rel}:{line} writes a segment" for line in _segment_literals(path)]
         if not rel.startswith(("pld/mechanisms/", "pld/question/described_run.py")):
-            for node in ast.walk(tree):
+            for node in nodes(path):
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Source":
                     built.append(f"{rel}:{node.lineno} builds a Source")
     assert not built, "\n".join(built)

@@ -17,6 +17,8 @@ from hockeystick import registry
 from hockeystick.base.accountant import BOUND_SIDES, LOWER_ONLY, UPPER_ONLY
 from hockeystick.base.accountant_docs import accountant_docs, contract_sections
 
+from ..source_tree import nodes, source
+
 docscrape = pytest.importorskip(
     "numpydoc.docscrape", reason="numpydoc is not installed: pip install '.[docs]'"
 )
@@ -118,8 +120,7 @@ def _source_docstrings() -> list[tuple[str, str, list[str]]]:
     class of the package."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for cls in (n for n in nodes(path) if isinstance(n, ast.ClassDef)):
             decorators = [ast.unparse(d) for d in cls.decorator_list]
             for node in cls.body:
                 if isinstance(node, ast.FunctionDef) and node.name in ("delta", "epsilon"):
@@ -154,7 +155,7 @@ def test_the_contract_is_written_once_in_the_source():
                 restated.append(f"{where}: numpydoc sections without @accountant_docs")
     for path in sorted(PACKAGE.rglob("*.py")):
         if path != CONTRACT_MODULE:
-            text = path.read_text()
+            text = source(path)
             restated += [
                 f"{path.relative_to(PACKAGE)}: {line!r}" for line in contract_lines if line in text
             ]
@@ -223,9 +224,7 @@ def test_every_class_answering_with_bound_is_decorated():
     takes its docstring sections from ``@accountant_docs`` (a Protocol states the contract, and is exempt)."""
     undecorated = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        for cls in (
-            n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)
-        ):
+        for cls in (n for n in nodes(path) if isinstance(n, ast.ClassDef)):
             answers = [
                 node.name
                 for node in cls.body

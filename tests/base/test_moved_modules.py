@@ -13,6 +13,8 @@ import pytest
 
 from hockeystick.base.moved import MOVED, REMOVED_IN
 
+from ..source_tree import nodes
+
 CHECK_EVERY_OLD_PATH = """
 import importlib, warnings
 from hockeystick.base.moved import MOVED, REMOVED_IN
@@ -79,7 +81,7 @@ def _imported_modules(path: Path, package: Path) -> set[str]:
     parts = list(path.relative_to(package.parent).with_suffix("").parts)
     here = parts[:-1]  # the module's package (an __init__'s own package)
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
