@@ -15,6 +15,7 @@ brace inside it, lambdas' included, counts toward that function.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 import subprocess
@@ -381,21 +382,28 @@ def test_the_scanner_finds_each_function_of_a_sample_with_its_lines():
     ]
 
 
-def _ctags_functions(path: Path) -> set[tuple[str, int, int]]:
-    """(name, line, end line) of the named functions universal-ctags finds in ``path`` outside any function."""
+@functools.cache
+def _ctags_listing() -> dict[str, set[tuple[str, int, int]]]:
+    """Path -> (name, line, end line) of the named functions universal-ctags finds in it outside any function,
+    for every file of ``CPP_SOURCES``: one ctags run reads them all (a row names its file)."""
+    version = subprocess.run(["ctags", "--version"], capture_output=True, text=True).stdout
+    if "Universal Ctags" not in version:
+        pytest.skip("the end: field needs universal-ctags")
     listing = subprocess.run(
-        ["ctags", "--fields=+ne", "--c++-kinds=f", "--language-force=C++", "-o", "-", str(path)],
+        ["ctags", "--fields=+ne", "--c++-kinds=f", "--language-force=C++", "-o", "-"]
+        + [str(path) for path in CPP_SOURCES],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    found = set()
+    found: dict[str, set[tuple[str, int, int]]] = {str(path): set() for path in CPP_SOURCES}
     for row in listing.splitlines():
-        name, fields = row.split("\t", 1)[0], row.rsplit(';"\t', 1)[-1]
+        name, where = row.split("\t", 2)[:2]
+        fields = row.rsplit(';"\t', 1)[-1]
         line, end = re.search(r"\bline:(\d+)", fields), re.search(r"\bend:(\d+)", fields)
         if name.startswith("__anon") or "function:" in fields or line is None or end is None:
             continue
-        found.add((name.replace(" ", ""), int(line.group(1)), int(end.group(1))))
+        found[where].add((name.replace(" ", ""), int(line.group(1)), int(end.group(1))))
     return found
 
 
@@ -404,14 +412,11 @@ def _ctags_functions(path: Path) -> set[tuple[str, int, int]]:
 def test_the_scanner_agrees_with_ctags(relative):
     """On real sources, every function ctags reports (name, first line, closing line) is found by the
     scanner with the same lines, and the scanner reports no function ctags does not know."""
-    version = subprocess.run(["ctags", "--version"], capture_output=True, text=True).stdout
-    if "Universal Ctags" not in version:
-        pytest.skip("the end: field needs universal-ctags")
     path = ROOT / relative
     ours = {
         (name.split("::")[-1], first, last) for name, first, last in cpp_functions(source(path))
     }
-    assert ours == _ctags_functions(path)
+    assert ours == _ctags_listing()[str(path)]
 
 
 def test_the_scanner_measures_register_contraction():
