@@ -29,7 +29,10 @@ _Kept = TypeVar("_Kept")
 
 
 def _kept(build: Callable[[], _Kept]) -> _Kept:
-    """``build()``, run with the collector paused and its result frozen out of the collector's generations."""
+    """``build()``, run with the collector paused and its result frozen out of the collector's generations; the
+    garbage of earlier tests is collected first, so that no cycle of theirs is frozen with it (a collection
+    walks only what was made since the last freeze)."""
+    gc.collect()
     enabled = gc.isenabled()
     gc.disable()
     try:
