@@ -22,8 +22,9 @@ from typing import TypeVar
 
 import hockeystick
 
-# the checkout, and the package the tests import (the checkout's under an editable install, a wheel's otherwise)
-STILL = (Path(__file__).resolve().parent.parent, Path(hockeystick.__file__).resolve().parent)
+# the roots whose files are kept once read: the checkout, and the package the tests import (the checkout's under
+# an editable install, a wheel's otherwise)
+KEPT_ROOTS = (Path(__file__).resolve().parent.parent, Path(hockeystick.__file__).resolve().parent)
 
 _Kept = TypeVar("_Kept")
 
@@ -62,7 +63,7 @@ def _nodes(path: Path) -> tuple[ast.AST, ...]:
 def _in_repository(path: Path) -> Path | None:
     """``path`` resolved when it lies in the checkout or the installed package, else None."""
     resolved = path.resolve()
-    return resolved if any(resolved.is_relative_to(root) for root in STILL) else None
+    return resolved if any(resolved.is_relative_to(root) for root in KEPT_ROOTS) else None
 
 
 def source(path: Path) -> str:

@@ -86,9 +86,8 @@ MAX_OUTCOMES = 1 << 24  # the most atoms one pair may hold (128 MiB a mass array
 _TAIL = 1e-30  # each window leaves out a tail of at most this mass (Chernoff)
 _L_BLOCKS = 8  # blocks of the others' fair-coin count where it spans more than _L_EXACT outcomes
 _L_EXACT = 32
-_KEPT_COINS = (
-    1 << 17
-)  # fair-coin windows kept for counts up to this: ~12 sqrt(N) outcomes, 34 KiB each
+# fair-coin windows are kept for counts up to this: ~12 sqrt(N) outcomes, 34 KiB each
+_KEPT_COINS = 1 << 17
 
 
 def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tuple[int, float, int]:
