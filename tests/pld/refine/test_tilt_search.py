@@ -1,4 +1,4 @@
-"""The tilt search's coarse scores (pld/refine/tilted_question.py's ``coarse_scores``): a tilt
+"""The tilt search's coarse scores (pld/refine/tilt_search.py's ``coarse_scores``): a tilt
 skipped scores below the best, so the search picks the tilt the whole ladder's scores pick, against
 every tilt evaluated by ``GridPMF.log_mgf`` directly."""
 
@@ -10,12 +10,10 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.grid.pmf import GridPMF
+from hockeystick.pld.refine.tilt_search import COARSE_STEP, LAMBDAS, coarse_scores
 from hockeystick.pld.refine.tilted_question import (
-    COARSE_STEP,
-    LAMBDAS,
     ROUND_OFF_PER_ROUND,
     chernoff_tilt,
-    coarse_scores,
     delta_tilt,
     exponent_tilt,
     one_direction,

@@ -1,6 +1,6 @@
 """A PMF's log-moments K(lam) = log sum_k p_k e^{lam l_k}, each lam evaluated once per PMF.
 
-The tilted reads search their tilt over one fixed ladder of lam (``refine.tilted_question.LAMBDAS``)
+The tilted reads search their tilt over one fixed ladder of lam (``refine.tilt_search.LAMBDAS``)
 for every epsilon or delta they read, and tilt the factor by the moment at the lam found
 (``tilted.tilted_factor``); on a PMF of millions of cells (sigma 0.02 on a grid of 5e-5: 3.3e7)
 each lam costs a pass over them.  ``log_mgf_at`` keeps the values found per PMF, so the buckets of

@@ -46,7 +46,8 @@ from ..grid.pmf import GridPMF
 from . import question
 from .directional_delta import Direction
 from .points import tail_span
-from .tilted_question import MAX_POINTS, WINDOW_TAIL, best_tilt, one_direction
+from .tilt_search import best_tilt
+from .tilted_question import MAX_POINTS, WINDOW_TAIL, one_direction
 from .tilted_question import exponent_tilt as one_exponent_tilt
 
 UNIT_ROUNDOFF = 2.0**-53
@@ -279,7 +280,7 @@ def block_terms(
 
 
 def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
-    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment (``tilted_question.best_tilt``)."""
+    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment (``tilt_search.best_tilt``)."""
 
     def score(lams: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):

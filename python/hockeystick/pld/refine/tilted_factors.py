@@ -42,6 +42,7 @@ from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
 from .grid_start import StartGrid
+from .tilt_search import best_tilt
 from .tilted_question import (
     GRID_STEP,
     GRIDS,
@@ -51,7 +52,6 @@ from .tilted_question import (
     SPLIT_SAMPLED_ROUNDS,
     WINDOW_TAIL,
     add_pure_epsilon,
-    best_tilt,
     one_direction,
     split_bracket,
 )

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compose import tilted
-from ..compose.binomial_split import BinomialSplit
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
 from .directional_delta import Direction
@@ -63,6 +62,8 @@ def split_delta(
     (``BinomialSplit`` over the segments, both sides), the upper side the larger of it and ``add``
     (a certified upper delta of the add direction); (0, 1) where the split does not apply (its
     ValueError), or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
+    from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
+
     try:
         factors = pessimistic_terms(segments, "remove", h, tail, True)
         upper = max(

@@ -36,9 +36,7 @@ from typing import cast
 import numpy as np
 
 from ..compose import tilted
-from ..compose.binomial_split import BinomialSplit
 from ..compose.fft import fft_length
-from ..compose.log_moments import log_mgf_at
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..grid.tail import DEFAULT_TAIL
@@ -59,6 +57,7 @@ from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
 from .grid_start import Point, StartGrid
 from .kept_readers import KeptReaders
+from .tilt_search import pmf_tilt
 from .tilted_read_tail import (
     CUT_CHECK_SHARE,
     WRAP_CHECK_SHARE,
@@ -79,10 +78,6 @@ MAX_POINTS = 1 << 22
 # 10^6 rounds at delta 1e-10 under the exponent's tilt: ~114 in loss at 1e-15, ~42 at 1e-6, which
 # fits on grids 2.7 times finer)
 WINDOW_TAIL = 1e-6
-# the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first
-# (``best_tilt``)
-LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
-COARSE_STEP = 8
 # the split read (``split_bracket``, ``_split_delta``) is tried where the rounds sample the record
 # at most this many times on average (T q): there a round's large loss is rare, the tilt's Chernoff
 # bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper
@@ -114,188 +109,6 @@ FINE_DELTA_DECADES = 2
 # fine grid, a kept point with its reads about 40 bytes), the others keep their discretized rounds
 DELTA_READERS = 2
 DELTA_WINDOW_POINTS = 1 << 21
-
-
-def best_tilt(
-    score: Callable[[np.ndarray], np.ndarray],
-    coarse: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> float:
-    """The lam among ``LAMBDAS`` maximizing ``score`` (a vectorized function of lam; non-finite
-    values never win): the best of every ``COARSE_STEP``-th tilt, then the best of the tilts between
-    its two neighbours.  Where the score is unimodal in lam (the Chernoff objectives are: K is
-    convex), that is the best of all ``LAMBDAS`` at an eighth of their evaluations; every tilt is
-    valid for the certified reads, the search only makes them tight.  ``coarse``: the scores at the
-    every ``COARSE_STEP``-th tilts, where given, -inf at those certified below the best of them
-    (``coarse_scores``): the same best, from fewer evaluations."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        every = LAMBDAS[::COARSE_STEP]
-        coarse_values = np.asarray(
-            score(every) if coarse is None else coarse(every), dtype=np.float64
-        )
-        best = (
-            int(np.argmax(np.where(np.isfinite(coarse_values), coarse_values, -np.inf)))
-            * COARSE_STEP
-        )
-        near = LAMBDAS[max(0, best - COARSE_STEP + 1) : best + COARSE_STEP]
-        fine = np.asarray(score(near), dtype=np.float64)
-    return float(near[int(np.argmax(np.where(np.isfinite(fine), fine, -np.inf)))])
-
-
-# ``coarse_scores``: the tilts evaluated first, every SEARCH_STRIDE-th of the ladder given and its
-# last; a tilt skipped where its certified score bound b and the best score found s meet b < s -
-# SKIP_GAP (1 + |s| + |b|)
-SEARCH_STRIDE = 4
-SKIP_GAP = 1e-6
-
-
-def _moment_margin(pmf: GridPMF, lams: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """An upper bound on K_c - K at each of ``lams``, K_c = ``k`` the core's log-moment: four times
-    its raise over the computed value, which is within that raise of K (pld/grid/moments.hpp: 2 (n +
-    850 + 4 (2 |shift| + 745)) u + 4 u (|K_c| + 1), and the rescaled pass's 4 u (|top| + 750); |shift|
-    <= lam l and |top| <= 745 + lam l, l the PMF's largest |loss|)."""
-    reach = max(abs(pmf.k_lo * pmf.h), abs((pmf.k_lo + pmf.p.size - 1) * pmf.h))
-    shift = np.abs(lams) * reach
-    raised = 2.0 * (pmf.p.size + 850.0 + 4.0 * (2.0 * shift + 745.0)) * tilted.UNIT_ROUNDOFF
-    raised += 4.0 * tilted.UNIT_ROUNDOFF * (np.abs(k) + 1.0) + 4.0 * tilted.UNIT_ROUNDOFF * (
-        shift + 1495.0
-    )
-    return np.asarray(4.0 * raised, dtype=np.float64)
-
-
-def _secant_floors(
-    lams: np.ndarray, known: np.ndarray, k: np.ndarray, low: np.ndarray, at: np.ndarray
-) -> np.ndarray:
-    """Lower bounds on K at ``lams[at]`` from the secants of the nearest two tilts evaluated on
-    each side (``known``: their indices, increasing; ``k``: K_c there; ``low``: K_c - margin),
-    -inf where neither side has two."""
-    pos = np.searchsorted(known, at)
-    out = np.full(at.size, -np.inf)
-    x = lams[at]
-    left = pos >= 2  # K(x) >= K(b) + (K(b) - K(a)) (x - b) / (b - a), x > b > a
-    if left.any():
-        a, b = pos[left] - 2, pos[left] - 1
-        la, lb = lams[known[a]], lams[known[b]]
-        slope = (low[b] - k[a]) / (lb - la)
-        out[left] = low[b] + slope * (x[left] - lb)
-    right = pos + 1 < known.size  # K(x) >= K(a) - (K(b) - K(a)) (a - x) / (b - a), x < a < b
-    if right.any():
-        a, b = pos[right], pos[right] + 1
-        la, lb = lams[known[a]], lams[known[b]]
-        slope = (k[b] - low[a]) / (lb - la)
-        out[right] = np.maximum(out[right], low[a] - slope * (la - x[right]))
-    return out
-
-
-def coarse_scores(
-    pmf: GridPMF,
-    rounds: float,
-    score: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    lams: np.ndarray,
-) -> np.ndarray:
-    """``score(lams, rounds * K(lams))`` (K = ``log_mgf_at(pmf, lams)``) at the tilts evaluated,
-    -inf at those certified below the best score: the coarse scores of ``pmf_tilt``'s search.
-
-    Each K(lam) costs a pass over the PMF (about 1e5 cells for a subsampled Gaussian round on the
-    fine grid), and the Chernoff scores are unimodal in lam, so most of the ladder is far below the
-    best.  K is convex (a log-sum-exp of lines in lam), so two of its values on one side of a tilt
-    bound it from below there by their secant, and a score non-increasing in T K from above; every
-    ``SEARCH_STRIDE``-th tilt and the last are evaluated first, then, until none is left, each tilt
-    not certified below the best score found.  The secants take certified sides of K: the core's
-    K_c is rounded up (pld/grid/moments.hpp: K <= K_c) by at most its margin above the computed
-    value, so K >= K_c - ``_moment_margin``.  A tilt is skipped only where its bound is below the
-    best by ``SKIP_GAP`` of the scores' magnitudes, far above their arithmetic's rounding.  The
-    scores of the tilts evaluated are those every tilt evaluated gives (``log_mgf_at`` takes each
-    lam on its own; the score is elementwise) and a tilt skipped scores strictly below the best, so
-    the best (the first, where several tie) is the same tilt, bit for bit.
-
-    Parameters
-    ----------
-    pmf : GridPMF
-        The PMF whose log-moment K the score reads.
-    rounds : float
-        The rounds T (> 0) K is summed over.
-    score : callable
-        ``score(lam, t)``: the score at the tilts ``lam`` (> 0) given T K there, elementwise,
-        non-increasing in ``t`` at every lam.
-    lams : numpy.ndarray
-        The tilts, increasing and > 0.
-
-    Returns
-    -------
-    numpy.ndarray
-        The scores; -inf where skipped.
-
-    Raises
-    ------
-    ValueError
-        If ``lams`` is not increasing and > 0, or ``rounds`` is not > 0.
-    """
-    lams = np.asarray(lams, dtype=np.float64)
-    if not (lams.size and lams[0] > 0.0 and np.all(np.diff(lams) > 0.0)):
-        raise ValueError("lams must be increasing and > 0 (the tilts of a search)")
-    if not rounds > 0.0:
-        raise ValueError(f"rounds must be > 0, got {rounds!r}")
-    m = lams.size
-    out = np.full(m, -np.inf)
-    k_all = np.full(m, np.nan)  # K_c where evaluated
-    low_all = np.full(m, np.nan)  # K_c - margin there
-    done = np.zeros(m, dtype=bool)
-    at = np.arange(0, m, SEARCH_STRIDE)
-    if at[-1] != m - 1:  # numpy's unique would import numpy.ma, which a first answer need not load
-        at = np.append(at, m - 1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        while at.size:
-            k = log_mgf_at(pmf, lams[at])
-            out[at] = score(lams[at], rounds * k)
-            k_all[at], low_all[at] = k, k - _moment_margin(pmf, lams[at], k)
-            done[at] = True
-            finite = out[done & np.isfinite(out)]
-            if finite.size == 0:  # no best to skip below: every tilt
-                at = np.flatnonzero(~done)
-                continue
-            best = float(np.max(finite))
-            known = np.flatnonzero(np.isfinite(k_all) & np.isfinite(low_all))
-            at = np.flatnonzero(~done)
-            if not at.size:
-                break
-            floors = _secant_floors(lams, known, k_all[known], low_all[known], at)
-            bound = np.where(np.isfinite(floors), score(lams[at], rounds * floors), np.nan)
-            skip = bound < best - SKIP_GAP * (1.0 + abs(best) + np.abs(bound))
-            done[at[skip]] = True
-            at = at[~skip]
-    return out
-
-
-def pmf_tilt(
-    pmf: GridPMF, rounds: float, score: Callable[[np.ndarray, np.ndarray], np.ndarray]
-) -> float:
-    """``best_tilt`` of ``score(lam, rounds K(lam))``, its coarse tilts certified below the best
-    skipped (``coarse_scores``).
-
-    Parameters
-    ----------
-    pmf : GridPMF
-        The PMF whose log-moment K (``log_mgf_at``) the score reads.
-    rounds : float
-        The rounds T (> 0) K is summed over.
-    score : callable
-        ``score(lam, t)``: the score at the tilts ``lam`` given T K there, elementwise,
-        non-increasing in ``t`` at every lam.
-
-    Returns
-    -------
-    float
-        The tilt lam of ``LAMBDAS`` ``best_tilt`` finds.
-
-    Raises
-    ------
-    ValueError
-        If ``rounds`` is not > 0.
-    """
-    return best_tilt(
-        lambda lam: score(lam, rounds * log_mgf_at(pmf, lam)),
-        lambda lam: coarse_scores(pmf, rounds, score, lam),
-    )
 
 
 def chernoff_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
@@ -881,6 +694,8 @@ def split_bracket(
     (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the split, a
     window past the composition's cap) or, for the lower side, where a factor's optimistic side is
     in blocks of rounds."""
+    from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
+
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
         up = BinomialSplit(
@@ -1153,6 +968,8 @@ def _split_delta(
     at ``centre``), the lower side the remove direction's (delta >= delta_remove); ``delta`` (the
     least delta expected) sizes the tails and what is negligible.  As given where the split does
     not apply (``split_bracket``)."""
+    from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
+
     h, rounds = question.FINE_INTERVAL, int(reader.point[2])
     _, _, factor = reader.direction("remove", h, delta)
     negligible = question.TILTED_TAIL_SHARE * delta
