@@ -11,7 +11,6 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
-from ..pld.accountants import SubsampledGaussianPLD
 from .adaptive_clipping import round_noise_multiplier
 from .normalization import Normalization, checked_normalization
 from .run import _SubsampledTraining
@@ -25,6 +24,9 @@ from .vocabulary import (
     Sampling,
     StepsPerEpoch,
 )
+
+# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
+# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -306,6 +308,8 @@ class DPSGD(_SubsampledTraining):
             tail,
         )
         if examples_per_user is not None:
+            from ..pld.accountants import SubsampledGaussianPLD
+
             assert isinstance(
                 self._accountant, SubsampledGaussianPLD
             )  # Poisson sampling (refused otherwise)

@@ -5,11 +5,17 @@ record-level, check-ins)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..base.accountant import Bound
-from ..pld.grid import Result, bound_result
+
+# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
+# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
+
+if TYPE_CHECKING:
+    from ..pld.grid import Result
 
 
 def answer_pointwise(
@@ -22,6 +28,8 @@ def answer_pointwise(
     """``bracket(i, x)`` at every point of the parameters' ``shape`` (flat index i) broadcast with
     the checked argument ``x``, as one float (scalar parameters and argument) or arrays, on the
     sides ``bound`` names."""
+    from ..pld.grid import bound_result
+
     full = np.broadcast_shapes(shape, x.shape)
     xs = np.broadcast_to(x, full)
     index = np.broadcast_to(np.arange(int(np.prod(shape))).reshape(shape), full)

@@ -19,21 +19,23 @@ from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants import SubsampledGaussianPLD
-from ..pld.grid import Result
-from ..pld.mechanisms import checked_tail
 from .sampling_schemes import sampling_scheme, sampling_words
 from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
 from .user_level import UserLevelDPSGD
 from .vocabulary import STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
+# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
+# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
+
 if TYPE_CHECKING:
     from ..pld.accountants import (
         BallsInBinsGaussianPLD,
         FixedBatchGaussianPLD,
         ShuffledBatchGaussianPLD,
+        SubsampledGaussianPLD,
     )
+    from ..pld.grid import Result
     from ..pld.reads import CurveAlongRun
 
     _Accountant = (
@@ -94,6 +96,8 @@ class _SubsampledTraining:
             _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
         _validation.choice(sampling, "sampling", sampling_words())
         if tail is not None:  # refused before the sampling's own checks, for every sampling
+            from ..pld.mechanisms import checked_tail
+
             tail = checked_tail(tail)
         z = np.asarray(
             noise_multiplier, dtype=np.float64
@@ -137,6 +141,8 @@ class _SubsampledTraining:
         (z, q), _, _ = broadcast_float_arrays(noise_multiplier=z, sample_rate=q)
         one = np.ones_like(q)
         t = steps_taken(epochs, steps, (one, q), names[2:], "a larger sample_rate")
+        from ..pld.accountants import SubsampledGaussianPLD
+
         self._accountant: _Accountant = SubsampledGaussianPLD(
             sigma=z,
             sampling_rate=q,
@@ -191,6 +197,8 @@ class _SubsampledTraining:
         t = steps_taken(epochs, steps, per_epoch, names[2:])
         drawn_batches = sampling_scheme(sampling).drawn_batches
         if drawn_batches is None:
+            from ..pld.accountants import SubsampledGaussianPLD
+
             self._accountant = SubsampledGaussianPLD(
                 sigma=z,
                 sampling_rate=m / n,

@@ -44,13 +44,16 @@ from ..base import validation as _validation
 from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
-from ..pld.accountants import PLDAccountant
-from ..pld.grid import Result
 from .sampling_schemes import sampling_words
 from .steps import ceil_ratio
 from .vocabulary import Sampling
 
+# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
+# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
+
 if TYPE_CHECKING:
+    from ..pld.accountants import PLDAccountant
+    from ..pld.grid import Result
     from ..pld.reads import CurveAlongRun
 
 __all__ = ["Stage", "StagedRun", "with_stages"]
@@ -202,6 +205,8 @@ class StagedRun:
         return sum(s.steps for s in self.stages)
 
     def _composed(self, tail: float | None) -> PLDAccountant:
+        from ..pld.accountants import PLDAccountant
+
         accountant = PLDAccountant(value_discretization_interval=self._interval, tail=tail)
         for s in self.stages:
             accountant.compose_subsampled_gaussian(s.noise_multiplier, s.sample_rate, s.steps)

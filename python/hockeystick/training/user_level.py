@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
@@ -38,12 +38,15 @@ from ..base.accountant import Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants import SubsampledGaussianPLD
-from ..pld.grid import PrivacyLossDistribution, Result
-from ..pld.mechanisms import DEFAULT_INTERVAL
-from ..pld.sampling import checked_examples_per_user, examples_per_user_gaussian
 from .pointwise import answer_pointwise
 from .sampling_schemes import SamplingScheme, sampling_schemes
+
+# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
+# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
+
+if TYPE_CHECKING:
+    from ..pld.accountants import SubsampledGaussianPLD
+    from ..pld.grid import PrivacyLossDistribution, Result
 
 __all__ = ["UserLevelDPSGD", "refuse_user_level_sampling", "user_level_without_stages"]
 
@@ -165,6 +168,9 @@ class UserLevelDPSGD:
         examples_per_user: ArrayLike,
         value_discretization_interval: float | None = None,
     ) -> None:
+        from ..pld.mechanisms import DEFAULT_INTERVAL
+        from ..pld.sampling import checked_examples_per_user
+
         (z, q, t, k), self._shape, self._scalar = broadcast_float_arrays(
             noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
             sample_rate=_validation.in_interval(
@@ -188,6 +194,9 @@ class UserLevelDPSGD:
 
     def _run(self, i: int) -> SubsampledGaussianPLD | PrivacyLossDistribution:
         """Point i's composed run: DP-SGD's accountant at k = 1, the binomial mixture composed T times else."""
+        from ..pld.accountants import SubsampledGaussianPLD
+        from ..pld.sampling import examples_per_user_gaussian
+
         if i not in self._runs:
             z, q, t, k = (
                 float(a.flat[i])

@@ -38,7 +38,6 @@ from ...numerics.certified_theta import (
     theta_upper,
 )
 from ..grid.distribution import PrivacyLossDistribution
-from ..refine import tilted_factors, tilted_factors_delta
 from .described_run import Segment, gaussian_rounds, subsampled_segments
 
 UNIT_ROUNDOFF = 2.0**-53
@@ -266,6 +265,9 @@ def segments_bracket(
     if len(segments) == 1:
         ((noise, q, _), rounds) = segments[0]
         return _front_door(front_door, noise, q, rounds, method, x, bound)
+    # the tilted reads of several kinds of round load on a run of several: one kind reads the front door
+    from ..refine import tilted_factors, tilted_factors_delta
+
     if method == "epsilon":
         return tilted_factors.tilted_factors_brackets(segments, x, lower, upper)
     lows, ups = lower.copy(), upper.copy()
