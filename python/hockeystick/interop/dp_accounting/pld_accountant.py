@@ -48,6 +48,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
+from ...base.warning_site import outside_stacklevel
 from ...pld.accountants import (
     CompositionPlan,
     FactorStore,
@@ -62,6 +63,7 @@ from ...pld.refine import AccuracyNotMetWarning
 from ...rdp import DEFAULT_ORDERS
 from .dp_events import plan_for
 from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, nesting_refused
+from .kept_reads import KeptReads
 from .pure_dp import pure_epsilon_sum, pure_epsilon_upper_below
 from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
@@ -273,6 +275,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         self._events: list[tuple[dp_event.DpEvent, int]] = []  # what was composed, for the RDP side
         # the event, count and plan the last call of _maybe_compose checked without composing
         self._checked: tuple[dp_event.DpEvent, int, CompositionPlan] | None = None
+        # the brackets read of the composition as it stands, by question (emptied by each compose)
+        self._kept: KeptReads[tuple[float, float]] = KeptReads()
 
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickPLDAccountant:
         """Add ``count`` runs of ``event`` to the composition.
@@ -330,6 +334,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             self._profile = None
             self._default_profile = None
             self._factors = {}
+            self._kept.clear()
             self._events.append((event, max(int(count), 1)))
         return None
 
@@ -429,22 +434,23 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         ParameterTypeError
             ``target_delta`` a string, a bool, None or an array.
         """
-        zero = _validation.single(target_delta, "target_delta") == 0.0
+        target = _validation.single(target_delta, "target_delta")
+        target = 0.0 if target == 0.0 else _validation.delta_target(target_delta, "target_delta")
+        # asked again of the same composition (get_epsilon is this bracket's upper end): kept
+        return self._kept.read(("epsilon", target), lambda: self._epsilon_bracket(target))
+
+    def _epsilon_bracket(self, target: float) -> tuple[float, float]:
+        """``get_epsilon_bracket`` at ``target``, a delta in [0, 1) already checked."""
         rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
         if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
-            return rounds.epsilon(
-                0.0 if zero else _validation.delta_target(target_delta, "target_delta")
-            )
+            return rounds.epsilon(target)
         pairs = pair_rounds_profile(self._plan, self.value_discretization_interval)
         if (
             pairs is not None
         ):  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
-            return pairs.epsilon(
-                0.0 if zero else _validation.delta_target(target_delta, "target_delta")
-            )
-        if zero:
+            return pairs.epsilon(target)
+        if target == 0.0:
             return pure_epsilon_bracket(self._plan, self._current)
-        target = _validation.delta_target(target_delta, "target_delta")
         try:
             if self._default_grid:
                 lower, upper = self._question_epsilon(target)
@@ -481,7 +487,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             f"the PLD cannot compose these {runs} runs (its loss grid would pass 9e15 points): the upper side is the "
             "RDP conversion's (HockeystickRdpAccountant) and the lower side 0, certified but wide",
             AccuracyNotMetWarning,
-            stacklevel=3,
+            stacklevel=outside_stacklevel(),
         )
         return read(rdp)
 
@@ -550,6 +556,10 @@ class HockeystickPLDAccountant(PrivacyAccountant):
             When ``target_epsilon`` is a string, a bool, None or an array.
         """
         target = _validation.epsilon_target(target_epsilon, "target_epsilon")
+        return self._kept.read(("delta", target), lambda: self._delta_bracket(target))
+
+    def _delta_bracket(self, target: float) -> tuple[float, float]:
+        """``get_delta_bracket`` at ``target``, an epsilon >= 0 already checked."""
         rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
         if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
             return rounds.delta(target)
