@@ -2,6 +2,7 @@
 
     python bench/bench_interop.py                 # 200 random event trees + DP-SGD tracking (minutes)
     python bench/bench_interop.py --trees 40 --skip-tracking --skip-along-run   # the 40 trees alone
+    python bench/bench_interop.py --trees 40 --passes 5 --skip-tracking --skip-along-run   # medians of 5 fresh passes
     python bench/bench_interop.py --skip-tracking --repeats 3 --slow   # only the trees under 10x, and why
     python bench/bench_interop.py --skip-trees --skip-tracking           # epsilon after every epoch alone
 
@@ -13,15 +14,18 @@ of each library runs first, untimed): hockeystick's ``HockeystickPLDAccountant``
 (no grid, no accuracy: the default's question logic, ``pld.accountants.question_plan``), the same at
 accuracy 1e-4, then asking for dp_accounting's own certified width ("equal accuracy"), and
 dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as its users call it); wall
-and CPU time of compose + the epsilon (``--repeats``: medians of that many interleaved runs; compose
-and epsilon are also timed apart).  The summary's first line is the default adapter's CPU speed-up
-over dp_accounting, median over the trees.  dp_accounting runs on one thread; hockeystick's core
-loops use every core from parallel_work element evaluations on (cpp/bindings/loops.hpp), and the
-threads such a loop wakes spin idle for a while after it, counted as CPU time (docs/sweeps.md):
-each call's CPU includes that tail (the process sleeps ``SETTLE`` seconds after it, its CPU clock
-running), so it is charged to the call that woke them, not to the next one timed.
-``OMP_WAIT_POLICY=passive`` in the environment (printed at the start, with the CPU model) measures
-the work alone.
+and CPU time of compose + the epsilon (compose and epsilon are also timed apart).  ``--passes P``:
+the pass over the trees runs P times, each in a fresh process, and each tree's times are the medians
+over the passes; ``--repeats R``: each tree runs R times in one process, interleaved, and its times
+are the medians, which read what the tree's first run left in hockeystick's caches (a composition's
+RDP curve, a round's discretised PLD) and so time a user's repeated question, not a new one.  The
+summary's first line is the default adapter's CPU speed-up over dp_accounting, median over the trees.
+dp_accounting runs on one thread; hockeystick's core loops use every core from parallel_work
+element evaluations on (cpp/bindings/loops.hpp), and the threads such a loop wakes spin idle for a
+while after it, counted as CPU time (docs/sweeps.md): each call's CPU includes that tail (the
+process sleeps ``SETTLE`` seconds after it, its CPU clock running), so it is charged to the call
+that woke them, not to the next one timed.  ``OMP_WAIT_POLICY=passive`` in the environment
+(printed at the start, with the CPU model) measures the work alone.
 Accuracy: our certified bracket width (upper - lower) beside dp_accounting's (pessimistic -
 optimistic, the optimistic PLD built untimed).
 
@@ -42,12 +46,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import multiprocessing
 import os
 import statistics
 import sys
 import time
 
 import numpy as np
+import pytest
 from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 # the repository root after bench/ (for tests.dp_accounting_pld): bench/conftest.py stays the ``conftest`` found first
@@ -151,29 +157,72 @@ def trees(
     for seed in range(n):
         r = run_tree(seed, repeats, delta)
         rows.append(r)
-        if slow_only:
-            if r["their_cpu"] < 10 * r["default_cpu"]:
-                print(
-                    f"tree {seed:3d}: CPU x{r['their_cpu'] / max(r['default_cpu'], 1e-9):.1f}: default "
-                    f"{1e3 * r['default_cpu']:.2f} ms (compose {1e3 * r['default_compose_cpu']:.2f}, "
-                    f"epsilon {1e3 * r['default_query_cpu']:.2f}) [{r['default_lower']:.6f}, "
-                    f"{r['default_upper']:.6f}], dp_accounting {1e3 * r['their_cpu']:.2f} ms (compose "
-                    f"{1e3 * r['their_compose_cpu']:.2f}, epsilon {1e3 * r['their_query_cpu']:.2f})\n"
-                    f"    {r['event']}",
-                    flush=True,
-                )
-            continue
-        print(
-            f"tree {seed:3d}: default {1e3 * r['default_cpu']:8.2f} ms CPU [{r['default_lower']:.6f}, "
-            f"{r['default_upper']:.6f}] x{r['their_cpu'] / max(r['default_cpu'], 1e-9):.1f}; "
-            f"dp_accounting {1e3 * r['their_cpu']:8.2f} ms [{r['optimistic']:.6f}, "
-            f"{r['pessimistic']:.6f}]; accuracy 1e-4 {1e3 * r['ours_cpu']:8.2f} ms "
-            f"[{r['lower']:.6f}, {r['upper']:.6f}] x{r['their_cpu'] / max(r['ours_cpu'], 1e-9):.1f}; "
-            f"at their width {1e3 * r['eq_cpu']:8.2f} ms [{r['eq_lower']:.6f}, {r['eq_upper']:.6f}] "
-            f"x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f} (CPU)",
-            flush=True,
-        )
+        print_tree(r, slow_only)
     return rows
+
+
+def _one_pass(n: int, delta: float) -> list[dict]:
+    """Each of the first ``n`` trees run once after the warm-up tree, nothing printed (a fresh
+    process's pass, ``tree_passes``)."""
+    # as ``main`` sets it: dp_accounting warns on every (untimed) optimistic PLD
+    logging.getLogger().setLevel(logging.ERROR)
+    run_tree(10_000, 1, delta)
+    return [run_tree(seed, 1, delta) for seed in range(n)]
+
+
+def merged_passes(passes: list[list[dict]]) -> list[dict]:
+    """Each tree's row of the first pass, its times (the ``*_wall`` and ``*_cpu`` fields) the
+    medians over ``passes``; the passes' answers must agree (every side is deterministic)."""
+    rows = []
+    for runs in zip(*passes):
+        row = dict(runs[0])
+        for key, value in row.items():
+            if key.endswith(("_wall", "_cpu")):
+                row[key] = statistics.median(r[key] for r in runs)
+            elif key != "event":
+                assert all(r[key] == value for r in runs), (row["seed"], key)
+        rows.append(row)
+    return rows
+
+
+def tree_passes(
+    n: int, passes: int, slow_only: bool = False, delta: float = TREE_DELTA
+) -> list[dict]:
+    """``passes`` passes over the first ``n`` trees, each in a fresh (spawned) process, merged
+    (``merged_passes``) and printed: every run of a tree is a first run, as a user's new question is."""
+    with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as pool:
+        rows = merged_passes([pool.apply(_one_pass, (n, delta)) for _ in range(passes)])
+    for r in rows:
+        print_tree(r, slow_only)
+    return rows
+
+
+def print_tree(r: dict, slow_only: bool) -> None:
+    """One tree's line: every tree's figures, or (``slow_only``) the event and the compose /
+    epsilon split of a tree under 10x."""
+    seed = r["seed"]
+    if slow_only:
+        if r["their_cpu"] < 10 * r["default_cpu"]:
+            print(
+                f"tree {seed:3d}: CPU x{r['their_cpu'] / max(r['default_cpu'], 1e-9):.1f}: default "
+                f"{1e3 * r['default_cpu']:.2f} ms (compose {1e3 * r['default_compose_cpu']:.2f}, "
+                f"epsilon {1e3 * r['default_query_cpu']:.2f}) [{r['default_lower']:.6f}, "
+                f"{r['default_upper']:.6f}], dp_accounting {1e3 * r['their_cpu']:.2f} ms (compose "
+                f"{1e3 * r['their_compose_cpu']:.2f}, epsilon {1e3 * r['their_query_cpu']:.2f})\n"
+                f"    {r['event']}",
+                flush=True,
+            )
+        return
+    print(
+        f"tree {seed:3d}: default {1e3 * r['default_cpu']:8.2f} ms CPU [{r['default_lower']:.6f}, "
+        f"{r['default_upper']:.6f}] x{r['their_cpu'] / max(r['default_cpu'], 1e-9):.1f}; "
+        f"dp_accounting {1e3 * r['their_cpu']:8.2f} ms [{r['optimistic']:.6f}, "
+        f"{r['pessimistic']:.6f}]; accuracy 1e-4 {1e3 * r['ours_cpu']:8.2f} ms "
+        f"[{r['lower']:.6f}, {r['upper']:.6f}] x{r['their_cpu'] / max(r['ours_cpu'], 1e-9):.1f}; "
+        f"at their width {1e3 * r['eq_cpu']:8.2f} ms [{r['eq_lower']:.6f}, {r['eq_upper']:.6f}] "
+        f"x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f} (CPU)",
+        flush=True,
+    )
 
 
 def summarize_trees(rows: list[dict]) -> None:
@@ -372,6 +421,18 @@ def test_trees_smoke():
     assert all(r["optimistic"] - 1e-12 <= r["default_upper"] >= r["default_lower"] for r in rows)
 
 
+def test_merged_passes_take_each_trees_median_times():
+    passes = [
+        [dict(seed=0, event=None, upper=1.5, default_cpu=c, their_wall=2 * c)]
+        for c in (3.0, 1.0, 2.0)
+    ]
+    [row] = merged_passes(passes)
+    assert (row["default_cpu"], row["their_wall"], row["upper"]) == (2.0, 4.0, 1.5)
+    passes[1][0]["upper"] = 1.25
+    with pytest.raises(AssertionError):
+        merged_passes(passes)
+
+
 def test_tracking_smoke():
     from hockeystick.interop.opacus import HockeystickOpacusAccountant
 
@@ -398,7 +459,17 @@ def main() -> None:
     parser.add_argument("--skip-trees", action="store_true")
     parser.add_argument("--skip-along-run", action="store_true")
     parser.add_argument(
-        "--repeats", type=int, default=1, help="interleaved runs per tree (times are medians)"
+        "--repeats",
+        type=int,
+        default=1,
+        help="interleaved runs per tree in one process (times are medians; the repeats read the "
+        "first run's caches)",
+    )
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=1,
+        help="passes over the trees, each in a fresh process (times are each tree's medians)",
     )
     parser.add_argument(
         "--slow",
@@ -422,7 +493,11 @@ def main() -> None:
     if not args.skip_along_run:
         along_run()
     if not args.skip_trees:
-        summarize_trees(trees(args.trees, args.repeats, args.slow, args.delta))
+        summarize_trees(
+            tree_passes(args.trees, args.passes, args.slow, args.delta)
+            if args.passes > 1
+            else trees(args.trees, args.repeats, args.slow, args.delta)
+        )
     print("load average at end:", os.getloadavg())
 
 
