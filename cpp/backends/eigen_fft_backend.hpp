@@ -26,7 +26,8 @@
 // (forward and inverse twiddles, the real pass's twiddles, the scratch buffer) and 48 in long double (the forward
 // twiddles of n/2 points, the real pass's, the half spectrum) a thread so keeps at most about 110 MB.  A kept plan
 // is the one a fresh object would make (the same twiddles), so every transform is the same, bit for bit, cold or
-// warm.
+// warm.  forward_long keeping every bin (n/2 + 1) transforms each row straight into its row of the output; the
+// half-spectrum buffer serves the calls that keep fewer, whose bins are copied from it (the same values).
 #pragma once
 
 #include <hockeystick/pld/compose/fft_backend.hpp>
@@ -57,7 +58,7 @@ struct EigenDoubleFft {
     Eigen::FFT<double> fft;
 };
 
-// The long-double forward transform's FFT object and its half-spectrum buffer.
+// The long-double forward transform's FFT object and its half-spectrum buffer (for calls keeping fewer bins).
 struct EigenLongDoubleFft {
     void clear() {
         fft.clear();
@@ -126,7 +127,12 @@ class EigenFftBackend final : public hockeystick::pld::RealFftBackend {
         if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
         EigenLongDoubleFft once;
         EigenLongDoubleFft& fft = EigenLongPlanCache::of_this_thread().for_length(n, once);
-        fft.half.resize(static_cast<std::size_t>(n / 2 + 1));
+        const std::int64_t bins = n / 2 + 1;
+        if (keep == bins) {  // every bin kept: each row's half spectrum is its row of out
+            for (std::int64_t r = 0; r < rows; ++r) fft.fft.forward_half(n, in + r * n, out + r * bins);
+            return;
+        }
+        fft.half.resize(static_cast<std::size_t>(bins));
         for (std::int64_t r = 0; r < rows; ++r) {
             fft.fft.forward_half(n, in + r * n, fft.half.data());
             std::copy(fft.half.begin(), fft.half.begin() + keep, out + r * keep);

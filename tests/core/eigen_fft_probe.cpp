@@ -2,6 +2,7 @@
 //   eigen_fft_probe forward n rows IN OUT       IN: rows * n doubles, OUT: rows * (n / 2 + 1) complex doubles
 //   eigen_fft_probe inverse n rows IN OUT       IN: rows * (n / 2 + 1) complex doubles, OUT: rows * n doubles
 //   eigen_fft_probe forward_long n rows IN OUT  the same as forward in long double, every bin kept
+//   eigen_fft_probe forward_long_kept n rows IN OUT  forward_long keeping bins 0 .. n / 4 of each row
 //   eigen_fft_probe eigen_long n rows IN OUT    the same by Eigen's own Eigen::FFT<long double>
 //   eigen_fft_probe offers_long                 prints the backend's offers_forward_long() (0 or 1)
 // forward, inverse and forward_long are cpp/backends/eigen_fft_backend.hpp's; eigen_long is Eigen's own long-double
@@ -62,6 +63,13 @@ int main(int argc, char **argv) {
     std::vector<std::complex<long double>> out(
         static_cast<std::size_t>(rows * bins));
     backend.forward_long(rows, n, in.data(), bins, out.data());
+    write(argv[5], out);
+  } else if (std::strcmp(argv[1], "forward_long_kept") == 0) {
+    const auto in = read<long double>(argv[4], rows * n);
+    const std::int64_t keep = n / 4 + 1;
+    std::vector<std::complex<long double>> out(
+        static_cast<std::size_t>(rows * keep));
+    backend.forward_long(rows, n, in.data(), keep, out.data());
     write(argv[5], out);
   } else if (std::strcmp(argv[1], "eigen_long") == 0) {
     const auto in = read<long double>(argv[4], rows * n);

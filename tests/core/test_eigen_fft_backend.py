@@ -269,6 +269,20 @@ def test_eigen_long_double_transform_holds_the_long_double_bound_at_every_bin(pr
     assert ratio <= 1.0, f"n = {n}: {ratio:.3g} times the bound"
 
 
+@pytest.mark.parametrize("n", [12, 45 << 5, 3375])
+def test_eigen_long_double_transform_keeps_bins_of_the_whole_half_spectrum(probe, n, tmp_path):
+    """forward_long keeping bins 0 .. n / 4 of each row gives those bins of the transform that keeps every bin
+    (the half spectrum written in place), equal row by row: pld/compose/fft_backend.hpp's promise that a row's bins
+    are the same whichever number is kept, on which pld/compose/taylor_reuse.hpp reuses rows."""
+    rng = np.random.default_rng(n)
+    signals = _inputs(n, rng).astype(np.longdouble)
+    signals += np.longdouble(1e-3) * rng.random(signals.shape).astype(np.longdouble)
+    whole = _transform(probe, "forward_long", n, signals, np.clongdouble, tmp_path)
+    kept = _transform(probe, "forward_long_kept", n, signals, np.clongdouble, tmp_path)
+    assert whole.shape == (len(signals), n // 2 + 1) and kept.shape == (len(signals), n // 4 + 1)
+    assert np.array_equal(kept, whole[:, : n // 4 + 1])
+
+
 def test_eigens_own_long_double_transform_misses_the_bound(probe, tmp_path):
     """Eigen 3.4's FFT<long double> takes its twiddles from double cos and sin: ~u accurate, not u_L, so more than
     the bound; the backend's forward_long replaces those twiddles (eigen_long_fft.hpp)."""
