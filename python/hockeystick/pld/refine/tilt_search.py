@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..compose import tilted
-from ..compose.log_moments import log_mgf_at
+from ..compose.log_moments import log_mgf_at, log_mgf_bounds_at
 from ..grid.pmf import GridPMF
 
 # the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first
@@ -59,26 +58,14 @@ SEARCH_STRIDE = 4
 SKIP_GAP = 1e-6
 
 
-def _moment_margin(pmf: GridPMF, lams: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """An upper bound on K_c - K at each of ``lams``, K_c = ``k`` the core's log-moment: four times
-    its raise over the computed value, which is within that raise of K (pld/grid/moments.hpp: 2 (n +
-    850 + 4 (2 |shift| + 745)) u + 4 u (|K_c| + 1), and the rescaled pass's 4 u (|top| + 750); |shift|
-    <= lam l and |top| <= 745 + lam l, l the PMF's largest |loss|)."""
-    reach = max(abs(pmf.k_lo * pmf.h), abs((pmf.k_lo + pmf.p.size - 1) * pmf.h))
-    shift = np.abs(lams) * reach
-    raised = 2.0 * (pmf.p.size + 850.0 + 4.0 * (2.0 * shift + 745.0)) * tilted.UNIT_ROUNDOFF
-    raised += 4.0 * tilted.UNIT_ROUNDOFF * (np.abs(k) + 1.0) + 4.0 * tilted.UNIT_ROUNDOFF * (
-        shift + 1495.0
-    )
-    return np.asarray(4.0 * raised, dtype=np.float64)
-
-
 def _secant_floors(
     lams: np.ndarray, known: np.ndarray, k: np.ndarray, low: np.ndarray, at: np.ndarray
 ) -> np.ndarray:
     """Lower bounds on K at ``lams[at]`` from the secants of the nearest two tilts evaluated on
-    each side (``known``: their indices, increasing; ``k``: K_c there; ``low``: K_c - margin),
-    -inf where neither side has two."""
+    each side (``known``: their indices, increasing; ``k``, ``low``: K rounded up and down there,
+    ``log_mgf_bounds_at``), -inf where neither side has two.  A secant's value beyond its two tilts
+    grows with K at the nearer one and falls with K at the farther one, so it is taken through the
+    lower side at the nearer tilt and the upper side at the farther one."""
     pos = np.searchsorted(known, at)
     out = np.full(at.size, -np.inf)
     x = lams[at]
@@ -111,13 +98,14 @@ def coarse_scores(
     best.  K is convex (a log-sum-exp of lines in lam), so two of its values on one side of a tilt
     bound it from below there by their secant, and a score non-increasing in T K from above; every
     ``SEARCH_STRIDE``-th tilt and the last are evaluated first, then, until none is left, each tilt
-    not certified below the best score found.  The secants take certified sides of K: the core's
-    K_c is rounded up (pld/grid/moments.hpp: K <= K_c) by at most its margin above the computed
-    value, so K >= K_c - ``_moment_margin``.  A tilt is skipped only where its bound is below the
-    best by ``SKIP_GAP`` of the scores' magnitudes, far above their arithmetic's rounding.  The
-    scores of the tilts evaluated are those every tilt evaluated gives (``log_mgf_at`` takes each
-    lam on its own; the score is elementwise) and a tilt skipped scores strictly below the best, so
-    the best (the first, where several tie) is the same tilt, bit for bit.
+    not certified below the best score found.  The secants take certified sides of K: the core
+    rounds each K(lam) up and down (``log_mgf_bounds_at``; pld/grid/moments.hpp: the computed value
+    plus and less one raise, which bounds its distance to K).  A tilt is skipped only where its
+    bound is below the best by ``SKIP_GAP`` of the scores' magnitudes, far above their arithmetic's
+    rounding.  The scores of the tilts evaluated are those every tilt evaluated gives
+    (``log_mgf_bounds_at`` takes each lam on its own; the score is elementwise) and a tilt skipped
+    scores strictly below the best, so the best (the first, where several tie) is the same tilt,
+    bit for bit.
 
     Parameters
     ----------
@@ -148,17 +136,17 @@ def coarse_scores(
         raise ValueError(f"rounds must be > 0, got {rounds!r}")
     m = lams.size
     out = np.full(m, -np.inf)
-    k_all = np.full(m, np.nan)  # K_c where evaluated
-    low_all = np.full(m, np.nan)  # K_c - margin there
+    k_all = np.full(m, np.nan)  # K rounded up where evaluated
+    low_all = np.full(m, np.nan)  # K rounded down there
     done = np.zeros(m, dtype=bool)
     at = np.arange(0, m, SEARCH_STRIDE)
     if at[-1] != m - 1:  # numpy's unique would import numpy.ma, which a first answer need not load
         at = np.append(at, m - 1)
     with np.errstate(over="ignore", invalid="ignore"):
         while at.size:
-            k = log_mgf_at(pmf, lams[at])
+            low, k = log_mgf_bounds_at(pmf, lams[at])
             out[at] = score(lams[at], rounds * k)
-            k_all[at], low_all[at] = k, k - _moment_margin(pmf, lams[at], k)
+            k_all[at], low_all[at] = k, low
             done[at] = True
             finite = out[done & np.isfinite(out)]
             if finite.size == 0:  # no best to skip below: every tilt

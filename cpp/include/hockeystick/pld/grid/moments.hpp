@@ -1,7 +1,9 @@
 // The moments of a PMF on the loss grid: the variance of its loss and its cumulant generating function, rounded
 // up.  The composition's Chernoff windows (pld/compose/window.hpp, pld/compose/plan.hpp) and the tilted reads
 // (pld/reads/tilted.hpp) choose their exponents from them; every exponent gives a valid bound, so the variance
-// is only a scale, and the log-MGF is rounded up so that the tail bounds built on it only widen.
+// is only a scale, and the log-MGF is rounded up so that the tail bounds built on it only widen.  Where asked,
+// the log-MGF is also rounded down, by the same raise: the tilt search (the package's pld/refine/tilt_search.py)
+// bounds a convex K from below by secants through certified lower values.
 #pragma once
 
 #include <algorithm>
@@ -42,7 +44,9 @@ inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
 // off by <= 4 u (2 |shift| + 745) absolute, the recurrence adds <= (3 j + 4) u + j |lam h| u
 // <= 850 u relative (j <= 31 steps, j |lam h| <= 745 for such a term), the sum of n positive
 // terms a further n u, so the result is raised by twice the sum of those plus 4 u (|result| + 1)
-// (the log and the shift).  Eight lams of one sign share one pass over p (independent
+// (the log and the shift).  The error bound is two-sided, so the computed value less the same raise,
+// rounded down, is at most the exact one (terms dropped as negligible only lower the computed value).
+// Eight lams of one sign share one pass over p (independent
 // recurrences, each term formed exactly as with one lam).  If a scaled sum is below 1e-250, a
 // second pass (one exp per element) scales by the largest log p_k + lam l_k, with the same
 // margin plus that of its exponents; the log p_k are taken once per call for all its lams, and a
@@ -50,9 +54,28 @@ inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
 // least subnormal double), so that pass costs one exp per term that counts.
 namespace detail {
 
-inline double raised_log_mgf(double v, std::int64_t n, double shift) {
+// The raise of a computed log-MGF v: |v - K| <= terms + log (the error analysis above).
+struct LogMgfRaise {
+    double terms;  // twice the terms' relative error, 2 (n + 850 + 4 (2 |shift| + 745)) u
+    double log;    // the log's and the shift's, 4 u (|v| + 1)
+};
+
+inline LogMgfRaise log_mgf_raise(double v, std::int64_t n, double shift) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    return v + 2.0 * (n + 850 + 4.0 * (2.0 * std::fabs(shift) + 745.0)) * u + 4.0 * u * (std::fabs(v) + 1.0);
+    return {2.0 * (n + 850 + 4.0 * (2.0 * std::fabs(shift) + 745.0)) * u, 4.0 * u * (std::fabs(v) + 1.0)};
+}
+
+inline double raised_log_mgf(double v, std::int64_t n, double shift) {
+    const LogMgfRaise r = log_mgf_raise(v, n, shift);
+    return v + r.terms + r.log;
+}
+
+// At most K: v less its raise and `extra` (a further absolute error bound of v), the difference rounded to
+// nearest, then one double down, below the exact difference.  The raise's own rounding (a relative u) is
+// covered by its terms' error being doubled.
+inline double lowered_log_mgf(double v, std::int64_t n, double shift, double extra) {
+    const LogMgfRaise r = log_mgf_raise(v, n, shift);
+    return std::nextafter(v - (r.terms + r.log + extra), -std::numeric_limits<double>::infinity());
 }
 
 // log p_k for each p_k > 0 (-inf elsewhere, never read), filled on first use and kept for every lam of a call.
@@ -65,14 +88,18 @@ inline const double* log_masses(const double* p, std::int64_t n, std::vector<dou
     return log_p.data();
 }
 
+// K rounded up; where `low` is given, K rounded down there (lowered_log_mgf).
 inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam,
-                               std::vector<double>& log_p) {
+                               std::vector<double>& log_p, double* low) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const double* lp = log_masses(p, n, log_p);
     double top = -std::numeric_limits<double>::infinity();
     for (std::int64_t k = 0; k < n; ++k)
         if (p[k] > 0.0) top = std::max(top, lp[k] + lam * (k_lo + k) * h);
-    if (!std::isfinite(top)) return top;
+    if (!std::isfinite(top)) {
+        if (low) *low = top;
+        return top;
+    }
     double sum = 0.0;
     for (std::int64_t k = 0; k < n; ++k) {
         if (!(p[k] > 0.0)) continue;
@@ -80,13 +107,16 @@ inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_l
         if (x >= -746.0) sum += std::exp(x);  // below, exp(x) is exactly 0 and adds nothing
     }
     // Each exponent's argument is off by <= 2 u (|top| + 750) absolute (log p_k >= -745).
-    return raised_log_mgf(top + std::log(sum), n, 0.0) + 4.0 * u * (std::fabs(top) + 750.0);
+    const double v = top + std::log(sum), extra = 4.0 * u * (std::fabs(top) + 750.0);
+    if (low) *low = lowered_log_mgf(v, n, 0.0, extra);
+    return raised_log_mgf(v, n, 0.0) + extra;
 }
 
-// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid).
+// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid); K rounded down
+// into `low` where given.
 template <int lanes>
 inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
-                              bool down, double* out, std::vector<double>& log_p) {
+                              bool down, double* out, double* low, std::vector<double>& log_p) {
     constexpr std::int64_t block = 32;
     double shift[lanes], r[lanes], t[lanes], sum[lanes];
     const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane
@@ -107,15 +137,22 @@ inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo
             }
         }
     }
-    for (int j = 0; j < used; ++j)
-        out[j] = sum[j] > 1e-250 ? raised_log_mgf(shift[j] + std::log(sum[j]), n, shift[j])
-                                 : rescaled_log_mgf(p, n, k_lo, h, l[j], log_p);
+    for (int j = 0; j < used; ++j) {
+        if (!(sum[j] > 1e-250)) {
+            out[j] = rescaled_log_mgf(p, n, k_lo, h, l[j], log_p, low ? low + j : nullptr);
+            continue;
+        }
+        const double v = shift[j] + std::log(sum[j]);
+        out[j] = raised_log_mgf(v, n, shift[j]);
+        if (low) low[j] = lowered_log_mgf(v, n, shift[j], 0.0);
+    }
 }
 
 }  // namespace detail
 
+// K(lam) rounded up into out, and where `lower` is given, rounded down into it, for each of the m lams.
 inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* lam,
-                         std::int64_t m, double* out) {
+                         std::int64_t m, double* out, double* lower = nullptr) {
     constexpr int lanes = 8;
     std::vector<double> log_p;  // log p_k, taken where a lam first needs the rescaled pass
     for (const bool down : {true, false}) {
@@ -124,16 +161,20 @@ inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, dou
             if ((lam[i] >= 0.0) == down) idx.push_back(i);
         for (std::size_t i0 = 0; i0 < idx.size(); i0 += lanes) {
             const int used = static_cast<int>(std::min<std::size_t>(lanes, idx.size() - i0));
-            double l[lanes], res[lanes];
+            double l[lanes], res[lanes], res_low[lanes];
+            double* low = lower ? res_low : nullptr;
             for (int j = 0; j < lanes; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
             // as few lanes as the lams left need (each lane's terms are the same whatever the lane count)
             if (used <= 2)
-                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res, log_p);
+                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res, low, log_p);
             else if (used <= 4)
-                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res, log_p);
+                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res, low, log_p);
             else
-                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res, log_p);
-            for (int j = 0; j < used; ++j) out[idx[i0 + j]] = res[j];
+                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res, low, log_p);
+            for (int j = 0; j < used; ++j) {
+                out[idx[i0 + j]] = res[j];
+                if (lower) lower[idx[i0 + j]] = res_low[j];
+            }
         }
     }
 }
