@@ -37,9 +37,7 @@ from ..grid.distribution import (
     PrivacyLossDistribution,
     Result,
     bound_result,
-    brackets,
     delta_values,
-    direction_uppers,
     epsilon_values,
     install_question_reader,
 )
@@ -55,7 +53,7 @@ from ..refine.directional_delta import calibration_directions
 from ..refine.grid_start import StartGrid, loss_span, work_units
 from ..refine.near_one import NearOne
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
-from .fixed_grid import fixed_bracket, fixed_sides
+from .fixed_grid import default_sides, fixed_bracket, fixed_sides
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -560,25 +558,23 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         """``_unit_brackets`` on the fixed grid ``value_discretization_interval``; with
         ``bound="both"`` and a list ``add_uppers``, each point's certified upper side of the add
         direction alone appended to it (None where the PLD has one direction), read from the same
-        compositions as the bracket."""
+        compositions as the bracket, the add direction's optimistic side discretized only where it
+        can raise the lower side (``fixed_grid.default_sides``: the same sides)."""
         h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
-        self._build(store, pts, h, optimistic, threads, blocks=True)
-        dists = [store[(*p, h, optimistic)] for p in pts]
+
+        def full(points: list[Point]) -> list[PrivacyLossDistribution]:
+            self._build(store, points, h, optimistic, threads, blocks=True)
+            return [store[(*p, h, optimistic)] for p in points]
+
         sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
-        if (
-            bound == "both" and add_uppers is not None
-        ):  # fixed_sides' bracket, each direction's upper side kept
-            uppers = direction_uppers(dists, method, xs, threads or None, self._along_run)
-            add_uppers.extend(
-                u[1] if len(u) == 2 else None for u in uppers
-            )  # directions: (remove, add)
-            sides = brackets(
-                dists, method, xs, threads or None, uppers=uppers, shared_transform=self._along_run
+        if bound == "both" and add_uppers is not None:  # each direction's upper side kept
+            sides = default_sides(
+                pts, xs, h, self.tail, method, threads, self._along_run, full, add_uppers
             )
         else:
-            sides = fixed_sides(dists, xs, bound, method, threads, self._along_run)
+            sides = fixed_sides(full(pts), xs, bound, method, threads, self._along_run)
         out = [
             fixed_bracket(self._near_one, point, x, side_low, side_high, bound, method, h, threads)
             for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)

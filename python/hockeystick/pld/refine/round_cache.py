@@ -4,7 +4,8 @@ A calibration evaluates an accountant at many trial values and a sweep at many c
 rounds change (rounds calibration, a chunk of rounds values), every trial needs the same one-round
 discretization.  ``discretized`` returns it from here when some earlier call built it (least
 recently used entries are dropped once the kept grids exceed ``MAX_POINTS`` masses, 64 MB), so
-calibrating the rounds discretizes each (sigma, q) pair once, not once per trial.  The
+calibrating the rounds discretizes each (sigma, q) pair once, not once per trial (the default's
+fixed grid reads them with the add direction's pessimistic side alone, ``lean_discretized``).  The
 two-resolution lower blocks of a pair (``block_lowers``, ``two_resolution``: the costly part, a fine
 grid per (sigma, q, h)) are kept the same way, in the same budget, and so are the one-direction
 discretizations of an ``accuracy=`` refinement (``one_direction``: a step's batches of one (sigma, q)
@@ -132,6 +133,60 @@ def discretized(
             threads=threads,
         ),
     )
+
+
+def lean_discretized(
+    pairs: list[tuple[float, float, float]], h: float, tail: float, threads: int = 0
+) -> list[PrivacyLossDistribution]:
+    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), q < 1, on
+    grid h: the remove direction with both sides, the add direction with its pessimistic side alone
+    (its optimistic side None, about half its discretization's work: the cells' halves,
+    ``pld/grid/cells.hpp``), each direction as ``one_direction`` keeps it, so its PMFs are the
+    doubles ``discretized`` builds; a pair whose full PLD (``discretized``, both sides) is kept gets
+    that one.
+
+    Parameters
+    ----------
+    pairs : list of tuple of float
+        (sigma, sampling rate, sensitivity) per PLD, sampling rate in (0, 1).
+    h : float
+        The grid interval, > 0.
+    tail : float
+        The one-round discretization's tail, in (0, 1).
+    threads : int, default 0
+        OpenMP threads of the C++ calls (0: all cores).
+
+    Returns
+    -------
+    list of PrivacyLossDistribution
+        One per pair, in order, with the directions (remove, add).
+
+    Raises
+    ------
+    ValueError
+        As ``subsampled_gaussians`` refuses the parameters (naming them), or where a sampling rate
+        is 1 (one symmetric direction: ``discretized``).
+    """
+    if any(not pair[1] < 1.0 for pair in pairs):
+        raise ValueError("lean_discretized needs sampling rates below 1: the add direction's own")
+    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
+    with _lock:
+        for pair in pairs:
+            key = (*pair, h, tail, True)
+            if key in _kept:
+                _kept.move_to_end(key)
+                kept = _kept[key]
+                assert isinstance(kept, PrivacyLossDistribution)
+                found[pair] = kept
+    missing = [p for p in dict.fromkeys(pairs) if p not in found]
+    if missing:
+        removes = one_direction(missing, h, tail, "remove", True, threads, subsampled_gaussians)
+        adds = one_direction(missing, h, tail, "add", False, threads, subsampled_gaussians)
+        for pair, remove, add in zip(missing, removes, adds):
+            found[pair] = PrivacyLossDistribution(
+                [dict(remove.directions[0]), dict(add.directions[0])], remove.tail
+            )
+    return [found[p] for p in pairs]
 
 
 def block_lowers(
