@@ -323,6 +323,16 @@ def their_pessimistic_epsilon(run: str, delta: float) -> float:
     return float(_their_pld(run).get_epsilon_for_delta(delta))
 
 
+def their_rdp_epsilon(run: str, delta: float) -> float:
+    """dp_accounting's RDP epsilon of a run of ``RUNS`` at ``delta`` (its default orders): a certified upper bound
+    computed without a PLD."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    sigma, q, rounds = RUNS[run]
+    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma))
+    accountant = dp_accounting.rdp.RdpAccountant()
+    return float(accountant.compose(event, rounds).get_epsilon(delta))
+
+
 @functools.cache
 def _their_pld(run: str) -> Any:
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
@@ -338,8 +348,10 @@ def test_the_c_epsilon_to_a_finer_accuracy_meets_it_and_agrees_with_the_front_do
 ):
     """Accuracy 1e-4 on the runs of issue 90's table: HS_OK with a bracket within it, overlapping the front door's
     default bracket (both certified) with its upper side within the doors' tolerance max(1e-3, 0.1 %) of the front
-    door's; in the direction of dp_accounting's live pessimistic PLD epsilon (an upper estimate: the certified lower
-    side is not above it) and no looser than it by more than max(1e-3, 0.5 %)."""
+    door's; its lower side not above dp_accounting's live RDP epsilon (an independent upper bound), and its upper
+    side no looser than max(dp_accounting's live pessimistic PLD epsilon, the certified lower side) by more than
+    max(1e-3, 0.5 %): the PLD estimate is not an upper bound at every delta (at DP-FedAvg's 1e-12 it reads 1.0617,
+    below the certified lower side 1.0667), so it is a measure of tightness, not a direction."""
     sigma, q, rounds = RUNS[run]
     status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-4)
     assert status == HS_OK, lib.last_error()
@@ -348,8 +360,9 @@ def test_the_c_epsilon_to_a_finer_accuracy_meets_it_and_agrees_with_the_front_do
     py_lower, py_upper = (float(v) for v in front.epsilon(delta, bound="both"))
     assert max(lower, py_lower) <= min(upper, py_upper)
     assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
-    theirs = their_pessimistic_epsilon(run, delta)
-    assert lower <= theirs and upper - theirs <= max(1e-3, 5e-3 * theirs)
+    assert lower <= their_rdp_epsilon(run, delta)
+    theirs = max(their_pessimistic_epsilon(run, delta), lower)
+    assert upper - theirs <= max(1e-3, 5e-3 * theirs)
 
 
 @pytest.mark.parametrize(
