@@ -18,7 +18,7 @@ from dp_accounting import dp_event as E  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
 from hockeystick.interop.dp_accounting import pld_accountant as adapter  # noqa: E402
-from hockeystick.interop.dp_accounting.kept_reads import KEPT, KeptReads  # noqa: E402
+from hockeystick.interop.dp_accounting.kept_reads import KEPT, RECORDING, KeptReads  # noqa: E402
 from hockeystick.pld.refine import AccuracyNotMetWarning  # noqa: E402
 
 # 50 Poisson-subsampled Gaussians and a Laplace at delta 1e-14: the default grid's tails leave its
@@ -95,3 +95,22 @@ def test_the_store_keeps_the_last_questions_and_nothing_of_a_failed_read() -> No
     with pytest.warns(UserWarning, match="before the failure"), pytest.raises(ValueError):
         kept.read("failing", failing)
     assert kept.read("failing", lambda: 7) == 7
+
+
+def test_a_read_asked_while_another_records_is_a_plain_read() -> None:
+    """Another thread recording (``RECORDING`` held): the answer is computed, its warning raised as it
+    comes, and nothing kept; once free, the next read is kept."""
+    kept: KeptReads[int] = KeptReads()
+
+    def warning(value: int) -> int:
+        warnings.warn("read", UserWarning, stacklevel=1)
+        return value
+
+    with RECORDING:
+        for value in (1, 2):
+            with pytest.warns(UserWarning, match="read"):
+                assert kept.read("question", lambda value=value: warning(value)) == value
+    with pytest.warns(UserWarning, match="read"):
+        assert kept.read("question", lambda: warning(3)) == 3
+    with pytest.warns(UserWarning, match="read"):
+        assert kept.read("question", lambda: warning(4)) == 3

@@ -8,10 +8,16 @@ read raised, raised again (an ``AccuracyNotMetWarning`` says the same thing of t
 every time it is given), pointing as the read's own do (``base.warning_site``: the first frame
 outside hockeystick) and passing through the caller's warning filters as they stand then.  The
 owner empties the store whenever its composition changes.
+
+The warnings are recorded under ``warnings.catch_warnings``, which swaps the process's filters: two
+such swaps interleaved by threads would leave the inner one's filters in place once both are done.
+One read records at a time (``RECORDING``); a read asked while another thread records is computed
+as a plain read, its warnings raised as they come, and not kept.
 """
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
@@ -25,6 +31,9 @@ Answer = TypeVar("Answer")
 # the questions kept: the last few (a loop over deltas keeps no more); one suffices for a question
 # asked again at once
 KEPT = 16
+
+# held while a read records its warnings (module docstring)
+RECORDING = threading.Lock()
 
 
 def _raise_again(caught: list[warnings.WarningMessage]) -> None:
@@ -64,7 +73,8 @@ class KeptReads(Generic[Answer]):
             What is asked (the quantity and its argument); equal questions share one answer.
         compute : callable
             Returns the answer; called when ``question`` is not kept.  An exception it raises is
-            raised (after the warnings raised before it) and nothing is kept.
+            raised (after the warnings raised before it) and nothing is kept; nor is an answer
+            computed while another read records (``RECORDING``).
 
         Returns
         -------
@@ -75,6 +85,8 @@ class KeptReads(Generic[Answer]):
         if kept is not None:
             _raise_again(kept[1])
             return kept[0]
+        if not RECORDING.acquire(blocking=False):
+            return compute()
         caught: list[warnings.WarningMessage] = []
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -82,6 +94,7 @@ class KeptReads(Generic[Answer]):
                 warnings.simplefilter("always")
                 answer = compute()
         finally:
+            RECORDING.release()
             _raise_again(caught)
         if len(self._kept) >= KEPT:
             del self._kept[next(iter(self._kept))]
