@@ -3,7 +3,7 @@
 // discretized pair), pld_sampling (the sampled rounds' pairs) and pld_reads (curves, charges, scans).
 // Each discretization returns both sides at once, a DiscretizedSides (discretized.hpp): the grid offset k_lo
 // (loss of element 0 is k_lo * h), the pessimistic masses and mass at +infinity, the optimistic ones, and
-// whether the optimistic side is connect-the-dots.
+// whether the optimistic side is connect-the-dots; atoms_side returns one side of a list of atoms, a GridPMF.
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/reads/charged_curve.hpp>
 #include <hockeystick/pld/reads/charged_sides.hpp>
@@ -149,6 +149,43 @@ std::vector<double> as_vector(input_array a, const char* name) {
 pld::LaplaceMixture laplace_mixture_of(double scale, input_array shifts, input_array weights) {
     return with_value_errors(
         [&] { return pld::LaplaceMixture(scale, as_vector(shifts, "shifts"), as_vector(weights, "weights")); });
+}
+
+// A PLD from a list of losses with their P-masses (pld/grid/cells.hpp's atom_cells): both sides at once, or one side
+// alone.
+void register_atoms(py::module_& m) {
+    m.def(
+        "atoms",
+        [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
+            if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
+                throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
+            const double* l = loss.data();
+            const double* w = mass.data();
+            const std::int64_t n = static_cast<std::int64_t>(loss.size());
+            return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
+        },
+        py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
+    // One side of `atoms`: the same cells, then only the PMF asked for (the other is not formed).  The pessimistic
+    // side's p_inf carries its round-off deficit (factor_view), as DiscretizedSides.upper_inf does; either side's
+    // loss_shift is the cells' (cells_loss_shift), as DiscretizedSides.loss_shift.
+    m.def(
+        "atoms_side",
+        [](input_array loss, input_array mass, double h, std::int64_t max_cells, bool pessimistic) {
+            if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
+                throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
+            const double* l = loss.data();
+            const double* w = mass.data();
+            const std::int64_t n = static_cast<std::int64_t>(loss.size());
+            return with_value_errors([=] {
+                py::gil_scoped_release release;
+                const pld::Cells cells = pld::atom_cells(l, w, n, h, max_cells);
+                if (!pessimistic) return pld::optimistic_pmf(cells);
+                pld::GridPMF up = pld::pessimistic_pmf(cells);
+                up.p_inf = pld::factor_view(up, true).p_inf;
+                return up;
+            });
+        },
+        py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"), py::arg("pessimistic"));
 }
 
 // The Laplace location mixtures (pld/mechanisms/laplace_mixture.hpp): both directions' PMFs, the atoms' losses,
@@ -728,17 +765,7 @@ void register_pld_mechanisms(py::module_& grid, py::module_& m, py::module_& sam
             return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
         },
         py::arg("distance"), py::arg("scale"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
-    m.def(
-        "atoms",
-        [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
-            if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
-                throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
-            const double* l = loss.data();
-            const double* w = mass.data();
-            const std::int64_t n = static_cast<std::int64_t>(loss.size());
-            return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
-        },
-        py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
+    register_atoms(m);
     register_laplace_mixture(m);
     register_gaussian_mixture_and_bounded_range(m);
     register_sampling_mixtures(sampling);
@@ -824,23 +851,6 @@ void register_pld_scans(py::module_& grid, py::module_& m) {
             return out;
         },
         py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
-    grid.def(
-        "log_mgf_bounds",
-        [](input_array p, std::int64_t k_lo, double h, input_array lam) {
-            py::array_t<double> lower(lam.size()), upper(lam.size());
-            const double* pp = p.data();
-            const double* lp = lam.data();
-            double *low = lower.mutable_data(), *up = upper.mutable_data();
-            const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
-            {
-                py::gil_scoped_release release;
-                pld::grid_log_mgf(pp, n, k_lo, h, lp, m, up, low);
-            }
-            return py::make_tuple(lower, upper);
-        },
-        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("lam"),
-        "(lower, upper): log sum_k p_k e^{lam l_k} rounded down and up at each lam, the upper side log_mgf's "
-        "(pld/grid/moments.hpp).");
     m.def(
         "delta",
         [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {

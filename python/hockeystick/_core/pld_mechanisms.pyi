@@ -4,7 +4,7 @@ sides, a ``DiscretizedSides`` per direction."""
 import numpy as np
 import numpy.typing as npt
 
-from .pld_grid import DiscretizedSides
+from .pld_grid import DiscretizedSides, GridPMF
 
 def subsampled_gaussian(
     sigma: float, sampling_rate: float, *, remove: bool, h: float, tail: float, max_cells: int
@@ -26,6 +26,9 @@ def laplace(distance: float, scale: float, *, h: float, max_cells: int) -> Discr
 def atoms(
     loss: npt.ArrayLike, mass: npt.ArrayLike, *, h: float, max_cells: int
 ) -> DiscretizedSides: ...
+def atoms_side(
+    loss: npt.ArrayLike, mass: npt.ArrayLike, *, h: float, max_cells: int, pessimistic: bool
+) -> GridPMF: ...
 def laplace_mixture(
     scale: float, *, shifts: npt.ArrayLike, weights: npt.ArrayLike, h: float, max_cells: int
 ) -> tuple[DiscretizedSides, DiscretizedSides]: ...

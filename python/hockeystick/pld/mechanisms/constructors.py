@@ -949,37 +949,77 @@ def pair_factor(
 ) -> Factor:
     """Both sides of the pair (a, b) of masses on one finite outcome set (``from_distributions``
     without its checks that each sums to 1: callers pass masses moved outward by their error
-    bound)."""
+    bound).  Where no outcome is near underflow both sides share one set of atoms and come from
+    its cells at once; otherwise each side is formed from its own atoms alone (``pair_sides``)."""
+    atoms = _pair_atoms(a, b, h, exact_zeros)
+    if atoms.near is None:
+        return _factor_of_atoms(label, atoms.loss, atoms.mass, atoms.shift, h)
+    upper, _ = _atoms_side(*atoms.side(pessimistic=True), atoms.shift, h, pessimistic=True)
+    lower, connect_dots = _atoms_side(
+        *atoms.side(pessimistic=False), atoms.shift, h, pessimistic=False
+    )
+    return Factor(label, upper, lower, connect_dots)
 
-    def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
-        f = _factor(
-            label,
-            _core.pld_mechanisms.atoms(
-                np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS
-            ),
-            loss_shift,
-        )
-        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail);
-        # here the mass at +infinity (exact zeros of q) is exact, so it is kept.
-        inf_mass = float(mass[np.isinf(loss)].sum())
-        if f.lower is None or inf_mass == 0.0:
-            return f
-        lower = f.lower
-        return Factor(
-            label,
-            f.upper,
-            GridPMF(
-                lower.k_lo,
-                h,
-                lower.p,
-                max(lower.p_inf, inf_mass),
-                0.0,
-                False,
-                loss_shift=lower.loss_shift,
-            ),
-            f.connect_dots,
-        )
 
+def pair_sides(
+    upper: tuple[np.ndarray, np.ndarray],
+    lower: tuple[np.ndarray, np.ndarray],
+    label: str,
+    h: float,
+) -> Factor:
+    """The pessimistic side of the pair ``upper`` = (a, b) beside the optimistic side of the pair
+    ``lower``, each the PMF ``pair_factor`` gives that pair on that side (the same doubles), the
+    other side of each pair not formed.
+
+    Parameters
+    ----------
+    upper : tuple of numpy.ndarray
+        The masses (a, b) of the pair whose pessimistic side is kept (``pair_factor``'s rules,
+        exact zeros exact).
+    lower : tuple of numpy.ndarray
+        The masses of the pair whose optimistic side is kept.
+    label : str
+        The factor's name.
+    h : float
+        The grid spacing.
+
+    Returns
+    -------
+    Factor
+        The two sides; ``connect_dots`` the optimistic side's.
+    """
+    up = _pair_atoms(upper[0], upper[1], h, True)
+    low = _pair_atoms(lower[0], lower[1], h, True)
+    up_pmf, _ = _atoms_side(*up.side(pessimistic=True), up.shift, h, pessimistic=True)
+    low_pmf, connect_dots = _atoms_side(
+        *low.side(pessimistic=False), low.shift, h, pessimistic=False
+    )
+    return Factor(label, up_pmf, low_pmf, connect_dots)
+
+
+@dataclass(frozen=True)
+class _PairAtoms:
+    """The atoms of a pair of masses (a, b) as ``pair_factor`` places them: the outcomes of plain
+    masses at losses log a - log b (P-mass a; ``shift`` their round-off, ``atom_loss_shift``) and,
+    where some outcome is near underflow, each side's atoms of those (``_near_underflow_atoms``:
+    pessimistic losses and masses, then optimistic ones; None: no such outcome)."""
+
+    loss: np.ndarray
+    mass: np.ndarray
+    shift: float
+    near: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+
+    def side(self, pessimistic: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The losses and P-masses of one side: the plain atoms, then that side's near-underflow
+        atoms."""
+        if self.near is None:
+            return self.loss, self.mass
+        extra_loss, extra_mass = self.near[:2] if pessimistic else self.near[2:]
+        return np.concatenate([self.loss, extra_loss]), np.concatenate([self.mass, extra_mass])
+
+
+def _pair_atoms(a: np.ndarray, b: np.ndarray, h: float, exact_zeros: bool) -> _PairAtoms:
+    """The atoms of the pair (a, b) on grid h (``_PairAtoms``; ``pair_factor``'s rules)."""
     keep = a > 0
     floor = grid_mass_floor(h)
     infinite = keep & (b == 0.0) & (a >= floor) if exact_zeros else np.zeros_like(keep)
@@ -987,16 +1027,75 @@ def pair_factor(
     plain = keep & ~near
     with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
         log_a, log_b = np.log(a[plain]), np.log(b[plain])
-    loss = log_a - log_b
     shift = atom_loss_shift(
         log_a, log_b, a[plain] == b[plain]
-    )  # near-underflow atoms: moved outward below
-    if not near.any():
-        return atoms(loss, a[plain], shift)
-    up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near], floor)
-    upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), shift)
-    lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), shift)
-    return Factor(label, upper.upper, lower.lower, upper.connect_dots)
+    )  # near-underflow atoms: moved outward, each side its own
+    near_atoms = _near_underflow_atoms(a[near], b[near], floor) if near.any() else None
+    return _PairAtoms(log_a - log_b, a[plain], shift, near_atoms)
+
+
+def _factor_of_atoms(
+    label: str, loss: np.ndarray, mass: np.ndarray, loss_shift: float, h: float
+) -> Factor:
+    """Both sides of the atoms (losses, P-masses) from one set of cells; the mass at +infinity
+    (exact zeros of q) kept on the optimistic side (``_kept_infinite_mass``)."""
+    f = _factor(
+        label,
+        _core.pld_mechanisms.atoms(
+            np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS
+        ),
+        loss_shift,
+    )
+    if f.lower is None:
+        return f
+    lower = _kept_infinite_mass(f.lower, loss, mass)
+    return f if lower is f.lower else Factor(label, f.upper, lower, f.connect_dots)
+
+
+def _atoms_side(
+    loss: np.ndarray, mass: np.ndarray, loss_shift: float, h: float, pessimistic: bool
+) -> tuple[GridPMF, bool]:
+    """One side of the atoms (losses, P-masses) and whether it is connect-the-dots: the PMF
+    ``_factor_of_atoms`` gives on that side (the same cells, the same charges), the other side not
+    formed."""
+    raw = _core.pld_mechanisms.atoms_side(
+        np.ascontiguousarray(loss),
+        np.ascontiguousarray(mass),
+        h=h,
+        max_cells=MAX_CELLS,
+        pessimistic=pessimistic,
+    )
+    cells_shift = float(raw.loss_shift)
+    if cells_shift > 0.0:  # _factor's charge of the cells' own loss error
+        loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
+    pmf = GridPMF(
+        int(raw.k_lo),
+        float(raw.h),
+        raw.p,
+        float(raw.p_inf),
+        0.0,
+        pessimistic,
+        loss_shift=loss_shift,
+    )
+    return (pmf if pessimistic else _kept_infinite_mass(pmf, loss, mass)), bool(raw.connect_dots)
+
+
+def _kept_infinite_mass(lower: GridPMF, loss: np.ndarray, mass: np.ndarray) -> GridPMF:
+    """The optimistic side ``lower`` with the atoms' mass at +infinity (exact zeros of q) kept
+    there: the C++ optimistic side drops all mass above the grid (for continuous laws, a cut
+    tail), but this mass is exact."""
+    inf_mass = float(mass[np.isinf(loss)].sum())
+    if inf_mass == 0.0:
+        return lower
+    return GridPMF(
+        lower.k_lo,
+        lower.h,
+        lower.p,
+        max(lower.p_inf, inf_mass),
+        0.0,
+        False,
+        loss_shift=lower.loss_shift,
+    )
 
 
 def grid_mass_floor(h: float) -> float:

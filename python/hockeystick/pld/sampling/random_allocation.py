@@ -76,6 +76,7 @@ from ..mechanisms.constructors import (
     checked_interval,
     gaussian,
     pair_factor,
+    pair_sides,
     subsampled_gaussian,
 )
 from ..mechanisms.gaussian_mixture import normal_interval
@@ -544,18 +545,15 @@ def _on_sum_grid(
     up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
     low_up, low_down = 1.0 + 2.0 * lower.error, 1.0 - 2.0 * lower.error
 
-    def side(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]) -> Factor:
-        upper_side = pair_factor(first[0], first[1], label, h)
-        lower_side = pair_factor(second[0], second[1], label, h)
-        return Factor(label, upper_side.upper, lower_side.lower, upper_side.connect_dots)
-
     # remove: (P, Q); add: (Q, P); the first distribution raised and the second lowered on the upper
-    # side
-    remove = side(
+    # side; each pair formed on the side it gives alone
+    remove = pair_sides(
         (np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down),
         (lo_p * low_down, lo_q * low_up),
+        label,
+        h,
     )
-    add = side((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up))
+    add = pair_sides((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up), label, h)
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
 
 
@@ -565,14 +563,11 @@ def _upper_only(
     """The upper side of ``_on_sum_grid`` (the same arrays), beside the identity pair's lower side."""
     up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
     up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
-    identity = pair_factor(np.ones(1), np.ones(1), label, h).lower
-
-    def side(first: tuple[np.ndarray, np.ndarray]) -> Factor:
-        upper_side = pair_factor(first[0], first[1], label, h)
-        return Factor(label, upper_side.upper, identity, upper_side.connect_dots)
-
-    remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down))
-    add = side((up_q * up, up_p * down))
+    identity = (np.ones(1), np.ones(1))  # the identity pair: delta 0, below any pair
+    remove = pair_sides(
+        (np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down), identity, label, h
+    )
+    add = pair_sides((up_q * up, up_p * down), identity, label, h)
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
 
 
