@@ -24,6 +24,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -246,10 +247,14 @@ class ScipyFft final : public pld::RealFftBackend {
         constexpr std::int64_t size = sizeof(long double);
         if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
         if (long_numpy_ && *loops_ && (*loops_)->offers_long()) {  // numpy's long-double loop, without the GIL
-            std::vector<std::complex<long double>> spec(static_cast<std::size_t>(rows * (n / 2 + 1)));
-            (*loops_)->forward_long(rows, n, in, spec.data());
+            // every bin written by the loop, so left unwritten here: std::complex<long double> storage as pairs of
+            // long doubles (array-compatible, [complex.numbers]; its default constructor itself writes zeros)
+            const std::unique_ptr<long double[]> pairs(
+                new long double[static_cast<std::size_t>(2 * rows * (n / 2 + 1))]);
+            auto* spec = reinterpret_cast<std::complex<long double>*>(pairs.get());
+            (*loops_)->forward_long(rows, n, in, spec);
             for (std::int64_t r = 0; r < rows; ++r)
-                std::memcpy(out + r * keep, spec.data() + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
+                std::memcpy(out + r * keep, spec + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
             return;
         }
         py::gil_scoped_acquire acquire;

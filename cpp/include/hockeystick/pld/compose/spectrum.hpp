@@ -42,15 +42,19 @@ inline void fold(const PmfView& f, std::int64_t len, double* out) {
 // every bin from drop_from[r] on is certified dropped for every item of the row (band rows; elsewhere bins).
 struct RowSpectra {
     std::int64_t bins = 0;
-    std::vector<std::complex<double>> spec;  // rows x bins
+    // rows x bins, left unwritten on allocation (std::complex<double> storage as pairs of doubles, array-compatible:
+    // [complex.numbers]): a full row's transform writes all its bins, a band row its band [0, drop_from), and no bin
+    // of a band row from drop_from on is read (prepare_bins and ItemPowers visit k < drop_from, band_top full rows)
+    std::unique_ptr<double[]> pairs;
+    std::complex<double>* spec = nullptr;
     std::vector<double> err, direct_err, long_err;
     std::vector<std::int64_t> drop_from, band;
     std::vector<char> band_row;  // its band [0, drop_from) came from block moments or direct sums already
     std::vector<char> long_power;  // its items take the power of its band in long double (long_power_charge)
     std::vector<std::vector<std::complex<long double>>> band_long;
     std::vector<std::pair<double, double>> band_bounds;  // band rows: (as rounded to double, in long double)
-    std::complex<double>* row(std::int64_t r) { return spec.data() + r * bins; }
-    const std::complex<double>* row(std::int64_t r) const { return spec.data() + r * bins; }
+    std::complex<double>* row(std::int64_t r) { return spec + r * bins; }
+    const std::complex<double>* row(std::int64_t r) const { return spec + r * bins; }
 };
 
 // The rows `which`, each its factor's masses folded modulo `length`, transformed into consecutive rows of out.
@@ -174,7 +178,8 @@ inline RowSpectra row_spectra(const std::vector<PmfView>& factors, const RowPlan
     const std::int64_t n_rows = rows.rows();
     RowSpectra s;
     s.bins = plan.bins;
-    s.spec.resize(static_cast<std::size_t>(n_rows * plan.bins));
+    s.pairs.reset(new double[static_cast<std::size_t>(2 * n_rows * plan.bins)]);
+    s.spec = reinterpret_cast<std::complex<double>*>(s.pairs.get());
     s.err.resize(static_cast<std::size_t>(n_rows));
     s.drop_from.assign(static_cast<std::size_t>(n_rows), plan.bins);
     s.band.assign(static_cast<std::size_t>(n_rows), 0);
@@ -188,7 +193,7 @@ inline RowSpectra row_spectra(const std::vector<PmfView>& factors, const RowPlan
             s.err[r] = shared->error_per_mass() * finite_mass(factors[rows.factor(r)]);
         }
     } else {
-        forward_rows(factors, rows, rows.full, plan.m, fft, s.spec.data());
+        forward_rows(factors, rows, rows.full, plan.m, fft, s.spec);
     }
     if (!rows.coarse.empty()) band_row_spectra(factors, rows, plan, fft, s);
     s.direct_err = s.err;
