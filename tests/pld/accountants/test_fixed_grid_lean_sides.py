@@ -1,7 +1,8 @@
 """The default's fixed grid discretizes the add direction's optimistic side only where it can raise the lower side
 (``fixed_grid.lean_sides``): its sides are ``brackets``' of the fully discretized rounds bit for bit, on both
 branches; the lean rounds hold the full discretization's PMFs; the remove direction leads as ``brackets`` takes it;
-and a default question whose add direction lies below the remove direction discretizes no optimistic add side."""
+and a bracket whose add direction lies below the remove direction (the default's epsilon, a delta on a grid given)
+discretizes no optimistic add side."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_lean_sides_are_the_full_brackets_bit_for_bit(method):
         return _full(points)
 
     sides, lean_uppers = fixed_grid.lean_sides(
-        POINTS, xs, DEFAULT_INTERVAL, TAIL, method, 1, recorded
+        POINTS, xs, (DEFAULT_INTERVAL, TAIL), method, 1, recorded
     )
     for (lo, up), (want_lo, want_up) in zip(sides, expected):
         np.testing.assert_array_equal(lo, want_lo)
@@ -93,7 +94,8 @@ def test_the_remove_direction_leads_where_brackets_takes_it():
     assert fixed_grid.remove_leads([np.array([2.0, 0.0]), np.array([1.0, 1.0])])
 
 
-def test_a_default_question_discretizes_no_optimistic_add_side(monkeypatch):
+@pytest.mark.parametrize("question", ["default epsilon", "delta on a grid given"])
+def test_a_bracket_discretizes_no_optimistic_add_side(monkeypatch, question):
     built: list[tuple[str, bool, float]] = []
     real = round_cache.subsampled_gaussians
 
@@ -109,10 +111,15 @@ def test_a_default_question_discretizes_no_optimistic_add_side(monkeypatch):
 
     monkeypatch.setattr(round_cache, "subsampled_gaussians", spy)
     round_cache.clear()
-    lo, up = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000).epsilon(
-        1e-5, bound="both"
-    )
-    fixed = [(d, o) for d, o, h in built if h == DEFAULT_INTERVAL]
+    if question == "default epsilon":
+        accountant = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000)
+        lo, up = accountant.epsilon(1e-5, bound="both")
+    else:
+        accountant = SubsampledGaussianPLD(
+            sigma=1.0, sampling_rate=0.01, rounds=1000, value_discretization_interval=2e-4
+        )
+        lo, up = accountant.delta(1.0, bound="both")
+    fixed = [(d, o) for d, o, h in built if h == accountant.value_discretization_interval]
     assert ("remove", True) in fixed and ("add", False) in fixed
     assert not any(o and d != "remove" for d, o in fixed)
     assert 0.0 < lo <= up < np.inf

@@ -32,7 +32,9 @@ def test_rounds_values_of_one_pair_share_one_discretization(monkeypatch):
         sigma=1.3, sampling_rate=0.05, rounds=rounds, value_discretization_interval=1e-3
     )
     lo, up = acc.epsilon(1e-5, bound="both")
-    assert calls == [1]
+    # each direction discretized once for every rounds value: the remove direction's two sides and
+    # the add direction's pessimistic one (``fixed_grid.lean_sides``)
+    assert calls == [1, 1]
     assert np.all(np.diff(up) > 0) and np.all(lo <= up)
     for t, u in zip(
         rounds, up

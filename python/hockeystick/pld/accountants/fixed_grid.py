@@ -1,25 +1,23 @@
 """The brackets of ``SubsampledGaussianPLD``'s points on a fixed grid h (no ``accuracy=``): the
-sides ``bound`` asks of each composed PLD, and, for delta, the lower side raised near 1 and the
+sides ``bound`` asks of each point's rounds, and, for delta, the lower side raised near 1 and the
 bracket intersected with the complement's (``refine.near_one``).
 
-The default's chain reads the fixed grid's bracket with each direction's upper side
-(``default_sides``), and there the add direction's optimistic side is discretized only where it can
-raise the lower side (``lean_sides``).  Both sides of a bracket are the largest over the
-neighbouring directions (Zhu, Dong, Wang, AISTATS 2022, Sec. 5), and ``brackets`` reads a
-direction's optimistic side only where its upper values lie above the leading direction's lower
-values at some argument: one at or below them at every argument can raise no maximum, its own lower
-side being no larger than its upper one.  For the Poisson-subsampled Gaussian the remove direction
-leads and the add direction lies below it (on 300 default questions, sigma 0.5 to 5, q 1e-3 to 0.9,
-1 to 1000 rounds, delta 1e-3 to 1e-7, the add direction's upper side passed the remove direction's
-lower side at one: sigma 5, q 1e-3, 1000 rounds, delta 1e-3), and its optimistic side is half of
-that direction's discretization (the cells' halves, ``pld/grid/cells.hpp``).  ``lean_sides``
-discretizes the remove direction's two sides and the add direction's pessimistic side
-(``round_cache.lean_discretized``: the full discretization's doubles), reads every direction's upper
-side (``direction_uppers``), then the remove direction's lower side where it leads (``lower_values``
-of that direction alone: the composition ``brackets`` makes of it); where the add direction's upper
-values lie at or below it, the bracket is that lower side and the larger upper side, as ``brackets``
-gives it, and every other point is read by ``brackets`` on the full PLDs.  The sides are
-``brackets``' bit for bit either way.
+A bracket is read with the add direction's optimistic side discretized only where it can raise the
+lower side (``lean_sides``).  Both sides of a bracket are the largest over the neighbouring
+directions (Zhu, Dong, Wang, AISTATS 2022, Sec. 5), and ``brackets`` reads a direction's optimistic
+side only where its upper values lie above the leading direction's lower values at some argument:
+one at or below them at every argument can raise no maximum, its own lower side being no larger than
+its upper one.  For the Poisson-subsampled Gaussian the remove direction leads and the add direction
+lies below it (on 300 default questions, sigma 0.5 to 5, q 1e-3 to 0.9, 1 to 1000 rounds, delta 1e-3
+to 1e-7, the add direction's upper side passed the remove direction's lower side at one: sigma 5, q
+1e-3, 1000 rounds, delta 1e-3), and its optimistic side is half of that direction's discretization
+(the cells' halves, ``pld/grid/cells.hpp``).  ``lean_sides`` discretizes the remove direction's two
+sides and the add direction's pessimistic side (``round_cache.lean_discretized``: the full
+discretization's doubles), reads every direction's upper side (``direction_uppers``), then the
+remove direction's lower side where it leads (``lower_values`` of that direction alone: the
+composition ``brackets`` makes of it); where the add direction's upper values lie at or below it,
+the bracket is that lower side and the larger upper side, as ``brackets`` gives it, and every other
+point is read by ``brackets`` on the full PLDs.  The sides are ``brackets``' bit for bit either way.
 """
 
 from __future__ import annotations
@@ -42,54 +40,35 @@ from ..refine.near_one import NearOne, Point
 
 
 def fixed_sides(
-    dists: list[PrivacyLossDistribution],
+    points: list[Point],
     xs: list[np.ndarray],
+    grid: tuple[float, float],
     bound: Bound,
     method: Quantity,
     threads: int,
     shared: bool,
+    full: Callable[[list[Point]], list[PrivacyLossDistribution]],
+    add_uppers: list[np.ndarray | None] | None = None,
 ) -> Sequence[tuple[np.ndarray | None, np.ndarray | None]]:
-    """The sides ``bound`` asks of each composed PLD at its arguments (None for a side not asked;
-    ``shared``: the compositions of a curve along one run share one forward transform per factor).
+    """The sides ``bound`` asks of each point's rounds at its arguments (None for a side not asked).
     The upper side needs no composed PMF: read from the spectra where few frequencies live
     (``direction_uppers``), the same numbers alone and in a bracket; the lower side alone is read as
-    the bracket reads it (``lower_values``: spectral where few bins live)."""
-    workers = threads or None
-    if bound == "lower":
-        return [(low, None) for low in lower_values(dists, method, xs, workers, shared)]
-    uppers = direction_uppers(dists, method, xs, workers, shared)
-    if bound == "upper":
-        return [(None, functools.reduce(np.maximum, u)) for u in uppers]
-    return brackets(dists, method, xs, workers, uppers=uppers, shared_transform=shared)
-
-
-def default_sides(
-    points: list[Point],
-    xs: list[np.ndarray],
-    h: float,
-    tail: float,
-    method: Quantity,
-    threads: int,
-    shared: bool,
-    full: Callable[[list[Point]], list[PrivacyLossDistribution]],
-    add_uppers: list[np.ndarray | None],
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``fixed_sides``' bracket of each point (sigma, q, rounds, sensitivity) on grid ``h`` at its
-    arguments ``xs[i]``, each point's certified upper side of the add direction alone appended to
-    ``add_uppers`` (None where its PLD has one direction): ``lean_sides`` where every sampling rate
-    lies in [h, 1) and no transform is shared (``shared``: below h a PLD's lower side may be
-    composed from blocks of rounds, ``compose.two_resolution``; at 1 the mechanism has one
-    direction; a shared transform makes a composition depend on its batch), else ``brackets`` of the
-    PLDs ``full`` gives.
+    the bracket reads it (``lower_values``: spectral where few bins live); the bracket is
+    ``brackets``', read by ``lean_sides`` where every sampling rate lies in [h, 1) and no transform
+    is shared (below h a PLD's lower side may be composed from blocks of rounds,
+    ``compose.two_resolution``; at 1 the mechanism has one direction; a shared transform makes a
+    composition depend on its batch).
 
     Parameters
     ----------
     points : list of (float, float, float, float)
-        The points.
+        The points (sigma, q, rounds, sensitivity).
     xs : list of numpy.ndarray
         Each point's arguments (validated already).
-    h, tail : float
-        The grid interval and the one-round discretization's tail.
+    grid : (float, float)
+        The grid interval h and the one-round discretization's tail.
+    bound : {"lower", "upper", "both"}
+        The sides asked.
     method : {"delta", "epsilon"}
         The quantity read.
     threads : int
@@ -97,23 +76,32 @@ def default_sides(
     shared : bool
         Whether the compositions of a curve along one run share one forward transform per factor.
     full : callable
-        ``full(pts)``: the composed PLDs of ``pts`` with both sides of both directions, as the
-        accountant builds its fixed grid's.
-    add_uppers : list
-        Where each point's add-direction upper values are appended.
+        ``full(pts)``: the composed PLDs of ``pts`` as the accountant builds its fixed grid's (both
+        sides of both directions, or the pessimistic ones alone for ``bound="upper"``).
+    add_uppers : list, optional
+        Where, for a bracket, each point's certified upper side of the add direction alone is
+        appended (None where its PLD has one direction).
 
     Returns
     -------
-    list of (numpy.ndarray, numpy.ndarray)
-        The certified (lower, upper) of each point.
+    list of tuple
+        Each point's (lower, upper), None for a side not asked.
     """
+    workers = threads or None
+    if bound == "lower":
+        return [(low, None) for low in lower_values(full(points), method, xs, workers, shared)]
+    if bound == "upper":
+        uppers = direction_uppers(full(points), method, xs, workers, shared)
+        return [(None, functools.reduce(np.maximum, u)) for u in uppers]
+    h, tail = grid
     if not shared and all(h <= p[1] < 1.0 for p in points):
-        sides, uppers = lean_sides(points, xs, h, tail, method, threads, full)
+        sides, uppers = lean_sides(points, xs, grid, method, threads, full)
     else:
         dists = full(points)
-        uppers = direction_uppers(dists, method, xs, threads or None, shared)
-        sides = brackets(dists, method, xs, threads or None, uppers=uppers, shared_transform=shared)
-    add_uppers.extend(u[1] if len(u) == 2 else None for u in uppers)  # directions: (remove, add)
+        uppers = direction_uppers(dists, method, xs, workers, shared)
+        sides = brackets(dists, method, xs, workers, uppers=uppers, shared_transform=shared)
+    if add_uppers is not None:  # directions: (remove, add)
+        add_uppers.extend(u[1] if len(u) == 2 else None for u in uppers)
     return sides
 
 
@@ -128,8 +116,7 @@ def remove_leads(uppers: Sequence[np.ndarray]) -> bool:
 def lean_sides(
     points: list[Point],
     xs: list[np.ndarray],
-    h: float,
-    tail: float,
+    grid: tuple[float, float],
     method: Quantity,
     threads: int,
     full: Callable[[list[Point]], list[PrivacyLossDistribution]],
@@ -141,8 +128,8 @@ def lean_sides(
 
     Parameters
     ----------
-    points, xs, h, tail, method, threads, full
-        As ``default_sides``'.
+    points, xs, grid, method, threads, full
+        As ``fixed_sides``' (``full``: both sides of both directions).
 
     Returns
     -------
@@ -150,7 +137,7 @@ def lean_sides(
         Per point its (lower, upper), and per point each direction's upper values (remove, add).
     """
     pairs = [(p[0], p[1], p[3]) for p in points]
-    one_round = dict(zip(pairs, round_cache.lean_discretized(pairs, h, tail, threads)))
+    one_round = dict(zip(pairs, round_cache.lean_discretized(pairs, *grid, threads)))
     dists = [one_round[pair].self_compose(int(p[2])) for pair, p in zip(pairs, points)]
     uppers = direction_uppers(dists, method, xs, threads or None)
     sides = _dominated_sides(dists, xs, uppers, method, threads)

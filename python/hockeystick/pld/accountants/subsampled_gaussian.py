@@ -11,7 +11,7 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -53,7 +53,7 @@ from ..refine.directional_delta import calibration_directions
 from ..refine.grid_start import StartGrid, loss_span, work_units
 from ..refine.near_one import NearOne
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
-from .fixed_grid import default_sides, fixed_bracket, fixed_sides
+from .fixed_grid import fixed_bracket, fixed_sides
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -558,8 +558,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         """``_unit_brackets`` on the fixed grid ``value_discretization_interval``; with
         ``bound="both"`` and a list ``add_uppers``, each point's certified upper side of the add
         direction alone appended to it (None where the PLD has one direction), read from the same
-        compositions as the bracket, the add direction's optimistic side discretized only where it
-        can raise the lower side (``fixed_grid.default_sides``: the same sides)."""
+        compositions as the bracket (``fixed_grid.fixed_sides``: a bracket's add direction's
+        optimistic side discretized only where it can raise the lower side)."""
         h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
@@ -568,13 +568,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             self._build(store, points, h, optimistic, threads, blocks=True)
             return [store[(*p, h, optimistic)] for p in points]
 
-        sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
-        if bound == "both" and add_uppers is not None:  # each direction's upper side kept
-            sides = default_sides(
-                pts, xs, h, self.tail, method, threads, self._along_run, full, add_uppers
-            )
-        else:
-            sides = fixed_sides(full(pts), xs, bound, method, threads, self._along_run)
+        sides = fixed_sides(
+            pts, xs, (h, self.tail), bound, method, threads, self._along_run, full, add_uppers
+        )
         out = [
             fixed_bracket(self._near_one, point, x, side_low, side_high, bound, method, h, threads)
             for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)
