@@ -52,6 +52,7 @@ from ..mechanisms.constructors import (
     PoissonGaussian,
     subsampled_gaussians,
 )
+from ..mechanisms.gaussian_mixture import GaussianMixture
 from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
 from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
@@ -672,7 +673,9 @@ def window_points_floor(profile: PlanProfile, h: float) -> float:
     700: its window then spans at least 2 epsilon / h - 2 points.  The with-replacement Gaussian's
     upper factor is mirrored about loss 0, its PMF one array over the grid losses from below -T to
     above T, T its ``WithReplacementGaussian.top_loss_floor``: its window spans at least 2 T / h - 2
-    points.  The other mechanisms count 0; 0
+    points.  The mixture of Gaussians' remove direction's upper PMF holds atoms at losses at least
+    ``GaussianMixture.loss_span_floor(h)`` apart (its proof there): its window spans at least
+    that over h, less 2, points.  The other mechanisms count 0; 0
     for a plan ``summed_window_points`` answers without factors (zCDP).
 
     Parameters
@@ -703,6 +706,8 @@ def window_points_floor(profile: PlanProfile, h: float) -> float:
             reach = 2.0 * mechanism.eps
         elif isinstance(mechanism, WithReplacementGaussian):
             reach = 2.0 * mechanism.top_loss_floor()
+        elif isinstance(mechanism, GaussianMixture):
+            reach = mechanism.loss_span_floor(h)
         else:
             continue
         total += count * max(reach / h - 2.0, 0.0)

@@ -17,6 +17,7 @@ core's (cpp/include/hockeystick/pld/mechanisms/gaussian_mixture.hpp over monoton
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -28,6 +29,7 @@ from ...base.elementwise import ArrayLike
 from ...base.event_fields import check_reach, noise, require_relation
 from ...base.event_refusal import NonPrivateRun
 from ...base.parameter_range import gaussian_reach
+from ...numerics.gaussian import gaussian_tail_inverse
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.tail import DEFAULT_TAIL
 from .constructors import (
@@ -237,3 +239,69 @@ class GaussianMixture(Mechanism):
         return mixture_of_gaussians(
             self.sigma, list(self.shifts), list(self.weights), value_discretization_interval=h
         )
+
+    def loss_span_floor(self, h: float) -> float:
+        """A lower bound on the span of losses between the lowest and the highest atom of
+        ``grid_pld(h)``'s remove direction's upper PMF (0 where the conditions below fail).
+
+        That factor is ``mixture_of_gaussians`` at ``DEFAULT_TAIL``: x runs over [x_lo, x_hi] =
+        [-z sigma, s + z sigma], s = max s_i, z = Q^{-1}(DEFAULT_TAIL / 4) > 7.9, cut into cells
+        (a, b] at the grid losses (cpp/include/hockeystick/pld/mechanisms/monotone.hpp's
+        ``monotone_cell_atoms``, each cut's loss within ``kMonotoneLossTolerance`` (1 + |l|) of
+        its grid loss, so a cell's end losses within h + 2e-13 (1 + |l|)).  A cell is an atom
+        exactly where its computed P-mass fl(sum_i fl(w_i N_i)) is > 0, N_i the computed
+        ``normal_interval`` of its standardized ends for component i (gaussian_mixture.hpp: upper
+        half above x = s_i, lower half below, each a difference of computed tails Q^, which lie
+        within a factor 2 of Q where Q is a normal double), at a finite loss clipped into the
+        cell's end losses.  Adjacent cells share their computed end, so over consecutive cells
+        one half of N_i telescopes; a sum of exact differences of doubles that is > 0 has a term
+        > 0, whose rounded value is > 0 (no underflow at the weights below).  With c = s + 2 sigma
+        and c' = x_lo + 2 sigma:
+
+        (1) An atom lies at a loss >= L(c) - h - e.  Let j be a component at shift s and K the
+        cell holding c.  If K straddles s, its upper half for j is Q^(0) - Q^((b_K - s) / sigma) >=
+        1/2 - 2 Q(2) > 0.45.  Else the upper halves of the cells from K on telescope to
+        Q^((a_K - s) / sigma) - Q^(z) >= Q(2) / 2 - 2 Q(z) > 0.011.  Either way one of those cells
+        has N_j >= 0.011 / 2^26 (at most ``MAX_CELLS`` cells), an atom for w_j >= 1e-280, at a
+        loss at least K's lower end loss, >= L(c) - h - e.
+        (2) An atom lies at a loss <= L(c') + h + e: the same with i a component at the least
+        shift and the cells up to the one K' holding c', whose lower halves (all below s_i, or K'
+        straddling it with a lower half >= 1/2 - 2 Q(z - 2)) telescope to at least
+        Q(T - 2) / 2 - 2 Q(T), T = (s_i - x_lo) / sigma, where Q(T - 2) >= e^{2 T - 2} Q(T)
+        (the Mills ratio phi(t) / Q(t) >= t): > 0 where w_i Q(T - 2) >= 1e-280.
+
+        The atoms then span at least L(c) - L(c') - 2 h - 2 e, e = 1e-9 (1 + |L(c)| + |L(c')| +
+        max |log w_i|) bounding both the cut tolerance and the round-off of L (a log-sum-exp
+        from its largest term, here and in the core).  Where a condition fails, 0.
+
+        Parameters
+        ----------
+        h : float
+            The grid spacing.
+
+        Returns
+        -------
+        float
+            The lower bound on the loss span, >= 0.
+        """
+        from scipy import special  # lazy: scipy loads at its first use, not with the package
+
+        sigma = self.sigma
+        s = np.asarray(self.shifts, dtype=np.float64)
+        w = np.asarray(self.weights, dtype=np.float64)
+        keep = w > 0.0
+        s, log_w = s[keep], np.log(w[keep])
+        z = float(gaussian_tail_inverse(DEFAULT_TAIL / 4.0))
+        top, least = int(np.argmax(s)), int(np.argmin(s))
+        far = z + s[least] / sigma  # T
+        if log_w[top] < math.log(1e-280) or not s[top] > 0.0:
+            return 0.0
+        if log_w[least] + float(special.log_ndtr(-(far - 2.0))) < math.log(1e-280):
+            return 0.0
+
+        def loss(x: float) -> float:
+            return float(special.logsumexp(log_w + (s * x - 0.5 * s * s) / (sigma * sigma)))
+
+        high, low = loss(s[top] + 2.0 * sigma), loss(-z * sigma + 2.0 * sigma)
+        error = 1e-9 * (1.0 + abs(high) + abs(low) + float(np.max(np.abs(log_w))))
+        return max(high - low - 2.0 * h - 2.0 * error, 0.0)
