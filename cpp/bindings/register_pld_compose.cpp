@@ -750,7 +750,7 @@ void register_pld_compose(py::module_ m) {
           "here, so no slack and no inverse charges).");
     m.def(
         "working_memory_limit",
-        [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError
+        [](std::optional<std::int64_t> bytes) {  // a negative limit: the gate's std::invalid_argument, a ValueError
             return bytes ? pld::working_memory_gate().set_limit(*bytes) : pld::working_memory_gate().limit();
         },
         py::arg("limit") = py::none(),
