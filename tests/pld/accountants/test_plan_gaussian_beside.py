@@ -143,10 +143,38 @@ def test_lower_below_reads_a_certified_lower_side_just_under_the_upper():
     r, delta = 0.7, 1e-6
     upper = float(theta_epsilon_upper(r, delta))
     side = lambda e: gaussian_side(r, np.asarray(e, dtype=np.float64), False)  # noqa: E731
-    lower = lower_below(side, delta, upper)
+    lower = lower_below(lambda e: side(e) > delta, upper)
     assert lower is not None
     assert float(_gaussian_delta(mp.mpf(r), mp.mpf(lower))) > delta  # below the true epsilon
     assert upper - max(LOWER_STEPS) * max(1.0, upper) <= lower < upper
     # a side far below the truth (a tenth of it) passes no step: the full search answers
-    assert lower_below(lambda e: 0.1 * side(e), delta, upper) is None
-    assert lower_below(side, delta, math.inf) is None
+    assert lower_below(lambda e: 0.1 * side(e) > delta, upper) is None
+    assert lower_below(lambda e: side(e) > delta, math.inf) is None
+
+
+def test_lower_passes_is_the_maximum_over_directions_compared_with_delta():
+    """``lower_passes`` (each direction past the first read only where its upper side does not
+    clear delta) against the maximum over both directions' lower sides compared with delta, both
+    directions composed: the same at every eps, with either direction first (the weaker first,
+    the stronger then decides where the first does not pass), at deltas each direction passes
+    somewhere and one neither does."""
+    from hockeystick.pld.accountants.plan_gaussian_beside import lower_passes
+    from hockeystick.pld.grid.distribution import PrivacyLossDistribution
+    from hockeystick.pld.mechanisms.constructors import subsampled_gaussian
+
+    h, radius = 1e-2, (0.79, 0.81)
+    eps = np.linspace(0.0, 4.0, 41)
+    decided = 0
+    for order in ((0, 1), (1, 0)):
+
+        def fresh(order=order) -> PrivacyLossDistribution:
+            pld = subsampled_gaussian(1.2, 0.3, value_discretization_interval=h).self_compose(3)
+            return PrivacyLossDistribution([pld.directions[d] for d in order])
+
+        reference = fresh()
+        lows = [grid_beside_gaussian(p, radius[0], False)(eps) for p in reference.composed(False)]
+        for delta in (1e-3, 0.02, 0.3, 0.9):
+            expected = np.maximum(lows[0], lows[1]) > delta
+            assert np.array_equal(lower_passes(fresh(), radius, delta)(eps), expected)
+            decided += int(not np.array_equal(lows[0] > delta, expected))
+    assert decided > 0  # the second direction passes where the first does not, somewhere

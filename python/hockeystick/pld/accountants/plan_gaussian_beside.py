@@ -27,7 +27,7 @@ import numpy as np
 
 from ...base.accountant import Quantity
 from ..compose import atoms_epsilon
-from ..grid.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution, compose_all
 from ..grid.pmf import GridPMF
 from ..mechanisms.mechanism import Mechanism
 from .plan_beside_root import blocked_estimate, epsilon_near
@@ -238,28 +238,69 @@ def beside_bracket(
         return epsilon_near(side(upper), x, upper, top, SEARCH_TOLERANCE, estimate, near)
 
     upper = certified(True, hints)
-    lower = lower_below(side(False), x, upper)
+    lower = lower_below(lower_passes(part, radius, x), upper)
     if lower is None:  # the lower side's root lies further below: its own search
         lower = certified(False, hints + (upper,))
     return min(lower, upper), upper
 
 
-def lower_below(
-    side: Callable[[np.ndarray], np.ndarray], delta: float, upper: float
-) -> float | None:
-    """A certified lower epsilon at ``delta`` read just below a certified ``upper`` one: the largest
-    of upper - s max(1, upper), s in ``LOWER_STEPS``, at which the certified lower side ``side``
-    still exceeds ``delta`` (the true delta(eps) is at least ``side`` and non-increasing, so the
-    true epsilon lies above it); None where none does, or none is >= 0.
+def lower_passes(
+    part: PrivacyLossDistribution, radius: tuple[float, float], delta: float
+) -> Callable[[np.ndarray], np.ndarray]:
+    """Where the certified lower side of (*) (the maximum over the neighbouring directions, Zhu,
+    Dong & Wang 2022, Sec. 5) exceeds ``delta``, at a flat array of eps: the first direction's lower
+    side is read, then each other direction's only where its certified upper side exceeds ``delta``
+    at an eps not passed yet (its lower side, at most its upper one, passes nowhere else), so a
+    direction its upper side clears costs no optimistic composition; the answer is the same, bit
+    for bit, as that of the maximum over every direction.
 
     Parameters
     ----------
-    side : callable
-        A certified lower side of delta(eps) at a flat array of eps.
+    part : PrivacyLossDistribution
+        The grid mechanisms composed, without the Gaussian (its pessimistic side composed).
+    radius : tuple of float
+        The Gaussian's radius rounded down and up.
     delta : float
-        The delta asked, in (0, 1).
+        The delta asked.
+
+    Returns
+    -------
+    callable
+        eps (a flat float64 array) to a boolean array: the lower side exceeds ``delta`` there.
+    """
+    uppers = part.composed(True)
+
+    def lower(d: int, eps: np.ndarray) -> np.ndarray:
+        compose_all([part], False, [[d]])
+        pmf = part._composed[False][d]  # composed just above
+        assert pmf is not None
+        return grid_beside_gaussian(pmf, radius[0], False)(eps) > delta
+
+    def passes(eps: np.ndarray) -> np.ndarray:
+        passed = lower(0, eps)
+        for d in range(1, len(uppers)):
+            if not np.all(passed):
+                clears = grid_beside_gaussian(uppers[d], radius[1], True)(eps) <= delta
+                if not np.all(passed | clears):
+                    passed = passed | lower(d, eps)
+        return passed
+
+    return passes
+
+
+def lower_below(passes: Callable[[np.ndarray], np.ndarray], upper: float) -> float | None:
+    """A certified lower epsilon read just below a certified ``upper`` one at the delta asked: the
+    largest of upper - s max(1, upper), s in ``LOWER_STEPS``, at which the certified lower side
+    still exceeds that delta (``passes``; the true delta(eps) is at least that side and
+    non-increasing, so the true epsilon lies above it); None where none does, or none is >= 0.
+
+    Parameters
+    ----------
+    passes : callable
+        A flat array of eps to a boolean array: whether a certified lower side of delta(eps)
+        exceeds the delta asked there (``lower_passes``).
     upper : float
-        A certified upper epsilon at ``delta``.
+        A certified upper epsilon at the delta asked.
 
     Returns
     -------
@@ -272,5 +313,5 @@ def lower_below(
     at = at[at >= 0.0]
     if at.size == 0:
         return None
-    passed = at[side(at) > delta]
+    passed = at[passes(at)]
     return float(passed.max()) if passed.size else None

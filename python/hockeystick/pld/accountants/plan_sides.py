@@ -35,11 +35,15 @@ def gaussian_side(r: float, eps: np.ndarray, upper: bool, threads: int | None = 
     eps = np.asarray(eps, dtype=np.float64)
     theta = theta_upper if upper else theta_lower
     t = np.asarray(theta(r, np.abs(eps), threads=threads), dtype=np.float64)
-    below = np.minimum(eps, 0.0)
-    mirrored = (-np.expm1(below) + np.exp(below) * t) * (
-        1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF
-    )
-    return np.clip(np.where(eps >= 0, t, mirrored), 0.0, 1.0)
+    out = np.array(np.clip(t, 0.0, 1.0), dtype=np.float64)
+    below = ~(eps >= 0)
+    if np.any(below):  # the mirror, element by element, at the negative eps alone
+        e, tb = eps[below], t[below]
+        mirrored = (-np.expm1(e) + np.exp(e) * tb) * (
+            1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF
+        )
+        out[below] = np.clip(mirrored, 0.0, 1.0)
+    return out
 
 
 def worst(curves: list[Callable[[np.ndarray], np.ndarray]]) -> Callable[[np.ndarray], np.ndarray]:
