@@ -184,23 +184,39 @@ def test_the_floor_counts_no_other_mechanism():
     assert plan_module.window_points_floor(PlanProfile(plan, H, None), H) == 0.0
 
 
-def test_past_the_floor_no_factor_is_built_and_the_choice_is_the_builds(monkeypatch):
-    """An exponential mechanism whose floor is past the cap goes to the probe without its factor
-    built on the default grid, and the profile chosen is the one the built factors' bound chooses
-    (the floor taken as 0)."""
-    plan = _selection_plan([(20.0, 1)])  # about 40 / h = 457,000 points on the default grid
-    h = plan_module.default_interval(plan)
-    monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", 100_000)
+def _exponential_past_its_floor():
+    """An exponential mechanism of epsilon 20: about 40 / h = 457,000 points on the default grid."""
     from hockeystick.pld.mechanisms.selection import ExponentialMechanism
 
+    return _selection_plan([(20.0, 1)]), ExponentialMechanism, 100_000
+
+
+def _mixture_past_its_floor():
+    """A mixture of two Gaussians: about 97,000 points on the default grid, about 29,000 of them counted
+    by its floor (``GaussianMixture.loss_span_floor``)."""
+    from hockeystick.pld.accountants.composition_plan import CompositionPlan
+    from hockeystick.pld.mechanisms.gaussian_mixture import GaussianMixture
+
+    plan = CompositionPlan({GaussianMixture(1.0, (0.0, 1.0), (0.5, 0.5)).spec(): 1})
+    return plan, GaussianMixture, 20_000
+
+
+@pytest.mark.parametrize("case", [_exponential_past_its_floor, _mixture_past_its_floor])
+def test_past_the_floor_no_factor_is_built_and_the_choice_is_the_builds(monkeypatch, case):
+    """A mechanism whose floor is past the (lowered) cap goes to the probe without its factor
+    built on the default grid, and the profile chosen is the one the built factors' bound chooses
+    (the floor taken as 0)."""
+    plan, mechanism, cap = case()
+    h = plan_module.default_interval(plan)
+    monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", cap)
     built: list[float] = []
-    original = ExponentialMechanism.grid_pld
+    original = mechanism.grid_pld
 
     def recording(self, interval):
         built.append(interval)
         return original(self, interval)
 
-    monkeypatch.setattr(ExponentialMechanism, "grid_pld", recording)
+    monkeypatch.setattr(mechanism, "grid_pld", recording)
     chosen = default_grid_profile(plan)
     assert h not in built and chosen.fixed_interval is None
     monkeypatch.setattr(plan_module, "window_points_floor", lambda profile, h: 0.0)

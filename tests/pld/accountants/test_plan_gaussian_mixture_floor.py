@@ -1,7 +1,8 @@
 """The mixture of Gaussians' window floor (``GaussianMixture.loss_span_floor``, counted by
 pld/accountants/plan.py's ``window_points_floor``) against the windows its builds take: a floor above a
-build's window would send a plan the default grid holds to the accuracy-driven grid unbuilt; a floor
-past the cap skips the build and leaves the choice the builds make."""
+build's window would send a plan the default grid holds to the accuracy-driven grid unbuilt.  A floor past the
+cap skips the build and leaves the choice the builds make: test_plan_default_grid.py, beside the exponential
+mechanism's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from hockeystick.pld.accountants import plan as plan_module
 from hockeystick.pld.accountants.composition_plan import CompositionPlan
 from hockeystick.pld.accountants.plan import (
     PlanProfile,
-    default_grid_profile,
     summed_window_points,
 )
 from hockeystick.pld.mechanisms.gaussian_mixture import GaussianMixture
@@ -67,30 +67,3 @@ def test_the_fuzz_mixtures_are_past_the_cap_unbuilt():
     h = plan_module.default_interval(plan)
     floor = plan_module.window_points_floor(PlanProfile(plan, h, None), h)
     assert floor > 10 * plan_module.DEFAULT_GRID_POINTS
-
-
-def test_past_the_floor_no_factor_is_built_and_the_choice_is_the_builds(monkeypatch):
-    """A mixture whose floor is past the (lowered) cap goes to the probe without its factor built on
-    the default grid, and the profile chosen is the one the built factors' bound chooses (the floor
-    taken as 0)."""
-    plan = CompositionPlan({GaussianMixture(1.0, (0.0, 1.0), (0.5, 0.5)).spec(): 1})
-    h = plan_module.default_interval(plan)  # ~97,000 points there, ~29,000 of them counted
-    monkeypatch.setattr(plan_module, "DEFAULT_GRID_POINTS", 20_000)
-    built: list[float] = []
-    original = GaussianMixture.grid_pld
-
-    def recording(self, interval):
-        built.append(interval)
-        return original(self, interval)
-
-    monkeypatch.setattr(GaussianMixture, "grid_pld", recording)
-    chosen = default_grid_profile(plan)
-    assert h not in built and chosen.fixed_interval is None
-    monkeypatch.setattr(plan_module, "window_points_floor", lambda profile, h: 0.0)
-    built.clear()
-    by_builds = default_grid_profile(plan)
-    assert h in built  # the bound built the factor, found it past the cap, and the probe decided
-    assert (by_builds.fixed_interval, by_builds.accuracy) == (
-        chosen.fixed_interval,
-        chosen.accuracy,
-    )
