@@ -5,17 +5,13 @@ record-level, check-ins)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..base.accountant import Bound
+from ..base.accountant import Bound, BoundResult
 
 # hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
 # with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
-
-if TYPE_CHECKING:
-    from ..pld.grid import Result
 
 
 def answer_pointwise(
@@ -24,7 +20,7 @@ def answer_pointwise(
     bracket: Callable[[int, float], tuple[float, float]],
     x: np.ndarray,
     bound: Bound,
-) -> Result:
+) -> BoundResult:
     """``bracket(i, x)`` at every point of the parameters' ``shape`` (flat index i) broadcast with
     the checked argument ``x``, as one float (scalar parameters and argument) or arrays, on the
     sides ``bound`` names."""

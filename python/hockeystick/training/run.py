@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..base import validation as _validation
-from ..base.accountant import Bound
+from ..base.accountant import Bound, BoundResult
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
         ShuffledBatchGaussianPLD,
         SubsampledGaussianPLD,
     )
-    from ..pld.grid import Result
     from ..pld.reads import CurveAlongRun
 
     _Accountant = (
@@ -278,7 +277,7 @@ class _SubsampledTraining:
 
     @_constructor_keywords
     @positional_deprecated("bound")
-    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> BoundResult:
         r"""Certified bound on delta(epsilon) of the whole run.
 
         :math:`\delta(\varepsilon)` is the hockey-stick divergence :math:`E_{e^\varepsilon}` of the
@@ -297,7 +296,7 @@ class _SubsampledTraining:
 
     @_constructor_keywords
     @positional_deprecated("bound")
-    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> BoundResult:
         r"""Certified bound on the smallest epsilon at which the whole run is (epsilon, delta)-DP.
 
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
-from ..base.accountant import Bound
+from ..base.accountant import Bound, BoundResult
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from .sampling_schemes import sampling_words
@@ -53,7 +53,6 @@ from .vocabulary import Sampling
 
 if TYPE_CHECKING:
     from ..pld.accountants import PLDAccountant
-    from ..pld.grid import Result
     from ..pld.reads import CurveAlongRun
 
 __all__ = ["Stage", "StagedRun", "with_stages"]
@@ -212,11 +211,11 @@ class StagedRun:
             accountant.compose_subsampled_gaussian(s.noise_multiplier, s.sample_rate, s.steps)
         return accountant
 
-    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> BoundResult:
         """Certified bound on delta(epsilon) of the staged run (``pld.PLDAccountant.delta`` of its stages)."""
         return self._accountant.delta(epsilon, bound=bound)
 
-    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> BoundResult:
         """Certified bound on epsilon(delta) of the staged run: on the default grid and tail, the
         bracket of the run its composed PLD describes, narrowed at the question's tail
         (``pld.accountants.tail_narrowed``); else the accountant's (the module docstring)."""

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
-from ..base.accountant import Bound, Quantity
+from ..base.accountant import Bound, BoundResult, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
@@ -46,7 +46,7 @@ from .sampling_schemes import SamplingScheme, sampling_schemes
 
 if TYPE_CHECKING:
     from ..pld.accountants import SubsampledGaussianPLD
-    from ..pld.grid import PrivacyLossDistribution, Result
+    from ..pld.grid import PrivacyLossDistribution
 
 __all__ = ["UserLevelDPSGD", "refuse_user_level_sampling", "user_level_without_stages"]
 
@@ -223,7 +223,7 @@ class UserLevelDPSGD:
         return lambda i, x: getattr(self._run(i), method)(x, bound="both")
 
     @positional_deprecated("bound")
-    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> BoundResult:
         r"""Certified bound on delta(epsilon) of the user's T steps.
 
         :math:`\delta(\varepsilon)`, the larger hockey-stick divergence :math:`E_{e^\varepsilon}` of
@@ -239,7 +239,7 @@ class UserLevelDPSGD:
         )
 
     @positional_deprecated("bound")
-    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> BoundResult:
         r"""Certified bound on the smallest epsilon at which the user's T steps are (epsilon, delta)-DP.
 
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
