@@ -380,6 +380,12 @@ def _grid_points(loss_lo: float, loss_hi: float, h: float) -> tuple[int, np.ndar
     """The first index k_lo and the losses k h of the grid covering [loss_lo, loss_hi] within
     +-``LOSS_LIMIT`` (``grid_factor``), refused past ``MAX_CELLS`` points."""
     loss_lo, loss_hi = max(loss_lo, -LOSS_LIMIT), min(loss_hi, LOSS_LIMIT)
+    # a subnormal h puts loss / h past the largest double: more points than any count
+    if not (math.isfinite(loss_lo / h) and math.isfinite(loss_hi / h)):
+        raise ValueError(
+            f"the loss range [{loss_lo:.4g}, {loss_hi:.4g}] needs more than {MAX_CELLS} grid points of "
+            f"width {h:g}: use a coarser value_discretization_interval"
+        )
     k_lo = int(math.floor(loss_lo / h))
     k_hi = int(math.ceil(loss_hi / h)) + 1
     if k_hi - k_lo + 1 > MAX_CELLS:
