@@ -11,7 +11,7 @@ import pytest
 
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.accountants import fixed_grid
-from hockeystick.pld.grid.distribution import brackets, direction_uppers
+from hockeystick.pld.grid.distribution import brackets, direction_uppers, leading_directions
 from hockeystick.pld.mechanisms.constructors import DEFAULT_INTERVAL
 from hockeystick.pld.refine import round_cache
 
@@ -85,13 +85,18 @@ def test_lean_rounds_hold_the_full_discretizations_pmfs():
         assert next(iter(a.directions[1])).lower is None
 
 
+def remove_leads(uppers):
+    """Whether the remove direction (the first) is the one ``brackets`` composes first."""
+    return leading_directions([uppers])[0] == 0
+
+
 def test_the_remove_direction_leads_where_brackets_takes_it():
     ties, above, below = np.array([1.0, 2.0]), np.array([3.0, 3.0]), np.array([0.5, 0.5])
-    assert fixed_grid.remove_leads([ties, ties.copy()])  # a tie: the first direction
-    assert fixed_grid.remove_leads([above, below])
-    assert not fixed_grid.remove_leads([below, above])
+    assert remove_leads([ties, ties.copy()])  # a tie: the first direction
+    assert remove_leads([above, below])
+    assert not remove_leads([below, above])
     # the largest at one argument each: the first
-    assert fixed_grid.remove_leads([np.array([2.0, 0.0]), np.array([1.0, 1.0])])
+    assert remove_leads([np.array([2.0, 0.0]), np.array([1.0, 1.0])])
 
 
 @pytest.mark.parametrize("question", ["default epsilon", "delta on a grid given"])

@@ -33,7 +33,9 @@ from ..grid.distribution import (
     PrivacyLossDistribution,
     brackets,
     direction_uppers,
+    leading_directions,
     lower_values,
+    undominated_directions,
 )
 from ..refine import constants, round_cache
 from ..refine.near_one import NearOne, Point
@@ -105,14 +107,6 @@ def fixed_sides(
     return sides
 
 
-def remove_leads(uppers: Sequence[np.ndarray]) -> bool:
-    """Whether the remove direction (the first of ``uppers``, each direction's upper values) is the
-    leading one ``brackets`` takes: its upper values the largest at no fewer arguments than the add
-    direction's (a tie goes to the first)."""
-    top = np.maximum(uppers[0], uppers[1])
-    return bool(np.count_nonzero(uppers[0] >= top) >= np.count_nonzero(uppers[1] >= top))
-
-
 def lean_sides(
     points: list[Point],
     xs: list[np.ndarray],
@@ -162,16 +156,18 @@ def _dominated_sides(
     method: Quantity,
     threads: int,
 ) -> list[tuple[np.ndarray, np.ndarray] | None]:
-    """Per PLD (remove, add), ``brackets``' sides where the remove direction leads and the add
+    """Per PLD (remove, add), ``brackets``' sides where the remove direction leads
+    (``leading_directions``) and the add
     direction's upper values lie at or below the remove direction's lower ones at every argument:
     that lower side (``lower_values`` of the remove direction alone) and the larger upper side; None
     elsewhere."""
-    leading = [i for i, ups in enumerate(uppers) if remove_leads(ups)]
+    leading = [i for i, lead in enumerate(leading_directions(uppers)) if lead == 0]
     removes = [PrivacyLossDistribution([dists[i].directions[0]], dists[i].tail) for i in leading]
     lows = lower_values(removes, method, [xs[i] for i in leading], threads or None)
+    raising = undominated_directions([uppers[i] for i in leading], [0] * len(leading), lows)
     sides: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(dists)
-    for i, low in zip(leading, lows):
-        if np.all(uppers[i][1] <= low):  # the add direction raises no maximum
+    for i, low, others in zip(leading, lows, raising):
+        if not others:  # the add direction raises no maximum
             sides[i] = (low, np.maximum(uppers[i][0], uppers[i][1]))
     return sides
 

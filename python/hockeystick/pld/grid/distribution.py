@@ -680,7 +680,7 @@ def undominated_lower_sides(
     (``direct_bins``, ``direct_min_charge``, ``shared_transform``: as ``compose_all``'s).
     """
     plds = list(plds)
-    leads = _leading_directions(uppers)
+    leads = leading_directions(uppers)
     compose_all(
         plds,
         False,
@@ -694,7 +694,9 @@ def undominated_lower_sides(
     for i, (pld, lead) in enumerate(zip(plds, leads)):
         pmf = cast(GridPMF, pld._composed[False][lead])  # composed just above
         sides.append({lead: (pmf, lower_of(pmf, i))})
-    needed = _undominated(uppers, leads, [side[lead][1] for side, lead in zip(sides, leads)])
+    needed = undominated_directions(
+        uppers, leads, [side[lead][1] for side, lead in zip(sides, leads)]
+    )
     compose_all(plds, False, needed, workers, direct_bins, direct_min_charge, shared_transform)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
@@ -721,16 +723,17 @@ def undominated_lower_values(
     values do not depend on what was asked before (as ``direction_uppers``; ``shared_transform``: as
     ``brackets``')."""
     plds = list(plds)
-    leads = _leading_directions(uppers)
+    leads = leading_directions(uppers)
     lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
     _lower_values(plds, [[lead] for lead in leads], method, xs, workers, lows, shared_transform)
-    needed = _undominated(uppers, leads, [low[lead] for low, lead in zip(lows, leads)])
+    needed = undominated_directions(uppers, leads, [low[lead] for low, lead in zip(lows, leads)])
     _lower_values(plds, needed, method, xs, workers, lows, shared_transform)
     return lows
 
 
-def _leading_directions(uppers: Sequence[Sequence[np.ndarray]]) -> list[int]:
-    """Per PLD, the direction whose upper values are the largest at the most arguments."""
+def leading_directions(uppers: Sequence[Sequence[np.ndarray]]) -> list[int]:
+    """Per PLD, the direction whose upper values are the largest at the most arguments (a tie: the
+    first): the one whose optimistic side ``brackets`` composes first."""
     leads = []
     for ups in uppers:
         top = _maximum(ups)
@@ -738,7 +741,7 @@ def _leading_directions(uppers: Sequence[Sequence[np.ndarray]]) -> list[int]:
     return leads
 
 
-def _undominated(
+def undominated_directions(
     uppers: Sequence[Sequence[np.ndarray]], leads: Sequence[int], lead_lows: Sequence[np.ndarray]
 ) -> list[list[int]]:
     """Per PLD, the directions besides its leading one whose upper values exceed the leading one's

@@ -29,7 +29,7 @@ from ...base.elementwise import ArrayLike
 from ...base.event_fields import check_reach, noise, require_relation
 from ...base.event_refusal import NonPrivateRun
 from ...base.parameter_range import gaussian_reach
-from ...numerics.gaussian import gaussian_tail_inverse
+from ...numerics.gaussian import gaussian_tail_inverse, log_gaussian_tail
 from ..grid.distribution import PrivacyLossDistribution
 from ..grid.tail import DEFAULT_TAIL
 from .constructors import (
@@ -296,7 +296,7 @@ class GaussianMixture(Mechanism):
         far = z + s[least] / sigma  # T
         if log_w[top] < math.log(1e-280) or not s[top] > 0.0:
             return 0.0
-        if log_w[least] + float(special.log_ndtr(-(far - 2.0))) < math.log(1e-280):
+        if log_w[least] + float(log_gaussian_tail(far - 2.0)) < math.log(1e-280):
             return 0.0
 
         def loss(x: float) -> float:
