@@ -104,7 +104,9 @@ if TYPE_CHECKING:
 
 # Each run comes from its module on first use (PEP 562): ``from hockeystick.training import DPSGD``
 # imports the accountants DP-SGD reads, not those of secure aggregation, local DP or random
-# check-ins.
+# check-ins.  Within those modules hockeystick.pld is imported inside the functions that build or
+# read a run, not with the module: importing a run's class loads no PLD stage
+# (tests/test_import_weight.py).
 _NAMES = {
     "adaptive_clipping_noise_multiplier": "adaptive_clipping",
     "round_noise_multiplier": "adaptive_clipping",

@@ -25,9 +25,6 @@ from .vocabulary import (
     StepsPerEpoch,
 )
 
-# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
-# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
-
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 

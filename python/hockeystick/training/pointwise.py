@@ -10,9 +10,6 @@ import numpy as np
 
 from ..base.accountant import Bound, BoundResult
 
-# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
-# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
-
 
 def answer_pointwise(
     shape: tuple[int, ...],

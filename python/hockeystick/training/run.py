@@ -25,9 +25,6 @@ from .steps import broadcast_like, ceil_ratio, steps_taken
 from .user_level import UserLevelDPSGD
 from .vocabulary import STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
-# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
-# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
-
 if TYPE_CHECKING:
     from ..pld.accountants import (
         BallsInBinsGaussianPLD,

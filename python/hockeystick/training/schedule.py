@@ -48,9 +48,6 @@ from .sampling_schemes import sampling_words
 from .steps import ceil_ratio
 from .vocabulary import Sampling
 
-# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
-# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
-
 if TYPE_CHECKING:
     from ..pld.accountants import PLDAccountant
     from ..pld.reads import CurveAlongRun

@@ -41,9 +41,6 @@ from ..base.keyword_only import positional_deprecated
 from .pointwise import answer_pointwise
 from .sampling_schemes import SamplingScheme, sampling_schemes
 
-# hockeystick.pld loads where a run is built or read (the imports inside the functions below), not
-# with this module: importing a run's class loads no PLD stage (tests/test_import_weight.py)
-
 if TYPE_CHECKING:
     from ..pld.accountants import SubsampledGaussianPLD
     from ..pld.grid import PrivacyLossDistribution
