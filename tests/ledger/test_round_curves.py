@@ -37,6 +37,14 @@ def test_subsampled_curve_is_above_the_exact_sum_and_close(sigma, q):
         assert value <= exact * (1 + 1e-8) + mpmath.mpf(1e-300)
 
 
+@pytest.mark.parametrize(("sigma", "q"), [(1.0, 0.01), (3.0, 1e-4), (20.0, 0.5)])
+def test_subsampled_curve_at_the_largest_order(sigma, q):
+    """Order 1024, whose binomials reach C(1024, 512) ~ 2^1020, near the top of the double range."""
+    (value,) = Round.subsampled_gaussian(sigma, q).rdp_upper((1024,))
+    exact = exact_subsampled(sigma, q, 1024)
+    assert exact <= value <= exact * (1 + 1e-8)
+
+
 def test_gaussian_and_laplace_curves_against_their_closed_forms():
     orders = (2, 5, 64)
     with mpmath.workdps(40):

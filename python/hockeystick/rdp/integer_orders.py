@@ -29,6 +29,7 @@ up: never below the exact curve.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -50,12 +51,13 @@ def _log_binomials(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order;
     the index i - 2 of each entry; the offset where each order's entries start; the orders as
-    floats)."""
-    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    floats).
 
+    Each log-binomial is the logarithm of the exact integer C(alpha, i) (``_binomial_row``; at most
+    C(1024, 512) < 2^1020, inside the double range): one rounding of the integer to a double and
+    one of the logarithm, within the module docstring's one rounded quantity per term's log."""
     i = np.concatenate([np.arange(2, a + 1, dtype=np.float64) for a in orders])
-    alpha = np.concatenate([np.full(a - 1, float(a)) for a in orders])
-    table = special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
+    table = np.array([math.log(c) for a in orders for c in _binomial_row(a)])
     starts = np.cumsum([0] + [a - 1 for a in orders[:-1]])
     out = (
         table,
@@ -66,6 +68,15 @@ def _log_binomials(
     for array in out:
         array.setflags(write=False)
     return out
+
+
+def _binomial_row(alpha: int) -> Iterator[int]:
+    """The exact integers C(alpha, i), i = 2..alpha, by C(alpha, i) = C(alpha, i - 1) (alpha - i + 1) / i
+    (each division exact)."""
+    c = alpha
+    for i in range(2, alpha + 1):
+        c = c * (alpha - i + 1) // i
+        yield c
 
 
 def _widened(curve: np.ndarray, magnitude: float, top: int) -> np.ndarray:
