@@ -318,7 +318,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         then refined (``refine.points``) until its certified bracket is no wider than the tolerance
         at every argument, or no grid within reach narrows it further (``.epsilon`` then sets
         ``unmet`` and warns once with an ``AccuracyNotMetWarning``). The bounds are certified either
-        way.
+        way. An accuracy finer than the default's tolerance (below 1e-3) intersects each bracket
+        with the default's, so it is never looser than the default
+        (``question.default_reads.accuracy_sides``, ``accuracy_delta_sides``).
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on
         the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every
@@ -533,7 +535,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                     self.relative_accuracy,
                 ).refined(pts, xs, method, threads)
                 if method == "delta":
-                    return found
+                    return default_reads.accuracy_delta_sides(self, pts, xs, found, bound, threads)
                 return default_reads.accuracy_sides(self, pts, xs, found, threads)
 
             # epsilon: each delta asked on its own (the points asking it together), as alone
