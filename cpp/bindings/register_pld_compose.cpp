@@ -169,6 +169,7 @@ class ScipyFft final : public pld::RealFftBackend {
     ScipyFft(py::object workers, bool long_fft)
         : workers_(std::move(workers)),
           workers_one_(!workers_.is_none() && py::isinstance<py::int_>(workers_) && workers_.cast<long>() == 1),
+          workers_none_(workers_.is_none()),
           numpy_(&NumpyFft::found()),
           loops_(&hockeystick_bindings::NumpyFftLoops::found()) {
         if (long_fft) {
@@ -183,10 +184,10 @@ class ScipyFft final : public pld::RealFftBackend {
     }
 
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
-        if (one_thread(rows) && *loops_) return (*loops_)->forward(rows, n, in, out);  // without the GIL
+        if (one_thread(rows, n) && *loops_) return (*loops_)->forward(rows, n, in, out);  // without the GIL
         py::gil_scoped_acquire acquire;
         const py::array_t<double> view({rows, n}, {n * 8, std::int64_t(8)}, in, py::capsule(in, [](void*) {}));
-        if (one_thread(rows) && *numpy_) {
+        if (one_thread(rows, n) && *numpy_) {
             const py::array_t<std::complex<double>> into({rows, n / 2 + 1}, out, py::capsule(out, [](void*) {}));
             if (!(*numpy_)->rfft(view, py::arg("axis") = -1, py::arg("out") = into).is(into))
                 throw std::runtime_error("numpy.fft.rfft did not write into out=");
@@ -208,12 +209,12 @@ class ScipyFft final : public pld::RealFftBackend {
     }
 
     void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
-        if (one_thread(rows) && *loops_) return (*loops_)->inverse(rows, n, in, out);  // without the GIL
+        if (one_thread(rows, n) && *loops_) return (*loops_)->inverse(rows, n, in, out);  // without the GIL
         py::gil_scoped_acquire acquire;
         const std::int64_t bins = n / 2 + 1;
         const py::array_t<std::complex<double>> view({rows, bins}, {bins * 16, std::int64_t(16)}, in,
                                                      py::capsule(in, [](void*) {}));
-        if (one_thread(rows) && *numpy_) {
+        if (one_thread(rows, n) && *numpy_) {
             const py::array_t<double> into({rows, n}, out, py::capsule(out, [](void*) {}));
             if (!(*numpy_)->irfft(view, py::arg("n") = n, py::arg("axis") = -1, py::arg("out") = into).is(into))
                 throw std::runtime_error("numpy.fft.irfft did not write into out=");
@@ -274,8 +275,13 @@ class ScipyFft final : public pld::RealFftBackend {
 
   private:
     py::object workers(std::int64_t rows) const { return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_; }
-    // Whether a transform of `rows` rows runs on one thread (pocketfft threads over rows only).
-    bool one_thread(std::int64_t rows) const { return rows == 1 || workers_one_; }
+    // Whether a transform of `rows` rows of length n runs on one thread (pocketfft threads over rows only): one row,
+    // workers = 1, or, with workers = None, fewer than kThreadedMinPoints points in all, where a thread's share is
+    // below the cost of waking it and a first call would import scipy.fft (several times numpy's import) for none.
+    bool one_thread(std::int64_t rows, std::int64_t n) const {
+        return rows == 1 || workers_one_ || (workers_none_ && rows * n < kThreadedMinPoints);
+    }
+    static constexpr std::int64_t kThreadedMinPoints = std::int64_t{1} << 17;
     // scipy.fft's functions and the PocketFft probe, on first use.  The GIL must be held.
     void load_scipy() {
         if (pocket_) return;
@@ -306,6 +312,7 @@ class ScipyFft final : public pld::RealFftBackend {
     }
     py::object workers_;
     bool workers_one_;  // workers = 1: every transform on one thread
+    bool workers_none_;  // workers = None: all cores where the transform is large enough to share
     py::object rfft_, irfft_, set_backend_;
     bool long_fft_ = false, long_numpy_ = false;
     const std::optional<NumpyFft>* numpy_ = nullptr;

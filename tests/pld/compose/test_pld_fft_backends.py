@@ -60,9 +60,9 @@ def test_numpy_and_scipy_transform_bit_for_bit_in_long_double(n):
 
 
 def test_a_batch_on_several_threads_composes_what_each_item_alone_composes():
-    """Two items of one FFT length share a two-row transform (scipy.fft, all cores); each alone is a one-row
-    transform (numpy.fft): the same masses and charges."""
-    a = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-3).composed(True)[0]
+    """Two items of one FFT length share a two-row transform (scipy.fft, all cores: 2 x 122,880 points, past the
+    threads' least size); each alone is a one-row transform (numpy.fft): the same masses and charges."""
+    a = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-4).composed(True)[0]
     items = [[(a, 300)], [(a, 301)]]
     batch = pc.compose_many(items, pessimistic=True, workers=None)
     alone = [pc.compose_many([item], pessimistic=True, workers=None)[0] for item in items]
@@ -85,7 +85,8 @@ def test_long_double_bins_are_pocketfft_s_transform():
 
 
 def test_one_thread_compositions_import_no_scipy():
-    """A one-row composition, its long-double bins included, in a fresh interpreter: scipy stays unloaded."""
+    """A one-row composition, its long-double bins included, and a batch of rows too small to share among threads
+    (2 x 12,288 points), in a fresh interpreter: scipy stays unloaded."""
     code = (
         "import sys, json\n"
         "import hockeystick.pld as pld\n"
@@ -93,6 +94,8 @@ def test_one_thread_compositions_import_no_scipy():
         "d = pld.subsampled_gaussian(1.1, 256 / 60000).self_compose(14100)\n"
         "one = pld.subsampled_gaussian(1.1, 256 / 60000).composed(True)[0]\n"
         "long = pc.compose_many([[(one, 5000)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0)[0]\n"
+        "a = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-3).composed(True)[0]\n"
+        "pc.compose_many([[(a, 300)], [(a, 301)]], pessimistic=True, workers=None)\n"
         "import numpy as np\n"
         "from hockeystick import _core\n"
         "_core.pld_compose.long_fft_bins(np.full(100, 0.01), m=120)\n"
