@@ -75,6 +75,7 @@ from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, cop
 from .composition_plan import CompositionPlan, PlanKey
 from .plan_charge import low_charge_upper, low_charge_upper_delta
 from .plan_gaussian_beside import GAUSSIAN_SPAN, beside_bracket, reads_beside
+from .plan_lower_directions import side_curve
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
 from .plan_tilted import tilted_bracket
 from .plan_tilted_curves import tilted_sides
@@ -404,13 +405,13 @@ class PlanProfile:
         """One side of ``method`` at x with the atoms beside a grid h (``variant`` of the grid part)
         or the folded Gaussian, or (delta only) alone; ``hints``: where an epsilon search starts
         looking."""
-        sides = self._sides(h, upper, variant)
+        curve = side_curve(self, h, upper, variant, x if method == "epsilon" else None)
         if method == "delta":
-            return max(float(f(np.array([x]))[0]) for f in sides)
+            return float(curve(np.array([x]))[0])
         tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
         few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
         return atoms_epsilon.epsilon_search(
-            worst(sides),
+            curve,
             x,
             upper,
             self._top_loss(h, variant),
