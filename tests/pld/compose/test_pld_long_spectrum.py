@@ -236,6 +236,43 @@ def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
     assert np.max(np.abs(facade.p - sums.p)) <= sums.entry_error
 
 
+def _composed_in_fresh_thread(sequence: list[tuple[GridPMF, int]]) -> list[GridPMF]:
+    """``_core_compose`` of each (factor, count) in ``sequence``, in order, on a new thread (long-double bins
+    wherever their bound is the smaller): its band reuse cache (pld/compose/taylor_reuse.hpp, one per thread)
+    starts empty."""
+    import threading
+
+    out: list[GridPMF] = []
+    worker = threading.Thread(
+        target=lambda: out.extend(_core_compose([[item]], True, True)[0] for item in sequence)
+    )
+    worker.start()
+    worker.join()
+    return out
+
+
+def test_long_fft_bins_reused_are_the_bits_computed_afresh():
+    """A factor's long-double transform at a row's length, asked again on one thread (a narrower band after a
+    wider one at the same length, a wider one after that, other masses of the same size in between, another
+    length), gives each composition, bit for bit, what it gives computed alone on a thread that never composed
+    another; the nudged masses are not served the original's bins."""
+    dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
+    ((factor, count),) = dist.directions[0].items()
+    p = factor.upper.p.copy()
+    p[np.argmax(p)] *= 1.0 + 1e-9
+    nudged = GridPMF(k_lo=factor.upper.k_lo, h=factor.upper.h, p=p, p_inf=factor.upper.p_inf)
+    # 47000, 47149 and 43000 rounds share the FFT length (13824), 43000 keeping the widest band; 40000 another
+    rounds = [47000, 47149, 43000, 47000, 47149, 40000]
+    sequence = [(factor.upper, count * r) for r in rounds]
+    sequence.insert(3, (nudged, count * 47000))
+    reused = _composed_in_fresh_thread(sequence)
+    for item, got in zip(sequence, reused):
+        (alone,) = _composed_in_fresh_thread([item])
+        np.testing.assert_array_equal(got.p, alone.p)
+        assert (got.entry_error, got.total_error) == (alone.entry_error, alone.total_error)
+    assert not np.array_equal(reused[0].p, reused[3].p)
+
+
 @pytest.mark.parametrize("long_fft, products", [(True, 0.0), (True, 0.35), (False, 0.35)])
 def test_an_item_keeps_its_bits_alone_or_batched(long_fft, products):
     """Rows per (factor, count), one long-double transform per factor: an item batched with a larger count

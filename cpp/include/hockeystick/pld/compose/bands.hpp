@@ -198,9 +198,9 @@ class AccurateBands {
 
     // One long-double transform per factor serves its rows (the same bins whichever rows ask, so the same bits
     // alone or batched), keeping the widest band they need; long_rows_ lists a factor's rows together (key order).
+    // The transform is this thread's reuse cache's where an earlier band of the same masses at m took it (the same
+    // bits: pld/compose/taylor_reuse.hpp).
     void long_transform_bands() {
-        std::vector<long double> folded;
-        std::vector<std::complex<long double>> kept;
         for (std::size_t first = 0; first < long_rows_.size();) {
             const std::int64_t f = long_rows_[first].first;
             std::size_t last = first;
@@ -208,10 +208,8 @@ class AccurateBands {
             for (; last < long_rows_.size() && long_rows_[last].first == f; ++last)
                 keep = std::max(keep, s_.band[long_rows_[last].second]);
             const PmfView& pmf = factors_[f];
-            folded.resize(static_cast<std::size_t>(plan_.m));
-            fold_long(pmf.p, pmf.n, plan_.m, folded.data());
-            kept.resize(static_cast<std::size_t>(keep));
-            fft_.forward_long(1, plan_.m, folded.data(), keep, kept.data());
+            const std::vector<std::complex<long double>>& kept =
+                taylor_reuse_cache().long_bins(pmf.p, pmf.n, plan_.m, keep, fft_);
             for (std::size_t j = first; j < last; ++j) {
                 const std::int64_t r = long_rows_[j].second;
                 s_.band_long[r].assign(kept.begin(), kept.begin() + s_.band[r]);
@@ -222,6 +220,7 @@ class AccurateBands {
             }
             first = last;
         }
+        if (!long_rows_.empty()) taylor_reuse_cache().held_bytes_to_gate();
     }
 
     const std::vector<PmfView>& factors_;

@@ -1,8 +1,11 @@
-// What taylor_band (pld/compose/taylor_spectrum.hpp) computes from a factor's masses, kept per thread so that later
-// bands of the same masses reuse it: each block's moments (block_moments) and the long-double transforms of the
-// moments folded at one length.  The bands of one factor are asked many times over: a composition keeps a band row
-// per (factor, count), its items of one FFT length share the length and mostly the block, and a refinement composes
-// the same factor again for other counts; only the band's end K, and with it the number of terms N, differs.
+// What the long-double bands of a factor (pld/compose/bands.hpp's AccurateBands) compute from its masses, kept per
+// thread so that later bands of the same masses reuse it: for taylor_band (pld/compose/taylor_spectrum.hpp) each
+// block's moments (block_moments) and the long-double transforms of the moments folded at one length; for a full
+// row's band from one long-double transform (pld/compose/long_spectrum.hpp) the low bins of that transform of the
+// masses folded at the row's length.  The bands of one factor are asked many times over: a composition keeps a band
+// row per (factor, count), its items of one FFT length share the length and mostly the block, and a refinement
+// composes the same factor again for other counts (and its batches of one length again at that length); only the
+// band's end K, and with it the number of terms N, differs.
 //
 // Reuse gives the bits a fresh computation gives.  The key is the masses themselves (compared entry by entry, not
 // by address) and the block B.  A block's moment of power v is the same products and sums whatever the number of
@@ -11,12 +14,15 @@
 // forward_long of N' >= N rows keeping K' >= K bins: each row is transformed alone (pld/compose/fft_backend.hpp:
 // row r of the output depends on row r of the input alone, as the bindings' pocketfft backend, the one backend that
 // offers forward_long, runs them: numpy's long-double loop row by row on one plan) and bins 0 .. K - 1 of a transform are the same whichever K' >= K is kept; they
-// are reused only from the same backend type at the same length L.  The error bound (taylor_bin_error) is a
-// function of the plan and the masses alone, so it holds for reused values as for fresh ones.
+// are reused only from the same backend type at the same length L.  The same holds for the masses' own transform
+// at a row's length m (fold_long of the same masses at the same m, one row, bins 0 .. K - 1 of K' >= K kept).  The
+// error bounds (taylor_bin_error, long_fft_bin_error) are functions of the plan or length and the masses alone, so
+// they hold for reused values as for fresh ones.
 //
-// Memory per thread: at most kTaylorReuseFactors factors, each a copy of its masses (8 bytes per entry) and at most
+// Memory per thread: at most kTaylorReuseFactors factors, each a copy of its masses (8 bytes per entry), at most
 // kTaylorReuseBlocks blocks of moments (16 N bytes per block), each with the transforms of at most
-// kTaylorReuseLengths lengths (32 N K' bytes: K' is a narrow band's, tens to hundreds of bins); in each list the least
+// kTaylorReuseLengths lengths (32 N K' bytes: K' is a narrow band's, tens to hundreds of bins), and the masses'
+// own transforms at most kTaylorReuseLengths lengths (32 K' bytes each); in each list the least
 // recently used is replaced first.  What a cache holds is counted at the process-wide working-memory gate
 // (pld/compose/working_memory_gate.hpp) as resident bytes, reported after each band (held_bytes_to_gate) and
 // released when the cache is cleared or its thread ends: its high water holds them beside the batches in flight.
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/pld/compose/long_spectrum.hpp"
 #include "hockeystick/pld/compose/working_memory_gate.hpp"
 
 namespace hockeystick {
@@ -69,10 +76,24 @@ struct TaylorMoments {
     std::vector<TaylorSums> sums;  // least recently used first
 };
 
-// One factor: its masses (the key, compared bit for bit) and its blocks' moments, least recently used first.
+// Bins 0 .. keep - 1 of the backend's forward_long of the factor's masses folded modulo `length` (fold_long).
+struct LongBins {
+    const std::type_info* backend = nullptr;
+    std::int64_t length = 0, keep = 0;
+    std::vector<std::complex<long double>> bins;
+
+    // Whether these hold at least `at_least` bins of `fft`'s transform at `at_length`.
+    bool holds(const RealFftBackend& fft, std::int64_t at_length, std::int64_t at_least) const {
+        return backend != nullptr && *backend == typeid(fft) && length == at_length && keep >= at_least;
+    }
+};
+
+// One factor: its masses (the key, compared bit for bit), its blocks' moments and its own long-double transforms,
+// least recently used first.
 struct TaylorReuse {
     std::vector<double> p;
     std::vector<TaylorMoments> blocks;
+    std::vector<LongBins> transforms;
 };
 
 // The element of `list` that `match` accepts, moved to the back (most recently used), else a fresh one there, in
@@ -99,15 +120,34 @@ class TaylorReuseCache {
     // The moments of the masses p[0 .. n) at `block`: those held where the masses equal these bit for bit, else a
     // fresh entry (terms = 0).
     TaylorMoments& moments(const double* p, std::int64_t n, std::int64_t block) {
-        TaylorReuse& factor = recently_used(factors_, kTaylorReuseFactors, [&](const TaylorReuse& f) {
-            return static_cast<std::int64_t>(f.p.size()) == n &&
-                   (n == 0 || std::memcmp(f.p.data(), p, sizeof(double) * static_cast<std::size_t>(n)) == 0);
-        });
-        if (factor.p.empty() && n > 0) factor.p.assign(p, p + n);
-        TaylorMoments& at =
-            recently_used(factor.blocks, kTaylorReuseBlocks, [&](const TaylorMoments& b) { return b.block == block; });
+        TaylorMoments& at = recently_used(factor(p, n).blocks, kTaylorReuseBlocks,
+                                          [&](const TaylorMoments& b) { return b.block == block; });
         at.block = block;
         return at;
+    }
+
+    // Bins 0 .. keep - 1 (at least) of fft's forward_long of the masses p[0 .. n) folded modulo m (fold_long): those
+    // held where they cover these, else computed (keeping the more bins of the two where some are held at m) and
+    // held.
+    const std::vector<std::complex<long double>>& long_bins(const double* p, std::int64_t n, std::int64_t m,
+                                                            std::int64_t keep, RealFftBackend& fft) {
+        std::vector<LongBins>& held = factor(p, n).transforms;
+        const auto at_m = [&](const LongBins& t) { return t.holds(fft, m, 0); };
+        const auto found = std::find_if(held.begin(), held.end(), at_m);
+        if (found != held.end() && found->holds(fft, m, keep))
+            return recently_used(held, kTaylorReuseLengths, at_m).bins;
+        const std::int64_t kept = found != held.end() ? std::max(keep, found->keep) : keep;
+        // computed before anything held changes: a transform that throws leaves the cache as it was
+        std::vector<long double> folded(static_cast<std::size_t>(m));
+        fold_long(p, n, m, folded.data());
+        std::vector<std::complex<long double>> bins(static_cast<std::size_t>(kept));
+        fft.forward_long(1, m, folded.data(), kept, bins.data());
+        LongBins& t = recently_used(held, kTaylorReuseLengths, at_m);
+        t.bins = std::move(bins);
+        t.backend = &typeid(fft);
+        t.length = m;
+        t.keep = kept;
+        return t.bins;
     }
 
     // Drops every entry (their memory too).
@@ -125,6 +165,7 @@ class TaylorReuseCache {
                 held += sizeof(long double) * b.moments.capacity();
                 for (const TaylorSums& t : b.sums) held += sizeof(std::complex<long double>) * t.sums.capacity();
             }
+            for (const LongBins& t : f.transforms) held += sizeof(std::complex<long double>) * t.bins.capacity();
         }
         return static_cast<std::int64_t>(held);
     }
@@ -137,6 +178,16 @@ class TaylorReuseCache {
     }
 
   private:
+    // The entry of the masses p[0 .. n) (equal bit for bit), else a fresh one holding a copy of them.
+    TaylorReuse& factor(const double* p, std::int64_t n) {
+        TaylorReuse& f = recently_used(factors_, kTaylorReuseFactors, [&](const TaylorReuse& e) {
+            return static_cast<std::int64_t>(e.p.size()) == n &&
+                   (n == 0 || std::memcmp(e.p.data(), p, sizeof(double) * static_cast<std::size_t>(n)) == 0);
+        });
+        if (f.p.empty() && n > 0) f.p.assign(p, p + n);
+        return f;
+    }
+
     std::vector<TaylorReuse> factors_;  // least recently used first
     std::int64_t reported_ = 0;  // the bytes the gate counts for this cache
 };
