@@ -11,6 +11,9 @@
 //   - the double loops' transforms equal numpy.fft.rfft / irfft's, bit for bit, at even and odd lengths and on one
 //     row and several (the vectorized and the row-by-row paths of numpy's loops), and the long-double loop's equal
 //     numpy.fft.rfft of a longdouble array where numpy transforms it in long double.
+// A row's inverse from its leading bins alone (inverse_given: numpy's irfft loop given fewer bins than n / 2 + 1
+// takes the rest as zero, as numpy.fft.irfft of a short input does) is offered where the probe finds it equal, bit
+// for bit, to the inverse of the whole row with those bins zero.
 // Otherwise none is offered and the caller goes through numpy.fft (register_pld_compose.cpp's NumpyFft).
 //
 // Errors: a loop that fails (pocketfft's allocation) sets a Python exception through numpy's own GIL-taking
@@ -31,6 +34,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hockeystick_bindings {
 
@@ -65,6 +69,12 @@ class NumpyFftLoops {
     // numpy.fft.irfft(in, n=n, axis=-1) of (rows, n / 2 + 1) into out (rows, n): scaled by 1 / n.
     void inverse(std::int64_t rows, std::int64_t n, const std::complex<double>* in, double* out) const {
         transform(irfft_, rows, n / 2 + 1, n, in, out, 1.0 / static_cast<double>(n));
+    }
+    bool offers_given() const { return given_; }
+    // numpy.fft.irfft(in[:given], n=n) of one row into out (n): the inverse of the row whose bins from `given` on
+    // are zero, bins 0 .. given - 1 alone read (offers_given(); 1 <= given <= n / 2 + 1).
+    void inverse_given(std::int64_t n, std::int64_t given, const std::complex<double>* in, double* out) const {
+        transform(irfft_, 1, given, n, in, out, 1.0 / static_cast<double>(n));
     }
     bool offers_long() const { return rfft_even_long_ != nullptr; }
     // numpy.fft.rfft in long double (offers_long()).
@@ -123,6 +133,10 @@ class NumpyFftLoops {
             for (const std::int64_t rows : {1, 5})
                 for (const std::int64_t n : {12, 15, 160})
                     if (!l.same_double(fft, rows, n)) return std::nullopt;
+            l.given_ = true;
+            for (const std::int64_t n : {12, 15, 160})
+                for (const std::int64_t given : {std::int64_t(1), std::int64_t(3), n / 2, n / 2 + 1})
+                    l.given_ = l.given_ && l.same_given(n, given);
             l.rfft_even_long_ = loop_of(umath, "rfft_n_even", rfft_types, 2);
             l.rfft_odd_long_ = loop_of(umath, "rfft_n_odd", rfft_types, 2);
             bool same_long = l.rfft_even_long_ && l.rfft_odd_long_;
@@ -152,6 +166,23 @@ class NumpyFftLoops {
         return std::memcmp(mine.data(), back.data(), sizeof(double) * rows * n) == 0;
     }
 
+    // Whether inverse_given of a row's first `given` bins gives the bits inverse gives for the row with the others
+    // zero, the memory past the given bins holding NaNs (never to be read).
+    bool same_given(std::int64_t n, std::int64_t given) const {
+        const std::int64_t bins = n / 2 + 1;
+        std::vector<std::complex<double>> zeros(static_cast<std::size_t>(bins)), nans(zeros.size());
+        for (std::int64_t k = 0; k < bins; ++k) {
+            const std::complex<double> x = k < given ? std::complex<double>(std::sin(0.3 * k + 0.2), std::cos(0.9 * k))
+                                                     : std::complex<double>(0.0, 0.0);
+            zeros[k] = x;
+            nans[k] = k < given ? x : std::complex<double>(std::numeric_limits<double>::quiet_NaN(), 0.0);
+        }
+        std::vector<double> want(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n));
+        inverse(1, n, zeros.data(), want.data());
+        inverse_given(n, given, nans.data(), got.data());
+        return std::memcmp(want.data(), got.data(), sizeof(double) * static_cast<std::size_t>(n)) == 0;
+    }
+
     // Whether the long-double loop transforms a (2, n) probe as numpy.fft.rfft of a longdouble array does, where
     // that transform is in long double.
     bool same_long(const py::module_& fft, std::int64_t n) const {
@@ -171,6 +202,7 @@ class NumpyFftLoops {
 
     Loop rfft_even_ = nullptr, rfft_odd_ = nullptr, irfft_ = nullptr;
     Loop rfft_even_long_ = nullptr, rfft_odd_long_ = nullptr;
+    bool given_ = false;  // inverse_given offered (the probe's same_given)
 };
 
 }  // namespace hockeystick_bindings

@@ -235,6 +235,13 @@ class ScipyFft final : public pld::RealFftBackend {
         std::memcpy(out, sig.data(), sizeof(double) * rows * n);
     }
 
+    // numpy's irfft loop given the leading bins alone where it offers that (NumpyFftLoops::inverse_given: the
+    // same bits), so the zeros past them are neither written nor read; else the backend's default.
+    void inverse_given(std::int64_t n, std::int64_t given, std::complex<double>* in, double* out) override {
+        if (*loops_ && (*loops_)->offers_given()) return (*loops_)->inverse_given(n, given, in, out);
+        RealFftBackend::inverse_given(n, given, in, out);
+    }
+
     // numpy.fft (else scipy.fft) transforms numpy longdouble arrays in long double (pocketfft's long-double
     // instantiation: the error model of pld/compose/fft_backend.hpp with u_L).  One thread (workers=1): the
     // x87 precision control is per thread, and compose_batch checked it on this one.  Limit: pocketfft

@@ -20,8 +20,28 @@ namespace hockeystick {
 namespace pld {
 namespace detail {
 
+// The inverse transform of the `transformed` rows at the front of the powered spectra (signal_row[i]: item i's row
+// among them, or -1), into signal (transformed x m).  A row's bins past its written ones are zero: one row goes to
+// the backend's inverse_given (which may read its written bins alone), several have their zeros written and go
+// through one batched inverse.
+inline void inverse_rows(PoweredSpectra& powered, const std::vector<std::int64_t>& signal_row, std::int64_t transformed,
+                         std::int64_t m, std::int64_t bins, RealFftBackend& fft, double* signal) {
+    std::complex<double>* const spectrum = powered.spectrum;
+    if (transformed == 1) {
+        const std::int64_t i = std::find(signal_row.begin(), signal_row.end(), 0) - signal_row.begin();
+        fft.inverse_given(m, powered.sums[i].written, spectrum, signal);
+        return;
+    }
+    for (std::size_t i = 0; i < signal_row.size(); ++i)
+        if (signal_row[i] >= 0)
+            std::fill(spectrum + signal_row[i] * bins + powered.sums[i].written, spectrum + (signal_row[i] + 1) * bins,
+                      std::complex<double>(0.0, 0.0));
+    if (transformed > 1) fft.inverse(transformed, m, spectrum, signal);
+}
+
 // The items' results: those read through their spectra keep their live bins; the others' rows move up (in
-// order) and alone go through the inverse transform, whose window is copied out.  Charges (pld/compose/compose.hpp):
+// order) and alone go through the inverse transform (inverse_rows), whose window is copied out.  Charges
+// (pld/compose/compose.hpp):
 // entry_error = 2 d_sum / m plus the inverse's 8 u ceil(log2 m) spec_l1 / m, total_error = ||dY||_2 plus the
 // inverse's 8 u ceil(log2 m) spec_l1, spectral_l2 = ||dY||_2 / sqrt(m), inverse_l2 = 8 u ceil(log2 m) ||Y||_2 /
 // sqrt(m) (0 for spectral items, which have no inverse); the mass cut above the window goes to +infinity on the
@@ -42,11 +62,13 @@ inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Windo
             result[i].spectrum.bins.assign(row, row + live);
             continue;
         }
-        if (transformed != i) std::copy(spectrum + i * bins, spectrum + (i + 1) * bins, spectrum + transformed * bins);
+        const std::int64_t written = powered.sums[i].written;
+        if (transformed != i)
+            std::copy(spectrum + i * bins, spectrum + i * bins + written, spectrum + transformed * bins);
         signal_row[i] = transformed++;
     }
     std::unique_ptr<double[]> signal(new double[static_cast<std::size_t>(transformed * m)]);  // written whole
-    if (transformed > 0) fft.inverse(transformed, m, spectrum, signal.get());
+    inverse_rows(powered, signal_row, transformed, m, bins, fft, signal.get());
     powered.pairs.reset();
     for (std::int64_t i = 0; i < items; ++i) {
         const Window& w = *windows[i];

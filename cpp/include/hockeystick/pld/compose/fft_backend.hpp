@@ -51,6 +51,7 @@
 // then computes those bins by direct sums (pld/compose/direct_spectrum.hpp).
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <stdexcept>
@@ -66,6 +67,14 @@ class RealFftBackend {
     // in: rows * (n / 2 + 1) complex values (may be overwritten); out: rows * n doubles, scaled by 1/n,
     // every one of them written (compose_batch hands an uninitialised buffer).
     virtual void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) = 0;
+    // One row whose bins from `given` on are zero (1 <= given <= n / 2 + 1): in holds bins 0 .. given - 1 (may be
+    // overwritten; the memory past them, n / 2 + 1 bins in all, may hold anything on entry); out: n doubles, the
+    // bits inverse(1, n, ...) gives for the row with those bins zero.  This default writes the zeros and calls it;
+    // a backend that reads the given bins alone leaves the caller's zeros unwritten.
+    virtual void inverse_given(std::int64_t n, std::int64_t given, std::complex<double>* in, double* out) {
+        std::fill(in + given, in + n / 2 + 1, std::complex<double>(0.0, 0.0));
+        inverse(1, n, in, out);
+    }
     // Whether forward_long is implemented (and holds the long-double error model above).
     virtual bool offers_forward_long() const { return false; }
     // in: rows * n long doubles; out: rows * keep complex long doubles, bins 0 .. keep - 1 of each row

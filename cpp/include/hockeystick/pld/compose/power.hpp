@@ -97,10 +97,12 @@ inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>&
 // The sums an item's charges are made of (inverse_and_charge), over its powered half spectrum Y:
 //   spec_l1 = 2 sum |Y_k| (the full spectrum's l1 norm, bounding the inverse's round-off), spec_sq = sum |Y_k|^2
 //   raised by 1e-9 (its long-double sum's rounding, n u_L relative, far inside), d_sum = sum |dY_k| and d_sq =
-//   sum |dY_k|^2 with each dropped bin's 2 tau; live: the bins [0, live) it is read through (spectral_read), or 0.
+//   sum |dY_k|^2 with each dropped bin's 2 tau; live: the bins [0, live) it is read through (spectral_read), or 0;
+//   written: the bins [0, written) of its half spectrum that hold its powers (at least 1), every bin past them zero
+//   and left unwritten.
 struct ItemSums {
     double spec_l1 = 0.0, spec_sq = 0.0, d_sum = 0.0, d_sq = 0.0;
-    std::int64_t live = 0;
+    std::int64_t live = 0, written = 1;
 };
 
 // Writes an item's half spectrum in increasing k: out[0 .. written) holds each visited bin's power (0 where
@@ -140,8 +142,9 @@ class ItemPowers {
     ItemPowers(const RowSpectra& s, const PreparedBins& prepared, const BatchPlan& plan)
         : s_(s), prepared_(prepared), plan_(plan) {}
 
-    // Item `terms` reading rows `rows` with floors `floor`: its half spectrum into out (every bin written, or the
-    // live ones only where it is read through its spectrum: `read`, its width) and its sums.
+    // Item `terms` reading rows `rows` with floors `floor`: its half spectrum into out (bins [0, written), every
+    // later bin zero and left unwritten; where it is read through its spectrum, `read` and its width, the live ones)
+    // and its sums.
     ItemSums operator()(const std::vector<Term>& terms, const std::vector<std::int64_t>& rows,
                         const std::vector<double>& floor, const SpectralReads* read, std::int64_t width,
                         std::complex<double>* out) const {
@@ -179,12 +182,9 @@ class ItemPowers {
             dq += p.d * p.d;
         }
         ItemSums sums;
-        if (plan_.spectra_on && spectral_read(writer.written, plan_.m, width, *read)) {
-            if (writer.written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
-            sums.live = std::max<std::int64_t>(writer.written, 1);
-        } else {
-            std::fill(out + writer.written, out + s_.bins, std::complex<double>(0.0, 0.0));
-        }
+        if (writer.written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
+        sums.written = std::max<std::int64_t>(writer.written, 1);
+        if (plan_.spectra_on && spectral_read(writer.written, plan_.m, width, *read)) sums.live = sums.written;
         const double tau2 = 2.0 * kDroppedPower;
         sums.spec_sq = static_cast<double>(writer.sq) * (1.0 + 1e-9);
         sums.spec_l1 = 2.0 * l1;
@@ -282,9 +282,11 @@ class ItemPowers {
 
 // Every item's powered half spectrum (items x bins, row i item i's) and its sums.
 struct PoweredSpectra {
-    // every bin is written by its item (the live ones' powers, zeros around them), so the buffer is left
-    // unwritten: std::complex<double> storage as pairs of doubles (array-compatible, [complex.numbers]; not
-    // support/default_init.hpp's DefaultInitVector, since std::complex's default constructor itself writes zeros)
+    // bins [0, written) of each row are written by its item (the live ones' powers, zeros between them), and the
+    // zeros past them by the inverse transform's caller where a transform reads them (inverse_and_charge), so the
+    // buffer is left unwritten: std::complex<double> storage as pairs of doubles (array-compatible,
+    // [complex.numbers]; not support/default_init.hpp's DefaultInitVector, since std::complex's default
+    // constructor itself writes zeros)
     std::unique_ptr<double[]> pairs;
     std::complex<double>* spectrum = nullptr;
     std::vector<ItemSums> sums;
