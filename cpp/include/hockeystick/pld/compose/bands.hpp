@@ -9,7 +9,6 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -167,10 +166,9 @@ class AccurateBands {
         if (s_.band[r] == 0) return;
         s_.direct_err[r] = s_.long_err[r] = sum_bound;
         set_long_power(r, c, weight);
-        if (!table_) table_.reset(new TwiddleTable(plan_.m));
         std::complex<double>* row = s_.row(r);
         const std::int64_t width = s_.band[r];
-        const TwiddleTable& table = *table_;
+        const TwiddleTable& table = twiddle_table(plan_.m);
 #pragma omp parallel for schedule(static) if (width * pmf.n > kLeastParallelProducts && plan_.team_allowed())
         for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, table);
     }
@@ -229,7 +227,6 @@ class AccurateBands {
     RowSpectra& s_;
     const bool long_fft_;
     const double budget_;
-    std::unique_ptr<TwiddleTable> table_;
     std::vector<std::pair<std::int64_t, std::int64_t>> long_rows_;  // (factor, row) in key order
 };
 

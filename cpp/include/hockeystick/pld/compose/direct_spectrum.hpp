@@ -49,7 +49,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace hockeystick {
@@ -97,6 +99,28 @@ class TwiddleTable {
     std::int64_t m_ = 1, s_ = 1, coarse_count_ = 1;
     std::vector<long double> coarse_, fine_;
 };
+
+// The tables a thread keeps (twiddle_table): a composition's batches and refinement steps come back to a few lengths.
+constexpr std::size_t kTwiddleTablesKept = 4;
+
+// This thread's table for length m: the one kept from an earlier call at m, else a new one kept in place of the least
+// recently used.  A table is a function of m alone, built where long double carries its 64 bits (every caller's
+// path requires it), so a kept one holds the bits a new one would; each holds 2 (m / s + s) long doubles, about
+// 64 sqrt(m) bytes at the 5-smooth lengths compositions take.  The reference stays valid until this thread asks
+// kTwiddleTablesKept other lengths.
+inline const TwiddleTable& twiddle_table(std::int64_t m) {
+    thread_local std::vector<std::unique_ptr<TwiddleTable>> kept;  // least recently used first
+    const auto it = std::find_if(kept.begin(), kept.end(),
+                                 [m](const std::unique_ptr<TwiddleTable>& t) { return t->length() == m; });
+    if (it != kept.end()) {
+        std::rotate(it, it + 1, kept.end());
+    } else {
+        std::unique_ptr<TwiddleTable> table(new TwiddleTable(m));
+        if (kept.size() >= kTwiddleTablesKept) kept.erase(kept.begin());
+        kept.push_back(std::move(table));
+    }
+    return *kept.back();
+}
 
 // The summation's block: about sqrt(n) terms, so no term passes more than 2 sqrt(n) + 1 additions.
 inline std::int64_t block_length(std::int64_t n) {

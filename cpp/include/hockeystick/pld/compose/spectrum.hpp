@@ -134,7 +134,6 @@ inline void band_row_spectra(const std::vector<PmfView>& factors, const RowPlan&
     const std::int64_t m = plan.m, m_f = m / kBandSplit, bins_f = m_f / 2 + 1;
     std::vector<std::complex<double>> coarse(rows.coarse.size() * static_cast<std::size_t>(bins_f));
     forward_rows(factors, rows, rows.coarse, m_f, fft, coarse.data());
-    std::unique_ptr<TwiddleTable> table;
     s.band_bounds.resize(static_cast<std::size_t>(rows.rows()));
     for (std::size_t j = 0; j < rows.coarse.size(); ++j) {
         const std::int64_t r = rows.coarse[j];
@@ -161,8 +160,8 @@ inline void band_row_spectra(const std::vector<PmfView>& factors, const RowPlan&
                                               static_cast<double>(s.band_long[r][k].imag()));
             s.band_bounds[r] = {taylor_bin_error(l1, pmf.n, taylor, true), taylor_bin_error(l1, pmf.n, taylor, false)};
         } else {
-            if (!table) table.reset(new TwiddleTable(m));
-            for (std::int64_t k = 0; k < end; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+            const TwiddleTable& table = twiddle_table(m);
+            for (std::int64_t k = 0; k < end; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, table);
             s.band_bounds[r] = {direct_bin_error(l1, pmf.n), direct_bin_error(l1, pmf.n)};
         }
         s.drop_from[r] = end;
