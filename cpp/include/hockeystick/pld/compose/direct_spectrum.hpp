@@ -51,8 +51,9 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
-#include <utility>
 #include <vector>
+
+#include "hockeystick/support/recently_used.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -110,16 +111,10 @@ constexpr std::size_t kTwiddleTablesKept = 4;
 // kTwiddleTablesKept other lengths.
 inline const TwiddleTable& twiddle_table(std::int64_t m) {
     thread_local std::vector<std::unique_ptr<TwiddleTable>> kept;  // least recently used first
-    const auto it = std::find_if(kept.begin(), kept.end(),
-                                 [m](const std::unique_ptr<TwiddleTable>& t) { return t->length() == m; });
-    if (it != kept.end()) {
-        std::rotate(it, it + 1, kept.end());
-    } else {
-        std::unique_ptr<TwiddleTable> table(new TwiddleTable(m));
-        if (kept.size() >= kTwiddleTablesKept) kept.erase(kept.begin());
-        kept.push_back(std::move(table));
-    }
-    return *kept.back();
+    std::unique_ptr<TwiddleTable>& table = recently_used(
+        kept, kTwiddleTablesKept, [m](const std::unique_ptr<TwiddleTable>& t) { return t && t->length() == m; });
+    if (!table) table.reset(new TwiddleTable(m));
+    return *table;
 }
 
 // The summation's block: about sqrt(n) terms, so no term passes more than 2 sqrt(n) + 1 additions.

@@ -39,6 +39,7 @@
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/compose/long_spectrum.hpp"
 #include "hockeystick/pld/compose/working_memory_gate.hpp"
+#include "hockeystick/support/recently_used.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -95,20 +96,6 @@ struct TaylorReuse {
     std::vector<TaylorMoments> blocks;
     std::vector<LongBins> transforms;
 };
-
-// The element of `list` that `match` accepts, moved to the back (most recently used), else a fresh one there, in
-// place of the front (least recently used) where the list holds `most` already.
-template <class T, class Match>
-inline T& recently_used(std::vector<T>& list, std::size_t most, Match match) {
-    auto it = std::find_if(list.begin(), list.end(), match);
-    if (it == list.end()) {
-        if (list.size() >= most) list.erase(list.begin());
-        list.emplace_back();
-    } else {
-        std::rotate(it, it + 1, list.end());
-    }
-    return list.back();
-}
 
 class TaylorReuseCache {
   public:
