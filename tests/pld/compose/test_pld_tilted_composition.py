@@ -354,3 +354,15 @@ def test_binomial_split_at_the_edges_of_its_arguments(pessimistic):
     for eps in (0.3, 0.45):
         truth, found = exact(eps), tiny.delta(eps)
         assert (found >= truth) if pessimistic else (found <= truth)
+
+
+def test_a_split_every_term_of_which_reaches_negligible_is_refused_not_overflowed():
+    """sigma 0.3, q 1e-7, 10^4 rounds split at epsilon 100 with negligible 0 (a delta of 5e-324 times the tilted
+    share): every term reaches it, so past MAX_TERMS of them the split refuses, as its terms' count would, before
+    C(10^4, j) passes the double range (j ~ 133); the split's reader then keeps the bracket before it."""
+    from hockeystick.pld.compose.binomial_split import MAX_TERMS, BinomialSplit
+
+    one_round = pld.subsampled_gaussian(0.3, 1e-7, value_discretization_interval=1e-3)
+    factor = next(iter(one_round.directions[0]))
+    with pytest.raises(ValueError, match=f"more than {MAX_TERMS} terms"):
+        BinomialSplit([(factor.upper, 10_000)], 100.0, 0.0, 1e-40)

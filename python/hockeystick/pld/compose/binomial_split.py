@@ -135,17 +135,23 @@ class Part:
                 f"more than {MAX_TERMS} terms of the split: T m = {rounds * self.mass!r}"
             )
         self.weights: list[tuple[int, float]] = [(0, self.bulk**rounds)]
+        reaching = 0  # the terms j >= 1 at or above negligible: the split keeps each (``_terms``)
         while j <= rounds and self.mass > 0.0:
-            weight = math.comb(rounds, j) * self.mass**j * self.bulk ** (rounds - j)
+            weight = _term(rounds, j, self.mass, self.bulk)
             if weight < negligible and j >= tipping:
                 break
+            reaching += weight >= negligible
+            if reaching > MAX_TERMS:
+                raise ValueError(
+                    f"more than {MAX_TERMS} terms of the split are above {negligible!r}"
+                )
             self.weights.append((j, weight))
             j += 1
         self.omitted = 0.0
         if (
             j <= rounds and self.mass > 0.0
         ):  # past 2 T m the terms at least halve: at most twice the first left out
-            self.omitted = 2.0 * math.comb(rounds, j) * self.mass**j * self.bulk ** (rounds - j)
+            self.omitted = 2.0 * _term(rounds, j, self.mass, self.bulk)
 
     def factors(self, j: int) -> list[tuple[GridPMF, int]]:
         """The factors of b^{*(T - j)} * (r / m)^{*j}."""
@@ -162,6 +168,18 @@ class Part:
     def total(self) -> float:
         """(c + m)^T, the part's terms all together."""
         return (self.bulk + self.mass) ** self.rounds
+
+
+def _term(rounds: int, j: int, mass: float, bulk: float) -> float:
+    """C(T, j) m^j c^(T - j), the binomial coefficient converted to a double first (as Python
+    multiplies an int by a float); ValueError where C(T, j) or c^(T - j) passes the double range,
+    so that the split does not apply there rather than overflowing."""
+    try:
+        return math.comb(rounds, j) * mass**j * bulk ** (rounds - j)
+    except OverflowError:
+        raise ValueError(
+            f"the split's term C({rounds}, {j}) m^{j} c^(T - j) passes the double range"
+        ) from None
 
 
 def split_index(pmf: GridPMF, each: float) -> int:
