@@ -74,8 +74,9 @@ class Reference:
         )
 
     @classmethod
-    def below_rate_start(cls, start: float, q: float) -> float:
-        if q >= start or q > constants.BELOW_RATE_START_MAX_RATE or q <= constants.LOWEST_INTERVAL:
+    def below_rate_start(cls, start: float, q: float, max_rate: float | None = None) -> float:
+        top = constants.BELOW_RATE_START_MAX_RATE if max_rate is None else max_rate
+        if q >= start or q > top or q <= constants.LOWEST_INTERVAL:
             return start
         below = cls.ladder_rung(q / constants.BELOW_RATE_MARGIN * (1.0 - 1e-9))
         return below if start <= constants.BELOW_RATE_START_MAX_REFINEMENT * below else start
@@ -98,7 +99,11 @@ class Reference:
         default = cls.default(accuracy)
         if method == "delta":
             start = cls.span_start(point, accuracy)
-            return cls.below_rate_start(start, point[1]) if delta_accuracy == "epsilon" else start
+            if delta_accuracy != "epsilon":
+                return start
+            return cls.below_rate_start(
+                start, point[1], constants.EPSILON_CRITERION_BELOW_RATE_MAX_RATE
+            )
         if x.size == 0:
             return max(0.25 * default, constants.FINEST_INTERVAL)
         sigma, q, rounds, sensitivity = point

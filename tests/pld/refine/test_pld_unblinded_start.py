@@ -60,12 +60,29 @@ def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
     assert below == ladder_rung(8.86e-4 / constants.BELOW_RATE_MARGIN) == pytest.approx(6.4e-4)
     assert below <= 8.86e-4 / constants.BELOW_RATE_MARGIN
     # a large rate keeps the span start (blind rounds values there have deltas near 1)
-    big = (0.5, 0.016, 1e5, 1.0)
+    big = (0.5, 0.0234, 1e5, 1.0)
     assert (
         StartGrid(acc.accuracy, acc.delta_accuracy).first(big, EPS, "delta")
         == StartGrid(acc.accuracy, acc.delta_accuracy).span_start(big)
-        > 0.016
+        > 0.0234
     )
+    # between .epsilon's limit and the epsilon criterion's, .delta starts below the rate and
+    # .epsilon's rule keeps the span start
+    mid = (0.5, 0.016, 1e5, 1.0)
+    assert (
+        constants.BELOW_RATE_START_MAX_RATE
+        < 0.016
+        <= constants.EPSILON_CRITERION_BELOW_RATE_MAX_RATE
+    )
+    mid_span = StartGrid(acc.accuracy, acc.delta_accuracy).span_start(mid)
+    assert (
+        StartGrid(acc.accuracy, acc.delta_accuracy).first(mid, EPS, "delta")
+        == StartGrid.below_rate(0.016)
+        == ladder_rung(0.016 / constants.BELOW_RATE_MARGIN)
+        < 0.016
+        < mid_span
+    )
+    assert StartGrid(acc.accuracy, acc.delta_accuracy).below_rate_start(mid_span, 0.016) == mid_span
     # a start more than BLIND_START_REACH times coarser than the rung below q is kept
     far = (0.5, 1e-4, 1e5, 1.0)
     assert StartGrid(acc.accuracy, acc.delta_accuracy).span_start(
@@ -84,21 +101,31 @@ def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
     )
 
 
-@pytest.mark.parametrize("rounds", [100, 5964])
-def test_a_point_started_below_the_rate_meets_g1_and_its_bracket_holds(rounds, visited_grids):
-    """sigma 0.8, q 8.86e-4 (a block of G1): the first grid
-    is 6.4e-4 < q, no grid of the point is at or above q, and none is composed twice (that first grid already
-    has the direct bins a same-grid recomposition would add)."""
-    lo, up = _accountant(0.8, 8.86e-4, rounds).delta(EPS, bound="both")
-    assert visited_grids[0] == pytest.approx(6.4e-4) and max(visited_grids) < 8.86e-4
+@pytest.mark.parametrize(
+    "sigma, q, rounds, first, fixed",
+    [
+        (0.8, 8.86e-4, 100, 6.4e-4, (8e-5, 2e-5)),
+        (0.8, 8.86e-4, 5964, 6.4e-4, (8e-5, 2e-5)),
+        (0.576, 5.46e-3, 8685, 3.62e-3, (3.2e-4, 8e-5)),
+    ],
+)
+def test_a_point_started_below_the_rate_meets_g1_and_its_bracket_holds(
+    sigma, q, rounds, first, fixed, visited_grids
+):
+    """Blocks of G1 (sigma 0.8, q 8.86e-4; sigma 0.576, q 5.46e-3, past ``.epsilon``'s
+    BELOW_RATE_START_MAX_RATE): the first grid is the rung below q, no grid of the point is at or
+    above q, and none is composed twice (that first grid already has the direct bins a same-grid
+    recomposition would add); its bracket overlaps each ``fixed`` grid's."""
+    lo, up = _accountant(sigma, q, rounds).delta(EPS, bound="both")
+    assert visited_grids[0] == pytest.approx(first, rel=1e-3) and max(visited_grids) < q
     assert len(set(visited_grids)) == len(visited_grids), visited_grids
     assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
-    width = _epsilon_width(0.8, 8.86e-4, rounds, lo, up)
+    width = _epsilon_width(sigma, q, rounds, lo, up)
     met = (width <= 1e-2) | (up < SubsampledGaussianPLD.DELTA_FLOOR)
     assert np.all(met), (EPS[~met], width[~met])
-    for h in (8e-5, 2e-5):
+    for h in fixed:
         f_lo, f_up = SubsampledGaussianPLD(
-            sigma=0.8, sampling_rate=8.86e-4, rounds=rounds, value_discretization_interval=h
+            sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h
         ).delta(EPS, bound="both")
         assert np.all(lo <= f_up) and np.all(f_lo <= up), h
 

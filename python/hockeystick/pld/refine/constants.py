@@ -71,6 +71,16 @@ BELOW_RATE_MARGIN = 1.2
 # leaves are large, a coarse grid already meets them, and the fine grid costs more than the blind
 # step it saves.
 BELOW_RATE_START_MAX_RATE = 4e-3
+# ... and that of ``.delta``'s first grid under ``delta_accuracy="epsilon"``: there a blind first
+# grid's capped arguments leave their cap eps as their width, and the step after it follows the h^2
+# law of that width (points_rules.hpp's capped_interval, h 0.9 sqrt(accuracy / eps)), which at
+# sigma below ~1 lands up to 8 times finer than the grid the point meets (sigma 0.576, q 5.46e-3,
+# 8685 rounds: from 7.2e-3 to 1.6e-4, where 1.3e-3 meets G1's criterion), while on the rung
+# below q, composed with direct bins, the lower side is read and its width aims the next grid
+# (there 9.1e-4).
+# Up to q 2e-2 that start costs less (G1's blocks at q 5.5e-3 to 1.6e-2); from q 2.3e-2 on the
+# blind grid meets most rounds values (their deltas are near 1) and the fine one costs more.
+EPSILON_CRITERION_BELOW_RATE_MAX_RATE = 2e-2
 # The most times finer than the usual start the rung below q may be: past it every rounds value
 # would compose a window of ~10^6 points, and the blind step after a coarse grid costs less.
 BELOW_RATE_START_MAX_REFINEMENT = 16.0

@@ -22,8 +22,21 @@ Point = tuple[float, float, float, float]
 _POLICIES: dict[tuple[float, ...], _core.pld_refine.GridPolicy] = {}
 
 
-def grid_policy() -> _core.pld_refine.GridPolicy:
-    """The core's GridPolicy holding ``constants``' values now (one object per set of values)."""
+def grid_policy(below_rate_max_rate: float | None = None) -> _core.pld_refine.GridPolicy:
+    """The core's GridPolicy holding ``constants``' values now (one object per set of values).
+
+    Parameters
+    ----------
+    below_rate_max_rate : float, optional
+        The largest sampling rate whose first grid starts below it, in place of
+        ``BELOW_RATE_START_MAX_RATE`` (``StartGrid.first``'s ``.delta`` start under
+        ``delta_accuracy="epsilon"``: ``EPSILON_CRITERION_BELOW_RATE_MAX_RATE``).
+
+    Returns
+    -------
+    _core.pld_refine.GridPolicy
+        The policy's constants.
+    """
     c = constants
     key = (
         c.FINEST_INTERVAL,
@@ -32,7 +45,7 @@ def grid_policy() -> _core.pld_refine.GridPolicy:
         c.COARSEST_START,
         float(c.START_POINTS),
         c.BELOW_RATE_MARGIN,
-        c.BELOW_RATE_START_MAX_RATE,
+        c.BELOW_RATE_START_MAX_RATE if below_rate_max_rate is None else below_rate_max_rate,
         c.BELOW_RATE_START_MAX_REFINEMENT,
         c.BELOW_RATE_FINEST_DIVISOR,
         float(c.MAX_WINDOW),
@@ -171,7 +184,11 @@ class StartGrid:
 
         ``delta``: ``span_start``: a PLD spread over many loss units needs no fine grid for a
         bracket relative to delta; with ``delta_accuracy="epsilon"`` moved below the sampling rate
-        by ``below_rate_start``.
+        by ``below_rate_start``'s rule at sampling rates up to
+        ``EPSILON_CRITERION_BELOW_RATE_MAX_RATE`` (``constants``: the step after a blind grid lands
+        finer than the rung below q).  The start chooses grids, never bounds: every grid's bracket
+        is certified on its own, so another first grid changes which brackets are intersected, not
+        that the result contains the truth.
 
         ``epsilon``: the h at which the connect-the-dots model predicts an epsilon bracket of 0.9
         times the tolerance (``accuracy``, or with ``relative_accuracy`` max(accuracy,
@@ -194,6 +211,7 @@ class StartGrid:
         policy = grid_policy()
         sigma, q, rounds, sensitivity = point
         if method == "delta":
+            criterion = self.delta_accuracy == "epsilon"
             return float(
                 _core.pld_refine.delta_start(
                     sigma=sigma,
@@ -201,8 +219,12 @@ class StartGrid:
                     rounds=rounds,
                     sensitivity=sensitivity,
                     accuracy=self.accuracy,
-                    epsilon_criterion=self.delta_accuracy == "epsilon",
-                    policy=policy,
+                    epsilon_criterion=criterion,
+                    policy=(
+                        grid_policy(constants.EPSILON_CRITERION_BELOW_RATE_MAX_RATE)
+                        if criterion
+                        else policy
+                    ),
                 )
             )
         deltas = np.empty(0) if x is None else x
@@ -247,8 +269,10 @@ class StartGrid:
     def below_rate_start(self, start: float, q: float) -> float:
         """The first grid of ``.epsilon`` and of ``delta_accuracy="epsilon"``: ``start``, or where
         that is blind (the sampling rate q below it) the rung below q (``below_rate``), if q is at
-        most ``BELOW_RATE_START_MAX_RATE`` and that rung at most ``BELOW_RATE_START_MAX_REFINEMENT``
-        times finer. A blind first grid only shows that a finer one is needed, and its optimistic
+        most ``BELOW_RATE_START_MAX_RATE`` (``.delta``'s start, ``first``: at most
+        ``EPSILON_CRITERION_BELOW_RATE_MAX_RATE``) and that rung at most
+        ``BELOW_RATE_START_MAX_REFINEMENT`` times finer. A blind first grid only shows that a finer
+        one is needed, and its optimistic
         side is the costliest composition of the block (at q < h its grid variance is ~0, so its
         Chernoff window spans the rounds' whole reach); the blind step after it jumps by the h^2 law
         of the widest cap eps, finer than the rung below q that meets most rounds values.  Above the
