@@ -638,7 +638,8 @@ void register_charged_sides(py::module_& m) {
                 r.eps = x.data();
                 r.m = static_cast<std::int64_t>(x.size());
                 r.out = outs.back().mutable_data();
-                finite.push_back(pmf.attr("finite_mass").cast<double>());
+                // read on the pessimistic side alone, the one whose model takes it (fixed_part)
+                finite.push_back(r.pessimistic ? pmf.attr("finite_mass").cast<double>() : 0.0);
                 reads.push_back(r);
             }
             over_reads(reads, count, 1, [&](const pld::SideRead& r, std::int64_t i, std::vector<double>&) {

@@ -681,7 +681,9 @@ void register_composed_pmf(py::module_& m) {
         .def_readonly("inverse_l2", &pld::ComposedPMF::inverse_l2,
                       "a bound on the inverse transform's round-off in Euclidean norm")
         .def_readonly("loss_shift", &pld::ComposedPMF::loss_shift,
-                      "the factors' loss shifts times their counts, summed and rounded up");
+                      "the factors' loss shifts times their counts, summed and rounded up")
+        .def_readonly("finite_mass", &pld::ComposedPMF::finite_mass,
+                      "the sum of p as numpy sums it, taken by the composition on the pessimistic side (else None)");
 }
 
 }  // namespace

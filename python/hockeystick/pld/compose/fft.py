@@ -306,8 +306,9 @@ def _side_calls(
 
 
 def _grid_pmf(r: _core.pld_compose.ComposedPMF, h: float, pessimistic: bool) -> GridPMF:
-    """A composed window (the core's ``ComposedPMF``) as a ``GridPMF``."""
-    return GridPMF(
+    """A composed window (the core's ``ComposedPMF``) as a ``GridPMF``, with the sum of its masses where the
+    composition took it (``finite_mass``: the cached property's value, numpy's sum, the same bits)."""
+    pmf = GridPMF(
         r.k_lo,
         h,
         r.p,
@@ -321,6 +322,9 @@ def _grid_pmf(r: _core.pld_compose.ComposedPMF, h: float, pessimistic: bool) -> 
         r.loss_shift,
         r.inverse_l2,
     )
+    if r.finite_mass is not None:
+        pmf.__dict__["finite_mass"] = r.finite_mass
+    return pmf
 
 
 def _live(item: Factors) -> list[tuple[GridPMF, int]]:

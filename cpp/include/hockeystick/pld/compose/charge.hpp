@@ -15,6 +15,7 @@
 #include "hockeystick/pld/compose/plan.hpp"
 #include "hockeystick/pld/compose/power.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/support/pairwise_sum.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -46,7 +47,8 @@ inline void inverse_rows(PoweredSpectra& powered, const std::vector<std::int64_t
 // inverse's 8 u ceil(log2 m) spec_l1, spectral_l2 = ||dY||_2 / sqrt(m), inverse_l2 = 8 u ceil(log2 m) ||Y||_2 /
 // sqrt(m) (0 for spectral items, which have no inverse); the mass cut above the window goes to +infinity on the
 // pessimistic side, and so does the mass below it where m exceeds the window (it may fold into the window);
-// the optimistic side subtracts both (shift).
+// the optimistic side subtracts both (shift).  A pessimistic item's window carries its sum as numpy sums it
+// (finite_mass), taken while the window is in cache.
 inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Window*>& windows, double h,
                                                    const BatchPlan& plan, RealFftBackend& fft,
                                                    PoweredSpectra& powered) {
@@ -105,6 +107,7 @@ inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Windo
             r.p.insert(r.p.end(), row + start, row + start + first);
             r.p.insert(r.p.end(), row, row + (w.width - first));
             for (double& v : r.p) v = std::max(v, 0.0);
+            if (plan.pessimistic) r.finite_mass = numpy_sum(r.p.data(), static_cast<std::int64_t>(r.p.size()));
         }
         if (plan.pessimistic) {
             const double wrapped = m > w.width ? w.charge_below : 0.0;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "hockeystick/pld/compose/composed_spectrum.hpp"
@@ -43,6 +44,10 @@ struct ComposedPMF {
     // inverse_error and inverse_l2 are 0 and total_error is the spectral part alone.
     bool spectral = false;
     ComposedSpectrum spectrum;
+    // The sum of p as numpy sums it (support/pairwise_sum.hpp's numpy_sum, the facade's GridPMF.finite_mass), taken
+    // by the pass that writes p while it is in cache: on the pessimistic side (the one side whose reads take it,
+    // pld/refine/fixed_part.hpp), else empty.
+    std::optional<double> finite_mass;
 };
 
 // The constants of the composition, each with the reason for its value.  Cost models are in units of one

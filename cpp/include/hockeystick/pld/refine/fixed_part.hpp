@@ -21,7 +21,8 @@ namespace hockeystick {
 namespace pld {
 
 // r's PMF (r.eps its m arguments; r.out 2 m doubles: the first row, then the second), `values` its
-// certified values at them, `finite_mass` the sum of its grid masses (the facade's, summed by numpy).
+// certified values at them, `finite_mass` the sum of its grid masses (the facade's, summed by numpy; read on the
+// pessimistic side alone).
 // Throws std::invalid_argument on a NaN argument.
 inline void fixed_part(const SideRead& r, const double* values, double finite_mass) {
     const PmfView& pmf = r.pmf;
