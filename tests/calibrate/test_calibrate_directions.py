@@ -64,7 +64,7 @@ def _double(ratio: float, loose: float | None, log: dict, split: bool) -> type:
             )
 
         @staticmethod
-        def calibration_directions(parameter, params):
+        def calibration_directions(parameter, params, delta):
             return _Split(ratio, loose, log) if split and parameter == "sigma" else None
 
     return TwoDirections
@@ -148,7 +148,7 @@ def _add_delta_one_round(sigma: float, q: float, eps: float) -> mpmath.mpf:
 @pytest.mark.parametrize("sigma, q, eps", [(0.8, 0.5, 0.05), (1.0, 0.9, 0.02), (0.6, 0.3, 0.1)])
 def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sigma, q, eps):
     split = directional_delta.calibration_directions(
-        "sigma", {"sampling_rate": q, "rounds": 1.0, "value_discretization_interval": 1e-4}
+        "sigma", {"sampling_rate": q, "rounds": 1.0, "value_discretization_interval": 1e-4}, DELTA
     )
     screen = float(
         split.others(
@@ -166,6 +166,7 @@ def test_add_screen_bounds_the_composed_add_direction_at_every_larger_sigma():
     split = directional_delta.calibration_directions(
         "sigma",
         {"sampling_rate": q, "rounds": float(rounds), "value_discretization_interval": 1e-4},
+        DELTA,
     )
     screen = np.array(
         [
@@ -262,34 +263,53 @@ def test_directions_are_the_accountants_numbers():
         np.round(10 ** rng.uniform(1, 3, 5)),
         rng.uniform(0.6, 3, 5),
     )
-    eps = rng.uniform(0.2, 4, 5)
+    # deltas from 1e-1 to 1e-24: both sides of DELTA_FLOOR
+    eps = np.array([0.05, 0.1, 0.2, 0.5, 1.0])
     split = directional_delta.calibration_directions(
-        "sigma", {"sampling_rate": q, "rounds": rounds, "value_discretization_interval": 3e-4}
+        "sigma",
+        {"sampling_rate": q, "rounds": rounds, "value_discretization_interval": 3e-4},
+        np.full(5, DELTA),
     )
     params = {"sampling_rate": q, "rounds": rounds, "sigma": sigma}
     both = np.maximum(split.leading(params, eps, 1), split.others(params, eps, 1))
     want = pld.SubsampledGaussianPLD(
         sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=3e-4, workers=1
     ).delta(eps)
-    np.testing.assert_array_equal(both, want)
+    # at or above DELTA_FLOOR the grid alone answers: the same doubles; below it the accountant also reads the
+    # default's delta (default_reads.grid_sides), never above the grid's
+    alone = both >= pld.SubsampledGaussianPLD.DELTA_FLOOR
+    assert alone.any() and not alone.all()
+    np.testing.assert_array_equal(both[alone], want[alone])
+    assert np.all(want[~alone] <= both[~alone])
+    # a target the grid alone cannot answer (below DELTA_FLOOR, or q below the grid): the plain search instead
+    on_grid = {"sampling_rate": 0.1, "rounds": 5.0, "value_discretization_interval": 1e-4}
+    assert directional_delta.calibration_directions("sigma", on_grid, DELTA) is not None
+    below_the_floor = np.array([DELTA, 1e-10])
+    assert directional_delta.calibration_directions("sigma", on_grid, below_the_floor) is None
+    rare = {**on_grid, "sampling_rate": 1e-5}
+    assert directional_delta.calibration_directions("sigma", rare, DELTA) is None
     assert (
         directional_delta.calibration_directions(
-            "sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0}
+            "sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0}, DELTA
         )
         is None
     )
     assert (
-        directional_delta.calibration_directions("rounds", {"sampling_rate": 0.1, "sigma": 1.0})
+        directional_delta.calibration_directions(
+            "rounds", {"sampling_rate": 0.1, "sigma": 1.0}, DELTA
+        )
         is None
     )
     # no grid given: the default's delta also reads its upper side on a finer grid, which the split would not be
     assert (
-        directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0})
+        directional_delta.calibration_directions(
+            "sigma", {"sampling_rate": 0.1, "rounds": 5.0}, DELTA
+        )
         is None
     )
     assert (
         directional_delta.calibration_directions(
-            "sigma", {"sampling_rate": 0.1, "rounds": 5.0, "accuracy": 1e-2}
+            "sigma", {"sampling_rate": 0.1, "rounds": 5.0, "accuracy": 1e-2}, DELTA
         )
         is None
     )

@@ -356,7 +356,7 @@ class _BlockSearch:
         evaluator = (
             None
             if self.split is None
-            else self.split.calibration_directions(self.parameter, made.params)
+            else self.split.calibration_directions(self.parameter, made.params, t.dlt[block])
         )
         if evaluator is not None:
             made.directions = Directions(evaluator, made, np.log(self.step))

@@ -8,8 +8,8 @@ it where the factory has none:
   each target (a central-limit value), where bracketing starts;
 - ``calibration_grids(parameter, params)``: coarser grids [(h_k, overrides_k)], the requested one
   last, whose certified answers, extrapolated, move the start on the requested grid;
-- ``calibration_directions(parameter, params)``: an evaluator of the upper delta direction by
-  direction (a PLD's remove and add), or None.
+- ``calibration_directions(parameter, params, delta)``: an evaluator of the upper delta direction by
+  direction (a PLD's remove and add) for the target deltas ``delta``, or None.
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ class CalibrationDirections(Protocol):
     """A factory whose upper delta can be evaluated direction by direction during a search."""
 
     def calibration_directions(
-        self, parameter: str, params: Mapping[str, float | np.ndarray]
+        self, parameter: str, params: Mapping[str, float | np.ndarray], delta: np.ndarray
     ) -> Any:
-        """The evaluator of the directions for ``parameter`` at ``params`` (one block of targets), or None."""
+        """The evaluator of the directions for ``parameter`` at ``params`` and the target deltas
+        ``delta`` (one block of targets), or None where its numbers would not decide the targets as
+        the accountant's delta does."""
         ...

@@ -186,10 +186,9 @@ def test_the_refinement_recomposes_with_direct_bins_where_the_round_off_charge_h
     )
     lo, up = acc.delta(np.array([10.0]), bound="both")
     assert 0.0 <= lo[0] <= up[0] < 0.1 * pld.SubsampledGaussianPLD.DELTA_FLOOR
-    for h in (2e-3, 1e-3, 1e-4):  # what a fixed grid, FFT bins only, certifies
-        fft_only = pld.SubsampledGaussianPLD(
-            sigma=0.5, sampling_rate=1e-4, rounds=47149, value_discretization_interval=h
-        ).delta(10.0)
+    for h in (2e-3, 1e-3, 1e-4):  # what a fixed grid's composition, FFT bins only, certifies
+        one_round = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=h)
+        fft_only = one_round.self_compose(47149).delta(10.0, composition_only=True)
         assert fft_only > 0.5 * pld.SubsampledGaussianPLD.DELTA_FLOOR
 
 

@@ -1,10 +1,10 @@
 """One run, one bracket, whatever door it is asked through (pld/question).
 
 The same rounds of Poisson-subsampled Gaussians asked through the PLD objects, the ``PLDAccountant`` (default and on a
-grid), the ledger, Flower's and Opacus's accountants, the dp_accounting adapter (default and on a grid) and the compose
-stages must give the front door's bracket (``SubsampledGaussianPLD``'s default; for several stages, the dp_accounting
-adapter's): every bracket is certified, so any two overlap, and each upper side lies within max(1e-3, 0.1 % eps) of
-the front door's.
+grid), ``SubsampledGaussianPLD`` and ``DPSGD`` on a grid, the ledger, Flower's and Opacus's accountants, the
+dp_accounting adapter (default and on a grid) and the compose stages must give the front door's bracket
+(``SubsampledGaussianPLD``'s default; for several stages, the dp_accounting adapter's): every bracket is certified,
+so any two overlap, and each upper side lies within max(1e-3, 0.1 % eps) of the front door's.
 Each upper side is also checked against the RDP conversion and dp_accounting's default PLD, live.
 """
 
@@ -70,6 +70,21 @@ def accountant_default(sigma, q, rounds, delta):
 def accountant_on_grid(sigma, q, rounds, delta):
     accountant = pld.PLDAccountant(value_discretization_interval=1e-4)
     return accountant.compose_subsampled_gaussian(sigma, q, rounds).epsilon(delta, bound="both")
+
+
+def subsampled_gaussian_on_grid(sigma, q, rounds, delta):
+    # dp_accounting's grid given to the front door itself: its plain composition is wide at a small delta
+    accountant = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=1e-4
+    )
+    return accountant.epsilon(delta, bound="both")
+
+
+def dpsgd_on_grid(sigma, q, rounds, delta):
+    run = DPSGD(
+        noise_multiplier=sigma, sample_rate=q, steps=rounds, value_discretization_interval=1e-4
+    )
+    return run.epsilon(delta, bound="both")
 
 
 def ledger(sigma, q, rounds, delta):
@@ -148,6 +163,8 @@ DOORS = {
     "pld_object_coarse": pld_object_coarse,
     "accountant_default": accountant_default,
     "accountant_on_grid": accountant_on_grid,
+    "subsampled_gaussian_on_grid": subsampled_gaussian_on_grid,
+    "dpsgd_on_grid": dpsgd_on_grid,
     "ledger": ledger,
     "ledger_from_run": ledger_from_run,
     "flower": flower,

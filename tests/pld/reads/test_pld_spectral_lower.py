@@ -31,7 +31,7 @@ from hockeystick.pld.compose import fft as compose
 from hockeystick.pld.grid.distribution import brackets, direction_uppers, lower_values
 from hockeystick.pld.mechanisms import constructors as mechanisms
 
-from .test_pld_spectral_profile import _window
+from .test_pld_spectral_profile import _window, grid_alone  # noqa: F401 (a fixture)
 
 # the spectral reads run where long double carries a 64-bit significand (x86-64), as numpy's longdouble then does
 SPECTRAL = np.finfo(np.longdouble).nmant >= 63
@@ -478,6 +478,7 @@ def test_bracket_keeps_windows_it_composes_and_no_spectral_item() -> None:
         (2.0, 5e-324, 100, 1e-3),  # a subnormal sampling rate
     ],
 )
+@pytest.mark.usefixtures("grid_alone")
 def test_accountant_lower_sides_at_the_edges_stay_below_the_truth(
     sigma: float, q: float, rounds: int, h: float
 ):

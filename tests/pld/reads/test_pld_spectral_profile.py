@@ -28,6 +28,7 @@ import scipy.fft
 from hockeystick import _core, pld
 from hockeystick.pld.compose import fft as compose
 from hockeystick.pld.mechanisms import constructors as mechanisms
+from hockeystick.pld.question import default_reads
 
 U = 2.0**-53
 EXTENDED = np.finfo(np.longdouble).nmant >= 63
@@ -254,7 +255,18 @@ def test_the_spectral_switch_and_the_fallback() -> None:
     )
 
 
-def test_accountant_upper_side_reads_the_spectra() -> None:
+def _grid_sides_alone(front, pts, xs, found, *asked):
+    return found
+
+
+@pytest.fixture
+def grid_alone(monkeypatch):
+    """The grid's own brackets of an accountant given a grid: its reads below the composition's floor, the
+    default's (``default_reads.grid_sides``, tested through the doors), left out."""
+    monkeypatch.setattr(default_reads, "grid_sides", _grid_sides_alone)
+
+
+def test_accountant_upper_side_reads_the_spectra(grid_alone) -> None:
     sigma = np.array([0.6, 1.1, 2.5, 4.0])
     delta = np.array([1e-5, 1e-9])[:, None]
     upper = pld.SubsampledGaussianPLD(

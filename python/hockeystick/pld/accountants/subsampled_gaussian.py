@@ -306,7 +306,11 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
         A fixed spacing h of the privacy-loss grid, 0 < h <= 100 (1e-4, dp_accounting's, for
-        dp_accounting's numbers); not with ``accuracy``.  Default (neither it nor ``accuracy``
+        dp_accounting's numbers); not with ``accuracy``.  Where the composition on h cannot answer
+        however fine h is (a delta below ``DELTA_FLOOR``, the tails cut from T rounds past 1e-3 of
+        it, or q below h), its bracket is intersected with the default's
+        (``question.default_reads.grid_sides``), so a grid is never looser there than the default;
+        elsewhere it is the grid's own.  Default (neither it nor ``accuracy``
         given): ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
         (``refine.question``): the 1e-4 grid where it fits the delta, rounds and sampling rate asked
         and its bracket is within max(1e-3, 0.025 % epsilon), else a refinement to that width, with
@@ -545,6 +549,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
         if self._from_question and bound != "lower":  # delta's upper side read finer
             found = default_reads.delta_brackets(self, pts, xs, found, bound == "both", threads)
+        elif not self._from_question:
+            # the caller's grid: the default's reads where its composition cannot answer
+            found = default_reads.grid_sides(self, pts, xs, found, bound, method, threads)
         return found, store
 
     def _fixed_brackets(

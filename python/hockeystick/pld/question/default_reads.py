@@ -48,6 +48,7 @@ import numpy as np
 
 from ...base.accountant import Quantity
 from ..grid.distribution import Bound
+from ..mechanisms.constructors import DEFAULT_INTERVAL
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
 from ..refine.kept_readers import KeptValues
@@ -528,15 +529,146 @@ def accuracy_delta_sides(
     """
     if front.accuracy is None or front.accuracy >= question.DEFAULT_ACCURACY:
         return refined
+    found = default_delta_brackets(front, pts, xs, bound, threads)
+    return [intersected(given, read, bound) for given, read in zip(refined, found)]
+
+
+def default_delta_brackets(
+    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], bound: Bound, threads: int
+) -> list[Bracket]:
+    """The default's delta bracket of each point at its epsilons, on the sides ``bound`` asks for:
+    the fixed grid ``DEFAULT_INTERVAL``'s, its upper side lowered to the fine read's
+    (``delta_brackets``).  Each epsilon's bracket is the one it gets asked alone (the fixed grid's
+    composition does not depend on the epsilons; the fine read takes each in its own bucket).
+
+    Parameters
+    ----------
+    front : DefaultFront
+        A front end whose fixed grid is ``DEFAULT_INTERVAL`` (given no grid).
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity), 0 < q < 1.
+    xs : list of numpy.ndarray
+        Each point's epsilons.
+    bound : {"upper", "lower", "both"}
+        The sides asked.
+    threads : int
+        OpenMP threads (0: all).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper) of each point (the sides ``bound`` asks for).
+
+    Raises
+    ------
+    ValueError
+        Where a composed window passes the memory allowed (``compose.fft.DEFAULT_MAX_POINTS``).
+    """
     found, _ = front._fixed_brackets(pts, xs, bound, "delta", threads, False)
-    if bound != "lower":  # the default reads delta's upper side finer
-        found = delta_brackets(front, pts, xs, found, bound == "both", threads)
-    out = []
-    for (lo, up), (d_lo, d_up) in zip(refined, found):
-        lower = np.maximum(lo, d_lo) if bound != "upper" else lo
-        upper = np.minimum(up, d_up) if bound != "lower" else up
-        out.append((lower, np.maximum(lower, upper) if bound == "both" else upper))
+    if bound == "lower":
+        return found
+    return delta_brackets(front, pts, xs, found, bound == "both", threads)
+
+
+def intersected(given: Bracket, read: Bracket, bound: Bound) -> Bracket:
+    """The intersection of two certified brackets of one question on the sides ``bound`` asks for
+    (the other side kept as ``given`` has it); with both, the upper side never below the lower.
+
+    Parameters
+    ----------
+    given, read : (numpy.ndarray, numpy.ndarray)
+        Two certified (lower, upper) at the same arguments.
+    bound : {"upper", "lower", "both"}
+        The sides asked.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper), never wider than either.
+    """
+    (lo, up), (r_lo, r_up) = given, read
+    lower = np.maximum(lo, r_lo) if bound != "upper" else lo
+    upper = np.minimum(up, r_up) if bound != "lower" else up
+    return lower, np.maximum(lower, upper) if bound == "both" else upper
+
+
+def grid_sides(
+    front: DefaultFront,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    found: list[Bracket],
+    bound: Bound,
+    method: Quantity,
+    threads: int,
+) -> list[Bracket]:
+    """The brackets of ``front``, given a grid h, intersected with the default's where that grid's
+    plain composition cannot answer (``question.plain_grid_misses`` at the delta asked of epsilon,
+    at the grid's upper side of delta), each intersection certified.
+
+    A caller's grid answers as the composition on it reads (dp_accounting's numbers, certified), but
+    where its round-off, its tails or a rate below a cell make that composition wide or unbounded
+    whatever the grid (the README's DP-SGD run on dp_accounting's 1e-4 grid: epsilon at 1e-10 in
+    [3.561, 4.941], at 1e-12 in [3.58, inf], the default's [3.7404, 3.7410] and [4.1799, 4.1802];
+    sigma 0.6, q 1e-5, 10^6 rounds at 1e-5: [0, 0.158] against [0.1298, 0.1302]), the bracket is
+    intersected with the default's (epsilon:
+    ``kept_epsilon_brackets``; delta: ``default_delta_brackets``), so a grid given is never looser
+    there than the front door, which the PLD objects and the ``PLDAccountant`` on any grid read
+    through the question reader too.  Each element is decided and read on its own, as asked alone;
+    where the default's reads need more memory than allowed (its ValueError), the grid's bracket
+    stands, certified on its own.
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end given a grid (``value_discretization_interval``) and no accuracy; the
+        default's reads are its own on ``DEFAULT_INTERVAL`` (``_as_default``).
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity), 0 < q < 1.
+    xs : list of numpy.ndarray
+        Each point's arguments (deltas of epsilon, epsilons of delta), one-dimensional.
+    found : list of (numpy.ndarray, numpy.ndarray)
+        Each point's certified bracket on the grid (the sides ``bound`` asks for).
+    bound : {"upper", "lower", "both"}
+        The sides asked.
+    method : {"epsilon", "delta"}
+        What is asked.
+    threads : int
+        OpenMP threads (0: all).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper) of each point, never wider than ``found``.
+    """
+    out = list(found)
+    h, tail, default = front.value_discretization_interval, front.tail, _as_default(front)
+    for i, (point, x, (lo, up)) in enumerate(zip(pts, xs, found)):
+        scale = x if method == "epsilon" else up
+        # an upper delta of 0 is exact: nothing to read
+        miss = question.plain_grid_misses(point[1], point[2], scale, tail, h) & (scale > 0.0)
+        if not miss.any():
+            continue
+        try:
+            ((d_lo, d_up),) = (
+                kept_epsilon_brackets(default, [point], [x[miss]], threads)
+                if method == "epsilon"
+                else default_delta_brackets(default, [point], [x[miss]], bound, threads)
+            )
+        except ValueError:  # the default's windows pass the memory allowed
+            continue
+        lower, upper = np.array(lo, dtype=np.float64), np.array(up, dtype=np.float64)
+        lower[miss], upper[miss] = intersected((lower[miss], upper[miss]), (d_lo, d_up), bound)
+        out[i] = (lower, upper)
     return out
+
+
+def _as_default(front: DefaultFront) -> DefaultFront:
+    """``front`` (given a grid) as the front end given none: its fixed grid ``DEFAULT_INTERVAL``,
+    its tail (the one given, or ``DEFAULT_TAIL`` where the question chooses it) and tables; its
+    PLDs are keyed by their grid, so neither's are read as the other's."""
+    default = copy.copy(front)
+    default.value_discretization_interval = DEFAULT_INTERVAL
+    return default
 
 
 def tilted_to_accuracy(

@@ -37,6 +37,7 @@ from ..mechanisms.constructors import (
     subsampled_gaussians,
 )
 from .dominated_direction import COARSENING
+from .question import plain_grid_misses
 
 Direction = Literal["remove", "add"]
 
@@ -116,13 +117,17 @@ class SubsampledGaussianDirections:
 
 
 def calibration_directions(
-    parameter: str, params: Mapping[str, float | np.ndarray]
+    parameter: str, params: Mapping[str, float | np.ndarray], delta: np.ndarray
 ) -> SubsampledGaussianDirections | None:
     """The split evaluation ``calibrate`` may use for ``parameter`` with the other parameters
-    ``params`` (one block of targets), or None: only sigma, only on a grid the caller gave (the
-    default's delta reads its upper side on a finer grid besides, ``refine.question.FINE_INTERVAL``,
-    so the split would not be the accountant's delta), and only where every sampling rate is below 1
-    (rate 1 is the plain Gaussian: one direction, in closed form)."""
+    ``params`` and the target deltas ``delta`` (one block of targets), or None: only sigma, only on
+    a grid the caller gave (the default's delta reads its upper side on a finer grid besides,
+    ``refine.question.FINE_INTERVAL``, so the split would not be the accountant's delta), only where
+    every sampling rate is below 1 (rate 1 is the plain Gaussian: one direction, in closed form),
+    and only where the grid's composition answers at every target (``question.plain_grid_misses``):
+    there a trial's delta on the grid at or above its target is the accountant's (which reads the
+    default besides below that scale, ``default_reads.grid_sides``), and one below it is above the
+    accountant's, so the split decides each trial as the accountant's delta does."""
     if (
         parameter != "sigma"
         or not set(params) <= _KNOWN
@@ -138,4 +143,13 @@ def calibration_directions(
     tail = np.asarray(params.get("tail", DEFAULT_TAIL), dtype=float)
     if given.ndim != 0 or tail.ndim != 0:  # the accountant takes one grid and one tail
         return None
-    return SubsampledGaussianDirections(checked_interval(float(given)), float(tail))
+    h = checked_interval(float(given))
+    q, rounds, target = np.broadcast_arrays(
+        np.asarray(params.get("sampling_rate", 1.0), dtype=float),
+        np.asarray(params["rounds"], dtype=float),
+        np.asarray(delta, dtype=float),
+    )
+    for rate, count, at in zip(q.flat, rounds.flat, target.flat):
+        if plain_grid_misses(float(rate), float(count), np.array(at), float(tail), h):
+            return None
+    return SubsampledGaussianDirections(h, float(tail))

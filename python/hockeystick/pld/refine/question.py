@@ -108,17 +108,47 @@ def question_tail(rounds: float, delta: float, share: float = TAIL_SHARE) -> flo
     return float(min(DEFAULT_TAIL, max(SMALLEST_TAIL, share * delta / rounds)))
 
 
+def plain_grid_misses(
+    q: float, rounds: float, delta: np.ndarray, tail: float, h: float
+) -> np.ndarray:
+    """Where the plain composition of T = ``rounds`` rounds at rate ``q`` on grid ``h`` with ``tail``
+    cut cannot answer at the scale ``delta``, element by element, however fine ``h`` is (module
+    docstring): ``delta`` below ``DELTA_FLOOR`` (the window's round-off charges and the mass sent to
+    infinity reach it), the ``tail`` of T rounds above ``TAIL_SHARE`` of it, or q below the grid (the
+    remove direction's one-round loss spans less than a cell).
+
+    Parameters
+    ----------
+    q : float
+        The sampling rate.
+    rounds : float
+        The rounds T.
+    delta : numpy.ndarray
+        The scale of each element's question: the delta asked of epsilon, a delta bound of delta.
+    tail : float
+        The tail each round's discretization cut.
+    h : float
+        The grid.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the composition on ``h`` alone cannot answer.
+    """
+    delta = np.asarray(delta, dtype=np.float64)
+    if q < h:
+        return np.ones(delta.shape, dtype=bool)
+    return (delta < constants.DELTA_FLOOR) | (rounds * tail > TAIL_SHARE * delta)
+
+
 def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL) -> bool:
     """Whether the fixed grid ``DEFAULT_INTERVAL`` is tried first at ``point`` (sigma, q, rounds,
-    sensitivity) for the deltas asked (module docstring): every delta at least ``DELTA_FLOOR``, the
-    ``tail`` of T rounds within ``TAIL_SHARE`` of the least, q at least the grid, and the grid no
-    coarser than the one the connect-the-dots model (``StartGrid.first``) asks of the default
-    tolerance."""
+    sensitivity) for the deltas asked (module docstring): the composition on it answers at every
+    delta (``plain_grid_misses``), and the grid is no coarser than the one the connect-the-dots
+    model (``StartGrid.first``) asks of the default tolerance."""
     if delta.size == 0:
         return True
-    least = float(np.min(delta))
-    q, rounds = point[1], point[2]
-    if least < constants.DELTA_FLOOR or rounds * tail > TAIL_SHARE * least or q < DEFAULT_INTERVAL:
+    if np.any(plain_grid_misses(point[1], point[2], delta, tail, DEFAULT_INTERVAL)):
         return False
     model = StartGrid(DEFAULT_ACCURACY, "relative", DEFAULT_RELATIVE_ACCURACY).first(
         point, delta, "epsilon"
