@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -57,15 +58,30 @@ struct RowSpectra {
     const std::complex<double>* row(std::int64_t r) const { return spec + r * bins; }
 };
 
-// The rows `which`, each its factor's masses folded modulo `length`, transformed into consecutive rows of out.
+// The rows `which`, each its factor's masses folded modulo `length`, transformed into consecutive rows of out.  Rows
+// of one factor (keys that differ in their count alone: direct bins, band rows) hold the same transform, so each
+// factor is transformed once and its spectrum copied to its other rows: the same bits, as the backend transforms
+// each row of a batch alone (pld/compose/plan.hpp's RowPlan: a row's content depends on its key, m and the plan).
 inline void forward_rows(const std::vector<PmfView>& factors, const RowPlan& rows,
                          const std::vector<std::int64_t>& which, std::int64_t length, RealFftBackend& fft,
                          std::complex<double>* out) {
     if (which.empty()) return;
-    const std::int64_t count = static_cast<std::int64_t>(which.size());
-    std::vector<double> signal(static_cast<std::size_t>(count * length), 0.0);
-    for (std::int64_t j = 0; j < count; ++j) fold(factors[rows.factor(which[j])], length, signal.data() + j * length);
-    fft.forward(count, length, signal.data(), out);
+    const std::int64_t count = static_cast<std::int64_t>(which.size()), bins = length / 2 + 1;
+    std::map<std::int64_t, std::int64_t> slot_of;  // factor -> its row among the distinct ones transformed
+    std::vector<std::int64_t> slot(static_cast<std::size_t>(count));
+    for (std::int64_t j = 0; j < count; ++j)
+        slot[j] = slot_of.emplace(rows.factor(which[j]), static_cast<std::int64_t>(slot_of.size())).first->second;
+    const std::int64_t distinct = static_cast<std::int64_t>(slot_of.size());
+    std::vector<double> signal(static_cast<std::size_t>(distinct * length), 0.0);
+    for (const auto& [factor, at] : slot_of) fold(factors[factor], length, signal.data() + at * length);
+    if (distinct == count && std::is_sorted(slot.begin(), slot.end())) {
+        fft.forward(count, length, signal.data(), out);
+        return;
+    }
+    std::vector<std::complex<double>> spectra(static_cast<std::size_t>(distinct * bins));
+    fft.forward(distinct, length, signal.data(), spectra.data());
+    for (std::int64_t j = 0; j < count; ++j)
+        std::copy(spectra.begin() + slot[j] * bins, spectra.begin() + (slot[j] + 1) * bins, out + j * bins);
 }
 
 // The length-M half spectra of the factors of a call composed with ComposeOptions::shared_transform, each
