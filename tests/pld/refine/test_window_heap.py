@@ -67,8 +67,13 @@ def test_a_window_sized_block_comes_from_the_heap_inside_the_scope_only() -> Non
 
 
 def test_the_setting_is_undone_when_the_scope_raises() -> None:
-    size = 48 << 20
     with pytest.raises(RuntimeError, match="inside"):
         with window_heap.heap_windows():
             raise RuntimeError("inside")
+    # above the ceiling, below the scope's threshold, and above every free byte the heap holds (the blocks
+    # earlier reads freed inside it), so that only the mmap threshold decides where it comes from
+    assert LIBC is not None
+    LIBC.mallinfo2.restype = Info
+    size = max(48 << 20, int(LIBC.mallinfo2().fordblks) + (2 << 20))
+    assert malloc_thresholds.MMAP_THRESHOLD_CEILING < size < window_heap.WINDOW_MMAP_THRESHOLD
     assert mapped_by(size) >= size
