@@ -199,3 +199,19 @@ def test_delta_at_an_accuracy_is_no_looser_than_the_default(run, door):
     assert np.all(default_lower <= lower), (lower, default_lower)
     assert np.all(lower <= upper), (lower, upper)
     assert np.all(upper <= default_upper), (upper, default_upper)
+
+
+def test_an_accuracy_the_default_cannot_read_keeps_the_refinements_bracket():
+    """sigma 1e-3: the default's 1e-4 grid needs more than 2^26 loss cells, so the default refuses; an accuracy
+    keeps the refinement's certified bracket there instead of refusing with the default (delta at eps 1 is the
+    chance the record is drawn in some round, 1 - 0.99^10, its loss ~1 / (2 sigma^2) far above 1)."""
+    run = dict(sigma=1e-3, sampling_rate=0.01, rounds=10)
+    with pytest.raises(ValueError, match="loss cells"):
+        pld.SubsampledGaussianPLD(**run).epsilon(1e-5)
+    accountant = pld.SubsampledGaussianPLD(**run, accuracy=ACCURACY)
+    lower, upper = accountant.delta(1.0, bound="both")
+    drawn = 1.0 - 0.99**10
+    assert 0.0 <= lower <= upper and abs(upper - drawn) <= 1e-6 and upper >= drawn - 1e-12
+    with pytest.warns(AccuracyNotMetWarning):
+        lower, upper = accountant.epsilon(1e-5, bound="both")
+    assert 0.0 <= lower <= upper < math.inf

@@ -529,7 +529,9 @@ def accuracy_delta_sides(
     """
     if front.accuracy is None or front.accuracy >= question.DEFAULT_ACCURACY:
         return refined
-    found = default_delta_brackets(front, pts, xs, bound, threads)
+    found = _or_trivial(
+        lambda points, eps: default_delta_brackets(front, points, eps, bound, threads), pts, xs, 1.0
+    )
     return [intersected(given, read, bound) for given, read in zip(refined, found)]
 
 
@@ -662,6 +664,31 @@ def grid_sides(
     return out
 
 
+def _or_trivial(
+    read: Callable[[list[Point], list[np.ndarray]], list[Bracket]],
+    pts: list[Point],
+    xs: list[np.ndarray],
+    ceiling: float,
+) -> list[Bracket]:
+    """The default's brackets ``read`` gives the points at their arguments; where that read refuses
+    (its ValueError: the default's grid needs more loss cells or a larger window than allowed, sigma
+    1e-3 on the 1e-4 grid), each point at each argument asked alone (``by_value``), the trivial
+    certified bracket [0, ``ceiling``] (epsilon: inf; delta: 1) where that refuses too, so that an
+    ``accuracy=`` the default cannot read keeps the refinement's own bracket rather than refusing
+    it.  A read that answers is the same call as without this guard, bit for bit."""
+
+    def guarded(points: list[Point], arguments: list[np.ndarray]) -> list[Bracket]:
+        try:
+            return read(points, arguments)
+        except ValueError:
+            return [(np.zeros(np.shape(x)), np.full(np.shape(x), ceiling)) for x in arguments]
+
+    try:
+        return read(pts, xs)
+    except ValueError:
+        return by_value(pts, xs, guarded, together=False)
+
+
 def _as_default(front: DefaultFront) -> DefaultFront:
     """``front`` (given a grid) as the front end given none: its fixed grid ``DEFAULT_INTERVAL``,
     its tail (the one given, or ``DEFAULT_TAIL`` where the question chooses it) and tables; its
@@ -770,7 +797,12 @@ def accuracy_sides(
         accuracy < question.DEFAULT_ACCURACY
         and front.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
     ):
-        found = kept_epsilon_brackets(front, pts, xs, threads)
+        found = _or_trivial(
+            lambda points, deltas: kept_epsilon_brackets(front, points, deltas, threads),
+            pts,
+            xs,
+            np.inf,
+        )
         return [
             tilted_to_accuracy(
                 front,
@@ -792,7 +824,12 @@ def accuracy_sides(
     ]
     wide = [i for i, (lo, up) in enumerate(out) if not within(lo, up)]
     if wide:
-        found = kept_epsilon_brackets(front, [pts[i] for i in wide], [xs[i] for i in wide], threads)
+        found = _or_trivial(
+            lambda points, deltas: kept_epsilon_brackets(front, points, deltas, threads),
+            [pts[i] for i in wide],
+            [xs[i] for i in wide],
+            np.inf,
+        )
         for i, (d_lo, d_up) in zip(wide, found):
             lo = np.maximum(out[i][0], d_lo)
             out[i] = (lo, np.maximum(lo, np.minimum(out[i][1], d_up)))
