@@ -804,15 +804,8 @@ def accuracy_sides(
             np.inf,
         )
         return [
-            tilted_to_accuracy(
-                front,
-                p,
-                x,
-                np.maximum(lo, d_lo),
-                np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)),
-                threads,
-            )
-            for p, x, (lo, up), (d_lo, d_up) in zip(pts, xs, refined, found)
+            tilted_to_accuracy(front, p, x, *intersected(given, read, "both"), threads)
+            for p, x, given, read in zip(pts, xs, refined, found)
         ]
 
     def within(lo: np.ndarray, up: np.ndarray) -> bool:
@@ -830,7 +823,6 @@ def accuracy_sides(
             [xs[i] for i in wide],
             np.inf,
         )
-        for i, (d_lo, d_up) in zip(wide, found):
-            lo = np.maximum(out[i][0], d_lo)
-            out[i] = (lo, np.maximum(lo, np.minimum(out[i][1], d_up)))
+        for i, read in zip(wide, found):
+            out[i] = intersected(out[i], read, "both")
     return out
