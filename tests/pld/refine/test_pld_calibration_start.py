@@ -136,6 +136,9 @@ def test_calibration_grids_ladder_and_where_there_is_none():
         calibration_grids("sigma", {"value_discretization_interval": np.array([1e-4, 2e-4])}) == []
     )
     assert calibration_grids("sensitivity", {}) == []
+    # a coarse grid above the least rate: the rate's rounds span less than a cell there
+    assert calibration_grids("sigma", {"sampling_rate": np.array([0.01, 1.9e-3])}) == []
+    assert len(calibration_grids("sigma", {"sampling_rate": np.array([0.01, 2e-3])})) == 3
 
 
 def test_coarse_answers_extrapolate_towards_the_requested_grid():

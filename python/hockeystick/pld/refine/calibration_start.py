@@ -76,7 +76,10 @@ def calibration_grids(
     so two coarse answers extrapolate (Richardson) to the requested grid, and a coarse evaluation
     costs a fraction of a fine one (window and cells scale like 1/h).  None with ``accuracy=`` (the
     grid is chosen per point there) or where the requested grid is already too coarse for two
-    coarser grids below ``COARSEST_GRID``.
+    coarser grids below ``COARSEST_GRID``, or than the least sampling rate: on a grid coarser than
+    the rate, a round's loss spans less than a cell, so its composition's shift is first order in
+    the grid (no h^2 law to extrapolate) and cannot answer however fine the grid is
+    (``question.plain_grid_misses``), where the accountant reads the default besides on every trial.
     """
     if parameter not in ("sigma", "rounds", "sampling_rate") or params.get("accuracy") is not None:
         return []
@@ -85,4 +88,7 @@ def calibration_grids(
     if np.ndim(h) != 0 or not 0 < float(h) * max(COARSE_FACTORS) <= COARSEST_GRID:
         return []
     h = float(h)
+    rate = params.get("sampling_rate")
+    if rate is not None and float(h) * max(COARSE_FACTORS) > float(np.min(rate)):
+        return []
     return [(k * h, {"value_discretization_interval": k * h}) for k in COARSE_FACTORS] + [(h, {})]
