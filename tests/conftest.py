@@ -1,6 +1,6 @@
 """Shared test hygiene: mpmath's working precision is global state, so no test may leave it changed.
 Shared fixtures: ``visited_grids`` (the grids an ``accuracy=`` refinement evaluates), ``saved_figures`` (the
-figures the plots save). The order of a run: the modules tests/slow_cases.py lists in ``LONG_FIRST`` first,
+figures the plots save), ``grid_alone`` (a grid's own brackets, without the default's reads below its floor). The order of a run: the modules tests/slow_cases.py lists in ``LONG_FIRST`` first,
 longest first, then the rest as collected (so that under xdist no long test is left for the end).
 
 Hypothesis profiles (docs/testing.md): ``ci``, the default, draws the same examples on every run
@@ -87,6 +87,14 @@ def visited_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
     monkeypatch.setattr(StepBrackets, "brackets", counted)
     return grids
+
+
+@pytest.fixture
+def grid_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grid's own brackets of an accountant given a grid, in this process: its reads below the composition's
+    floor, the default's (``default_reads.grid_sides``, tested through the doors and tests/pld/question), left
+    out, for a test of the grid's composition itself or of what runs around it (blocks, workers, progress)."""
+    monkeypatch.setattr(default_reads, "grid_sides", lambda front, pts, xs, found, *asked: found)
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import numpy as np
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
 from hockeystick.pld.compose import fft
-from hockeystick.pld.question import default_reads
 
 # the README's DP-SGD run, on dp_accounting's grid
 SIGMA, Q, ROUNDS, H = 1.1, 256 / 60_000, 14_100, 1e-4
@@ -26,11 +25,7 @@ def _on_grid(sigma: float = SIGMA, h: float = H) -> pld.SubsampledGaussianPLD:
     return pld.SubsampledGaussianPLD(sigma, Q, ROUNDS, value_discretization_interval=h)
 
 
-def _grid_sides_alone(front, pts, xs, found, *asked):
-    return found
-
-
-def test_delta_on_a_grid_is_read_as_the_default_reads_it_below_the_floor(monkeypatch):
+def test_delta_on_a_grid_is_read_as_the_default_reads_it_below_the_floor(request):
     """At the front door's upper epsilon for 1e-10 the grid's composition alone certifies 3.3e-10 (its round-off
     and tails); read with the default's delta it certifies the 1e-10 asked (a round trip), and it is no wider
     than either bracket."""
@@ -38,7 +33,7 @@ def test_delta_on_a_grid_is_read_as_the_default_reads_it_below_the_floor(monkeyp
     eps = front.epsilon(1e-10)
     lower, upper = _on_grid().delta(eps, bound="both")
     default_lower, default_upper = front.delta(eps, bound="both")
-    monkeypatch.setattr(default_reads, "grid_sides", _grid_sides_alone)
+    request.getfixturevalue("grid_alone")
     alone_lower, alone_upper = _on_grid().delta(eps, bound="both")
     assert alone_upper > 2e-10  # the composition alone cannot answer there
     assert upper <= 1e-10 * (1 + 1e-9)
@@ -59,7 +54,9 @@ def test_an_array_on_a_grid_gives_each_element_its_scalars_bracket():
         assert (lower[i], upper[i]) == alone.delta(float(e), bound="both")
 
 
-def test_the_grids_bracket_stands_where_the_defaults_reads_pass_the_memory_allowed(monkeypatch):
+def test_the_grids_bracket_stands_where_the_defaults_reads_pass_the_memory_allowed(
+    monkeypatch, request
+):
     """Under a cap of 2^13 grid points the default's fixed grid and refinement pass the memory allowed at 1e-10; a
     coarse grid the cap holds answers with its own certified bracket, narrowed as far as the default's reads within
     the cap go (its tilted reads: [3.74075, 3.74104] within the grid's [0, 43.5])."""
@@ -68,7 +65,7 @@ def test_the_grids_bracket_stands_where_the_defaults_reads_pass_the_memory_allow
         # the default's refinement stopping at the cap, where it does
         warnings.simplefilter("ignore")
         lower, upper = _on_grid(h=0.5).epsilon(1e-10, bound="both")
-    monkeypatch.setattr(default_reads, "grid_sides", _grid_sides_alone)
+    request.getfixturevalue("grid_alone")
     alone_lower, alone_upper = _on_grid(h=0.5).epsilon(1e-10, bound="both")
     assert 0.0 <= alone_lower <= lower <= upper <= alone_upper
     assert upper < 0.1 * alone_upper

@@ -28,7 +28,6 @@ import scipy.fft
 from hockeystick import _core, pld
 from hockeystick.pld.compose import fft as compose
 from hockeystick.pld.mechanisms import constructors as mechanisms
-from hockeystick.pld.question import default_reads
 
 U = 2.0**-53
 EXTENDED = np.finfo(np.longdouble).nmant >= 63
@@ -253,17 +252,6 @@ def test_the_spectral_switch_and_the_fallback() -> None:
         compose.upper_sides([items[0]], [many], "epsilon")[0],
         compose.compose_many([items[0]], pessimistic=True)[0].epsilon(many),
     )
-
-
-def _grid_sides_alone(front, pts, xs, found, *asked):
-    return found
-
-
-@pytest.fixture
-def grid_alone(monkeypatch):
-    """The grid's own brackets of an accountant given a grid: its reads below the composition's floor, the
-    default's (``default_reads.grid_sides``, tested through the doors), left out."""
-    monkeypatch.setattr(default_reads, "grid_sides", _grid_sides_alone)
 
 
 def test_accountant_upper_side_reads_the_spectra(grid_alone) -> None:

@@ -62,7 +62,7 @@ def test_block_shares_discretizations():
         assert ladder_rung(h) == h
 
 
-def test_window_fallback_when_the_grid_variance_vanishes():
+def test_window_fallback_when_the_grid_variance_vanishes(grid_alone):
     """The optimistic PMF of q = 1e-4 on h = 7.8e-4 has ~all its mass on one grid point: the
     Gaussian-centred ladder of lams gave the whole support (1.1e9 points, refused)."""
     dist = subsampled_gaussians(
@@ -85,7 +85,7 @@ def test_window_fallback_when_the_grid_variance_vanishes():
     assert np.all(lo <= up) and np.all(lo <= f_up) and np.all(f_lo <= up)
 
 
-def test_accountant_reports_progress_per_batch():
+def test_accountant_reports_progress_per_batch(grid_alone):
     seen: list[int] = []
     sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)
     with progress.reporting(seen.append):
@@ -111,7 +111,7 @@ class _Bar:
         self.updates.append(n)
 
 
-def test_sweep_bar_moves_within_a_chunk(monkeypatch):
+def test_sweep_bar_moves_within_a_chunk(monkeypatch, grid_alone):
     from hockeystick.sweep import run as sweep_run
 
     bars: list[_Bar] = []
@@ -194,14 +194,16 @@ def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
                 mapped.epsilon(1e-5, bound="both"), threads.epsilon(1e-5, bound="both")
             )
             assert np.all(want[0] <= want[1]) and np.all(want[0] >= 0)
-        sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[
+        sigma = np.linspace(
+            1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6
+        )[
             :, None
-        ]  # two units or more
+        ]  # two units or more, every delta above the grid's floor (the default's reads, run in the pool above)
         seen: list[int] = []
         with progress.reporting(seen.append):
             got = pld.SubsampledGaussianPLD(
                 sigma=sigma,
-                sampling_rate=0.01,
+                sampling_rate=0.2,
                 rounds=100,
                 workers=pool.map,
                 value_discretization_interval=1e-3,
@@ -211,7 +213,7 @@ def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
             got,
             pld.SubsampledGaussianPLD(
                 sigma=sigma,
-                sampling_rate=0.01,
+                sampling_rate=0.2,
                 rounds=100,
                 workers=1,
                 value_discretization_interval=1e-3,
@@ -233,7 +235,7 @@ def test_workers_given_a_pool_instead_of_its_map_says_so():
         (lambda f, tasks: list(map(f, tasks))[:-1], "returned 1 results for 2 blocks"),
     ],
 )
-def test_a_map_that_reorders_or_drops_results_is_refused(bad_map, message):
+def test_a_map_that_reorders_or_drops_results_is_refused(bad_map, message, grid_alone):
     sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]  # two units
     with pytest.raises(RuntimeError, match=message):
         pld.SubsampledGaussianPLD(
