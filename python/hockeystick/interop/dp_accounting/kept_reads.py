@@ -37,7 +37,10 @@ RECORDING = threading.Lock()
 
 
 def _raise_again(caught: list[warnings.WarningMessage]) -> None:
-    """Each warning of ``caught`` raised again, at the first frame outside hockeystick."""
+    """Each warning of ``caught`` raised again, at the first frame outside hockeystick (the stack
+    walked only where there is one: most reads raise none)."""
+    if not caught:
+        return
     level = outside_stacklevel()
     for record in caught:
         warnings.warn(record.message, record.category, stacklevel=level)

@@ -165,8 +165,10 @@ def grid_beside_gaussian(
             # wakes OpenBLAS's threads, which then spin on cores the core's own loops need
             total = np.einsum("ij,j->i", weights, p)
             grow = 1.0 + relative
+            # the squares written over the arguments, read no more
+            squares = np.multiply(weights, weights, out=shifted.reshape(weights.shape))
             charge = pmf.charge_of_weighted_sum(
-                weights.sum(axis=1) * grow, np.sqrt((weights * weights).sum(axis=1) * grow) * grow
+                weights.sum(axis=1) * grow, np.sqrt(squares.sum(axis=1) * grow) * grow
             )
             if upper:
                 value = (total * grow + pmf.p_inf + pmf.shift + charge) * (

@@ -35,7 +35,7 @@ def gaussian_side(r: float, eps: np.ndarray, upper: bool, threads: int | None = 
     eps = np.asarray(eps, dtype=np.float64)
     theta = theta_upper if upper else theta_lower
     t = np.asarray(theta(r, np.abs(eps), threads=threads), dtype=np.float64)
-    out = np.array(np.clip(t, 0.0, 1.0), dtype=np.float64)
+    out = np.clip(t, 0.0, 1.0, out=t if t.ndim else np.empty_like(t))  # t is a fresh array
     below = ~(eps >= 0)
     if np.any(below):  # the mirror, element by element, at the negative eps alone
         e, tb = eps[below], t[below]
