@@ -31,7 +31,7 @@ from hockeystick.pld.compose import fft as compose
 from hockeystick.pld.grid.distribution import brackets, direction_uppers, lower_values
 from hockeystick.pld.mechanisms import constructors as mechanisms
 
-from .test_pld_spectral_profile import _window, grid_alone  # noqa: F401 (a fixture)
+from .test_pld_spectral_profile import _window
 
 # the spectral reads run where long double carries a 64-bit significand (x86-64), as numpy's longdouble then does
 SPECTRAL = np.finfo(np.longdouble).nmant >= 63
