@@ -18,22 +18,23 @@ EPS = np.array([0.5, 1.0, 3.0])
 
 
 @pytest.mark.parametrize(
-    "kw",
+    "kw, counts",
     [
-        pytest.param(dict(accuracy=1e-2), marks=pytest.mark.slow),
-        dict(accuracy=1e-2, delta_accuracy="epsilon"),
-        dict(value_discretization_interval=2e-3),
+        pytest.param(dict(accuracy=1e-2), (2, 3, None), marks=pytest.mark.slow),
+        (dict(accuracy=1e-2, delta_accuracy="epsilon"), (2, 3, None)),
+        # the grid's deltas below its floor read the default besides, ~0.1 s an element: one uneven split
+        (dict(value_discretization_interval=2e-3), (3,)),
     ],
 )
-def test_values_are_bit_identical_for_any_workers(kw):
+def test_values_are_bit_identical_for_any_workers(kw, counts):
     out = {}
-    for workers in (1, 2, 3, None):
+    for workers in (1, *counts):
         round_cache.clear()
         acc = pld.SubsampledGaussianPLD(
             sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=workers, **kw
         )
         out[workers] = acc.delta(EPS, bound="both")
-    for workers in (2, 3, None):
+    for workers in counts:
         for a, b in zip(out[1], out[workers]):
             np.testing.assert_array_equal(a, b)
     eps_out = {
