@@ -29,8 +29,12 @@ Each delta of an array is asked alone (``each_epsilon_bracket``): every step rea
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
 
 Delta at epsilon: the fixed grid's bracket, its lower side raised to the max-of-outputs test's
-and, where that leaves it wider than exact, its upper side lowered to the fine read's
-(``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone).
+and, where that leaves it wider than exact, its upper side lowered to the fine read's and, where
+its grid is at most q, its lower side raised to the tilted read of the optimistic PMFs
+(``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone); no
+tail given, under rare participation, a bracket still wider than a share of the epsilon tolerance
+read on finer grids, its lower side by the aligned cells (``refine.rare_delta_grids``: each eps
+alone).
 Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
 with the default's (``accuracy_sides``: more accuracy is never looser; a default bracket read for
 the same point and delta before is kept and not read again, ``kept_epsilon_brackets``), and where
@@ -51,6 +55,7 @@ from ..grid.distribution import Bound
 from ..mechanisms.constructors import DEFAULT_INTERVAL
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
+from ..refine.each_bracket import each_bracket
 from ..refine.kept_readers import KeptValues
 from ..refine.near_one import NearOne
 
@@ -453,9 +458,10 @@ def delta_brackets(
     with_lower: bool,
     threads: int,
 ) -> list[Bracket]:
-    """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``, its
-    upper side lowered to the fine read's (``tilted_question.fine_delta_brackets``, certified, at
-    the tail given if one was).
+    """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``
+    intersected with the fine read's (``tilted_question.fine_delta_brackets``, certified, at the
+    tail given if one was), then, no tail given, under rare participation, with the finer grids'
+    (``rare_delta_grids.rare_delta_bracket``, each epsilon alone, certified).
 
     Parameters
     ----------
@@ -478,12 +484,24 @@ def delta_brackets(
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point.
     """
-    return [
+    read = [
         tilted_question.fine_delta_brackets(
             p, x, lo if with_lower else np.zeros_like(up), up, given_tail(front), threads
         )
         for p, x, (lo, up) in zip(pts, xs, found)
     ]
+    if given_tail(front) is None and any(0.0 < p[1] <= question.RARE_FINE_RATE for p in pts):
+        from ..refine.rare_delta_grids import rare_delta_bracket  # lazy: rare participation only
+
+        def rare(point: Point) -> Callable[[float, float, float], tuple[float, float]]:
+            def bracket(eps: float, lo: float, up: float) -> tuple[float, float]:
+                level = tilted_question.fine_delta_key(eps, up)[1] if up > 0.0 else up
+                return rare_delta_bracket(point, eps, lo, up, level, threads)
+
+            return bracket
+
+        read = [each_bracket(x, lo, up, rare(p)) for p, x, (lo, up) in zip(pts, xs, read)]
+    return read
 
 
 def accuracy_delta_sides(

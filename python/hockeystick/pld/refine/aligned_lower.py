@@ -307,6 +307,77 @@ def aligned_read(
     return max(0.0, low), points, i > 0
 
 
+def aligned_lower_delta(
+    sigma: float,
+    q: float,
+    rounds: int,
+    eps: float,
+    level: float,
+    h: float,
+    tilt: Callable[[GridPMF, float, float], float],
+    max_points: int,
+) -> tuple[float, int]:
+    """A certified lower bound on delta(``eps``) of ``rounds`` rounds of the Poisson-subsampled
+    Gaussian (sigma / sensitivity ``sigma``, rate ``q``), remove direction (delta is the larger of
+    the two directions' curves, so it bounds the point's delta too), on grid ``h``; and the points
+    of the tilted window read.
+
+    The aligned PMF's composition shifted by T b is below the rounds' loss in the convex order
+    (module docstring), and f(L) = (1 - e^{eps - L})_+ is convex and nondecreasing, so delta(eps)
+    is at least the aligned composition's delta at eps - T b: its optimistic side read there (its
+    charges subtracted: ``TiltedComposition.delta``), the argument rounded up (delta falls with
+    it).  The window's tails are 1e-3 ``level`` (a delta expected at most the answer), or the
+    least of ``CUT_TAILS`` that fits ``max_points`` where that window passes it.
+
+    Parameters
+    ----------
+    sigma : float
+        The noise multiplier over the sensitivity, > 0.
+    q : float
+        The sampling rate, in (0, 1).
+    rounds : int
+        T, >= 1.
+    eps : float
+        The epsilon asked, finite.
+    level : float
+        The least delta expected, in (0, 1): sizes the window's tails.
+    h : float
+        The grid interval.
+    tilt : callable
+        (pmf, rounds, eps) -> the tilt lam of the Chernoff exponent at eps.
+    max_points : int
+        The tilted window's cap.
+
+    Returns
+    -------
+    tuple of float and int
+        The certified lower delta (>= 0) and the window's points.
+
+    Raises
+    ------
+    ValueError
+        Where the tilted window would pass its cap at every tail, more than ``MAX_ALIGNED_CELLS``
+        cells are aligned, or a rounded cell's edge cannot be certified (``verified_edges``).
+    """
+    pmf, offset = aligned_pmf(sigma, q, h)
+    moved = rounds * offset
+    at = eps - moved
+    at += 4.0 * UNIT_ROUNDOFF * (abs(eps) + abs(moved) + abs(at))
+    lam = tilt(pmf, rounds, at)
+    tails = [1e-3 * level] + [t for t in CUT_TAILS if t > 1e-3 * level]
+    for i, tail in enumerate(tails):
+        try:
+            composed = tilted.compose_tilted(
+                [(pmf, rounds)], lam * h, pessimistic=False, tail=tail, max_points=max_points
+            )
+        except ValueError:  # past the cap: a larger tail, the last one's refusal raised
+            if i == len(tails) - 1:
+                raise
+            continue
+        break
+    return max(0.0, composed.delta(at)), int(composed.window.p.size)
+
+
 def aligned_lower_side(
     point: tuple[float, float, float, float],
     delta: float,

@@ -643,6 +643,38 @@ class TiltedReader:
         return bool(sizes) and _past_cap({h: min(sizes)}, finer, self.max_points)
 
 
+def delta_lower(
+    reader: TiltedReader, eps: np.ndarray, h: float, centre: float, delta: float
+) -> np.ndarray:
+    """Certified lower deltas at each of ``eps`` on grid ``h`` of ``reader``'s point: per
+    direction, the optimistic PMF's rounds (``Factor.lower_terms``) composed once under the tilt of
+    the Chernoff exponent at ``centre`` of its main PMF (as ``TiltedReader.grid_bracket``'s lower
+    side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.delta``: its
+    charges subtracted; the window not kept in the reader, which a kept reader lends to later calls
+    for its pessimistic windows); the maximum over the directions (delta is the larger of the two
+    directions' curves, each bounded below), 0 from a direction whose window passes the cap or
+    whose rounds are in blocks (not tilted)."""
+    rounds = int(reader.point[2])
+    out = np.zeros(eps.shape)
+    for _, _, factor in reader.directions(h, delta):
+        terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
+        if not terms:
+            continue
+        main = max(terms, key=lambda term: term[1])[0]
+        try:
+            side = tilted.compose_tilted(
+                terms,
+                exponent_tilt(main, rounds, centre) * h,
+                pessimistic=False,
+                max_points=reader.max_points,
+                workers=None if reader.threads == 0 else reader.threads,
+            )
+        except ValueError:  # a window past the cap, or blocks of rounds: no lower side here
+            continue
+        out = np.maximum(out, [side.delta(float(x)) for x in eps])
+    return out
+
+
 def tilted_brackets(
     point: Point,
     delta: np.ndarray,
@@ -998,22 +1030,33 @@ def _fine_delta_bucket(
     """The delta brackets (``lower``, ``upper``) at ``eps`` of ``reader``'s point, every eps with
     the same ``fine_delta_key`` (``centre``, ``level``): the upper side lowered to the tilted read's
     on ``question.FINE_INTERVAL`` under the exponent's tilt at ``centre``, the tails sized for
-    ``level``; then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
+    ``level``; where that grid is at most q, those not yet exact with their lower
+    side raised to the tilted read of the optimistic PMFs there (``delta_lower``, the same tilt and
+    tails); then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
     positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
     T, the add screen under the tilt at ``centre``).  Each element's read is its own (the
     compositions are shared, the reads of them elementwise): as asked alone."""
     point = reader.point
     split = point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
+    # a grid at most q sees the rounds' losses; a coarser one rounds them down to 0
+    tilted_lower = question.FINE_INTERVAL <= point[1]
     try:
-        if split:
-            # the split below reads the remove direction's optimistic side too: both sides
+        if split or tilted_lower:
+            # the split and the lower read below read the optimistic sides too: both sides
             # discretized in one call, whose pessimistic masses the upper read takes as they are
-            # (the same as that side's alone), not that side first and both again for the split
-            reader.direction("remove", question.FINE_INTERVAL, level)
+            # (the same as that side's alone), not that side first and both again later
+            reader.directions(question.FINE_INTERVAL, level)
         found = reader.delta_upper(eps, question.FINE_INTERVAL, centre, level)
     except ValueError:  # a window past MAX_POINTS: the brackets as given
         found = upper
     upper = np.maximum(lower, np.minimum(upper, found))
+    wide = ~question.exact(lower, upper)
+    if tilted_lower and wide.any():
+        lower, upper = lower.copy(), upper.copy()
+        lower[wide] = np.maximum(
+            lower[wide], delta_lower(reader, eps[wide], question.FINE_INTERVAL, centre, level)
+        )
+        upper = np.maximum(lower, upper)
     wide = (eps > 0.0) & ~question.exact(lower, upper)
     if split and wide.any():
         lower, upper = lower.copy(), upper.copy()
@@ -1048,7 +1091,12 @@ def fine_delta_brackets(
     so that the default's delta is read finer than the peers' default grid, as its epsilon is
     (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would pass
     ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's
-    (``reads.max_of_outputs``, its finer ladder), a bracket that makes exact not read further.  The
+    (``reads.max_of_outputs``, its finer ladder), a bracket that makes exact not read further;
+    where the grid ``question.FINE_INTERVAL`` is at most q (it then sees the rounds' losses,
+    which a coarser one rounds down to 0), a bracket still not exact then has its lower side
+    raised to the tilted read of the optimistic PMFs on that grid
+    (``delta_lower``: the README's DP-SGD run at its certified lower epsilon of delta
+    1e-10 reads 1.0056e-10 there, the max-of-outputs test 1.4e-21).  The
     brackets still not exact at a positive eps are then intersected with ``_split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
     ``fine_brackets``).  The eps are read in buckets of one
     ``fine_delta_key`` (each direction composed once a bucket, under the exponent's tilt at the

@@ -1,0 +1,200 @@
+"""Rare participation's delta at an epsilon read on grids finer than the fine read's, as its epsilon
+is (``rare_finer_grids``).
+
+Over many rounds of a sampling rate far below the grid (q <= ``question.RARE_FINE_RATE``), nearly
+every round's loss lies inside one cell: the pessimistic PMF spreads it to the cell's ends, an
+excess first order in the grid over T rounds, and the optimistic PMF rounds it down, blind to it.
+On the fine read's grid (``question.FINE_INTERVAL``) the upper delta of sigma 0.6, q 1e-5, 10^6
+rounds at the certified upper epsilon of delta 1e-5 is 2.28e-5 and the lower sides (the fixed
+grid's, the max-of-outputs test's) 1.2e-6.  Here, for such a point (at least
+``aligned_lower.LEAST_ROUNDS`` rounds: ``applies``) whose delta bracket at eps is wider than
+``RELATIVE_WIDTH`` of its lower side, on the grids of
+``UPPER_GRIDS`` (each ``GRID_STEP`` times finer than the one before), one after the other:
+
+1. the upper side is lowered to the tilted read's (``TiltedReader.delta_upper``: each direction's
+   pessimistic PMF composed under the tilt of the Chernoff exponent at eps; certified), its window
+   within ``MAX_POINTS``;
+2. on a grid at most q, the lower side is raised to the tilted read of the optimistic PMFs
+   (``tilted_question.delta_lower``, certified), which a grid below the rate no longer blinds;
+3. on the first grids, where the bracket is not yet ``within``, the lower side is
+   raised to the aligned cells' read (``aligned_lower.aligned_lower_delta``: each round's loss
+   replaced by conditional means on cells aligned to a shifted grid, Jensen; certified) on the grid
+   of ``LOWER_GRIDS`` beside it, its window within ``rare_finer_grids.LOWER_MAX_POINTS``;
+
+until the bracket is exact, or, the next window past ``CHEAP_POINTS``, the bracket is within
+``WIDTH_SHARE`` of the default epsilon tolerance or ``RELATIVE_WIDTH`` of its lower side
+(``within``) or the upper side's modelled excess is
+(``upper_settled``), or the next window (``GRID_STEP`` times the last one's points: a window's span
+in loss is about the same on every grid) would pass its cap.  Each grid's tails are sized for the
+upper side read before it (``tilted_question.fine_delta_key``'s level).
+
+The width of a delta bracket [lo, up] at eps is read in epsilon: the bracket is within a width w
+where lo is at least the last upper read's delta at eps + w (the same composition read there), so
+that every delta in [lo, up] has its epsilon within w of eps by the upper read's curve: the delta
+bracket an epsilon bracket w wide implies.  Every read is certified, so the bracket is their
+intersection with the one given, whatever the width chooses.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import question
+from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_delta
+from .grid_start import Point
+from .rare_finer_grids import LOWER_MAX_POINTS
+from .tilted_question import (
+    SPLIT_SAMPLED_ROUNDS,
+    TiltedReader,
+    delta_lower,
+    exponent_tilt,
+    fine_delta_key,
+)
+from .window_heap import heap_windows
+
+# a bracket within this share of the default epsilon tolerance is not read further (where the next
+# window passes ``CHEAP_POINTS``): the share of the epsilon path's tightest target under rare
+# participation (``rare_finer_grids.TIGHT_SHARE``)
+WIDTH_SHARE = 1.0 / 16.0
+# ... or whose upper side is within this share of its lower one: then, at the epsilon door's
+# certified sides of a delta d, the upper side at eps_up(d) is at most (1 + RELATIVE_WIDTH) d and
+# the lower side at eps_lo(d) at least d / (1 + RELATIVE_WIDTH) (the truth lies in the bracket).
+# Where delta falls slowly with eps (sigma 0.5, q 1e-4, 10^6 rounds at eps 3.9: d log delta / d
+# eps ~ 2.8), the width in epsilon asks a relative width of 1.75e-4, a read on a grid four times
+# finer (8 CPU s against 1.2)
+RELATIVE_WIDTH = 1e-3
+# the upper side's grids, each a quarter of the one before (as ``tilted_question.GRID_STEP``), from a
+# quarter of the fine read's; a window's span in loss is about the same on every grid, so where the
+# rounds' losses span little (a small q) the finest fit the cap at little cost
+GRID_STEP = 4.0
+UPPER_GRIDS = tuple(question.FINE_INTERVAL / GRID_STEP**k for k in range(1, 9))
+# the aligned cells' grid read with each of the first upper grids: finer than 6.25e-6 their cells
+# pass ``aligned_lower.MAX_ALIGNED_CELLS`` (sigma 0.5, q 1e-6 at 3.125e-6)
+LOWER_GRIDS = (question.FINE_INTERVAL / 4.0, question.FINE_INTERVAL / 8.0)
+# the tilted windows' cap here: a read costs about 0.13 microseconds a point (sigma 0.6, q 1e-5,
+# 10^6 rounds: 4.0e7 points on 7.8e-7, 5.3 CPU s)
+MAX_POINTS = 1 << 25
+# a grid whose window (estimated as ``GRID_STEP`` times the last one's) holds at most this many
+# points is read even where the bracket is within the width (about 0.15 CPU s): where the rounds'
+# losses span little, the epsilon door's own reads go far finer than the width asks (sigma 2, q
+# 1e-6, 10^6 rounds at the certified upper epsilon of delta 1e-12, 0.0029867: the upper delta
+# 1.44e-12 on 1.95e-7, where the width is met, 0.997e-12 on 1.22e-8 in 7.3e5 points)
+CHEAP_POINTS = 1 << 20
+
+
+def applies(point: Point, eps: float, lower: float, upper: float) -> bool:
+    """Whether the delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` is read here: rare
+    participation (0 < q <= ``question.RARE_FINE_RATE``), at least ``aligned_lower.LEAST_ROUNDS``
+    rounds sampling the record more than ``tilted_question.SPLIT_SAMPLED_ROUNDS`` times on average
+    (T q; below it the fine read's split read bounds both sides of the remove direction, and a
+    window here costs many times more: sigma 0.8, q 1e-5, 5000 rounds at eps 0.6, 1.5 and 3 read
+    0.8 CPU s there, 17 s here), a finite eps > 0 and an upper side at least
+    ``aligned_lower.LEAST_DELTA``, more than ``RELATIVE_WIDTH`` above the lower side."""
+    sigma, q, rounds, sensitivity = point
+    return bool(
+        0.0 < q <= question.RARE_FINE_RATE
+        and rounds >= LEAST_ROUNDS
+        and q * rounds > SPLIT_SAMPLED_ROUNDS
+        and math.isfinite(eps)
+        and eps > 0.0
+        and upper >= LEAST_DELTA
+        and upper > lower * (1.0 + RELATIVE_WIDTH)
+    )
+
+
+def rare_delta_bracket(
+    point: Point, eps: float, lower: float, upper: float, level: float, threads: int = 0
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) at ``eps`` of ``point`` intersected with the reads of the module
+    docstring where ``applies``; as given elsewhere.
+
+    Parameters
+    ----------
+    point : tuple of float
+        (sigma, q, T, sensitivity) of the run.
+    eps : float
+        The epsilon asked.
+    lower, upper : float
+        A certified delta bracket at ``eps``.
+    level : float
+        The least delta expected, in (0, 1] (``tilted_question.fine_delta_key``): sizes the
+        tails.
+    threads : int, default 0
+        The OpenMP and FFT threads of the reads (0: all cores).
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper), never wider than given.
+    """
+    if not applies(point, eps, lower, upper):
+        return lower, upper
+    sigma, q, rounds, sensitivity = point
+    reader = TiltedReader(point, None, threads, max_points=MAX_POINTS)
+    width = WIDTH_SHARE * question.default_tolerance(eps)
+    window, before = 0, math.inf
+    with heap_windows():  # the windows' memory kept between compositions (``window_heap``)
+        for k, h in enumerate(UPPER_GRIDS):
+            if window * GRID_STEP > MAX_POINTS:  # the next window would pass the cap
+                break
+            try:
+                if h <= q:  # both sides discretized in one call (the lower read below)
+                    reader.directions(h, level)
+                found = reader.delta_upper(np.array([eps]), h, eps, level)[0]
+            except ValueError:  # a window past the cap: no finer grid fits either
+                break
+            if h <= q:  # a grid below the rate: the optimistic side sees the rounds' losses
+                lower = max(lower, delta_lower(reader, np.array([eps]), h, eps, level)[0])
+            upper = max(lower, min(upper, found))
+            shifted = reader.delta_upper(np.array([eps + width]), h, eps, level)[0]
+            window = reader.window_points(h)
+            reader.drop_compositions()
+            if k < len(LOWER_GRIDS) and not within(lower, upper, shifted):
+                lower = max(lower, aligned_side(point, eps, level, LOWER_GRIDS[k]))
+                upper = max(lower, upper)
+            if question.exact(np.array(lower), np.array(upper)):
+                break
+            # the next grid's tails sized for the upper side read (its level, a function of eps
+            # and the reads before: as asked alone)
+            level = min(level, fine_delta_key(eps, upper)[1])
+            cheap = window * GRID_STEP <= CHEAP_POINTS
+            if not cheap and (
+                within(lower, upper, shifted) or upper_settled(before, found, shifted)
+            ):
+                break
+            before = found
+    return lower, max(lower, upper)
+
+
+def within(lower: float, upper: float, shifted: float) -> bool:
+    """Whether the bracket [``lower``, ``upper``] needs no finer read: within ``RELATIVE_WIDTH`` of
+    its lower side, or within the width in epsilon (``lower`` at least ``shifted``, the upper
+    read's delta at eps plus that width: module docstring)."""
+    return lower >= shifted or upper <= lower * (1.0 + RELATIVE_WIDTH)
+
+
+def upper_settled(before: float, found: float, shifted: float) -> bool:
+    """Whether the upper reads need go no finer: the upper side's excess over the truth modelled
+    as first order in the grid (the pessimistic PMF's spread of rare losses, module docstring), so
+    that after a fall from ``before`` (on a grid ``GRID_STEP`` times coarser) to ``found`` what is
+    left of it is the fall's ln(before / found) / (``GRID_STEP`` - 1), at most that of one width in
+    epsilon, ln(found / ``shifted``) (the read at eps + the width).  It only chooses the grids:
+    every read is certified whatever it chooses."""
+    if not (math.isfinite(before) and found > 0.0 and shifted > 0.0):
+        return False
+    return math.log(before / found) / (GRID_STEP - 1.0) <= math.log(found / shifted)
+
+
+def aligned_side(point: Point, eps: float, level: float, h: float) -> float:
+    """The aligned cells' certified lower delta at ``eps`` of ``point`` on grid ``h``
+    (``aligned_lower.aligned_lower_delta``, its window within
+    ``rare_finer_grids.LOWER_MAX_POINTS``); 0 where its window or its cells pass their caps."""
+    sigma, q, rounds, sensitivity = point
+    try:
+        return aligned_lower_delta(
+            sigma / sensitivity, q, int(rounds), eps, level, h, exponent_tilt, LOWER_MAX_POINTS
+        )[0]
+    except ValueError:  # past its window's cap or its cells'
+        return 0.0
