@@ -319,7 +319,14 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         else:
             try:
                 plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
-                merged = CompositionPlan.from_key(self._plan.key())
+                # a copy of what the checks read (counts, radius, flag), not the key's sorted rebuild
+                mine = self._plan
+                merged = CompositionPlan(
+                    dict(mine.counts),
+                    mine.gaussian_r2,
+                    mine.non_private,
+                    mine.gaussian_r2_operations,
+                )
                 merged.merge(plan)
                 check_zcdp_alone(merged, event)  # over several compose calls too (zcdp_plan)
                 check_secure_aggregation_alone(merged, event)  # likewise (secagg_events)

@@ -46,7 +46,12 @@ from ...base.accountant import Quantity
 from ..mechanisms.constructors import PoissonGaussian
 from ..mechanisms.mechanism import Spec
 from ..mechanisms.registry import mechanism_of
-from ..refine.question import DEFAULT_RELATIVE_ACCURACY, RDP_MARGIN, within_tolerance
+from ..refine.question import (
+    DEFAULT_ACCURACY,
+    DEFAULT_RELATIVE_ACCURACY,
+    RDP_MARGIN,
+    within_tolerance,
+)
 from ..sampling.random_allocation import RandomAllocationGaussian
 from .composition_plan import CompositionPlan, PlanKey
 from .plan import PoissonGeneric, add_loss_bound
@@ -271,7 +276,10 @@ def rdp_lowered_upper(
         ``method`` neither of the two.
     """
     if method == "epsilon":
-        if not 0.0 < x < 1.0 or bool(within_tolerance(np.array(lower), np.array(upper))):
+        # no wider than DEFAULT_ACCURACY: within the default tolerance (at least that) whatever
+        # epsilon is, decided without the arrays' test (in Python floats: inf - inf warns not)
+        narrow = float(upper) - float(lower) <= DEFAULT_ACCURACY
+        if not 0.0 < x < 1.0 or narrow or bool(within_tolerance(np.array(lower), np.array(upper))):
             return upper
         return max(lower, min(upper, plan_rdp_epsilon(plan, x)))
     if method != "delta":
