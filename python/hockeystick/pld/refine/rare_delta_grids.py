@@ -21,12 +21,12 @@ grid's, the max-of-outputs test's) 1.2e-6.  Here, for such a point (at least
    replaced by conditional means on cells aligned to a shifted grid, Jensen; certified) on the grid
    of ``LOWER_GRIDS`` beside it, its window within ``rare_finer_grids.LOWER_MAX_POINTS``;
 
-until the bracket is exact, or, the next window past ``CHEAP_POINTS``, the bracket is within
-``WIDTH_SHARE`` of the default epsilon tolerance or ``RELATIVE_WIDTH`` of its lower side
-(``within``) or the upper side's modelled excess is
-(``upper_settled``), or the next window (``GRID_STEP`` times the last one's points: a window's span
-in loss is about the same on every grid) would pass its cap.  Each grid's tails are sized for the
-upper side read before it (``tilted_question.fine_delta_key``'s level).
+until the bracket is within ``RELATIVE_WIDTH`` of its lower side, or, the next window past
+``CHEAP_POINTS``, within ``WIDTH_SHARE`` of the default epsilon tolerance or with the upper side's
+modelled excess (``upper_settled``) within it, or the next window (``GRID_STEP`` times the last
+one's points: a window's span in loss is about the same on every grid) would pass its cap. Each
+grid's tails are sized for the upper side read before it (``tilted_question.fine_delta_key``'s
+level).
 
 The width of a delta bracket [lo, up] at eps is read in epsilon: the bracket is within a width w
 where lo is at least the last upper read's delta at eps + w (the same composition read there), so
@@ -54,20 +54,21 @@ from .tilted_question import (
 )
 from .window_heap import heap_windows
 
-# a bracket within this share of the default epsilon tolerance is not read further (where the next
-# window passes ``CHEAP_POINTS``): the share of the epsilon path's tightest target under rare
-# participation (``rare_finer_grids.TIGHT_SHARE``)
+# a bracket within this share of the default epsilon tolerance (in epsilon: module docstring) is
+# not read further where the next window passes ``CHEAP_POINTS``: the share of the epsilon path's
+# tightest target under rare participation (``rare_finer_grids.TIGHT_SHARE``)
 WIDTH_SHARE = 1.0 / 16.0
-# ... or whose upper side is within this share of its lower one: then, at the epsilon door's
-# certified sides of a delta d, the upper side at eps_up(d) is at most (1 + RELATIVE_WIDTH) d and
-# the lower side at eps_lo(d) at least d / (1 + RELATIVE_WIDTH) (the truth lies in the bracket).
+# a bracket whose upper side is within this share of its lower one is not read further: then, at
+# the epsilon door's certified sides of a delta d, the upper side at eps_up(d) is at most (1 +
+# RELATIVE_WIDTH) d and the lower side at eps_lo(d) at least d / (1 + RELATIVE_WIDTH) (the truth
+# lies in the bracket).
 # Where delta falls slowly with eps (sigma 0.5, q 1e-4, 10^6 rounds at eps 3.9: d log delta / d
 # eps ~ 2.8), the width in epsilon asks a relative width of 1.75e-4, a read on a grid four times
 # finer (8 CPU s against 1.2)
 RELATIVE_WIDTH = 1e-3
-# the upper side's grids, each a quarter of the one before (as ``tilted_question.GRID_STEP``), from a
-# quarter of the fine read's; a window's span in loss is about the same on every grid, so where the
-# rounds' losses span little (a small q) the finest fit the cap at little cost
+# the upper side's grids, each a quarter of the one before (as ``tilted_question.GRID_STEP``), from
+# a quarter of the fine read's; a window's span in loss is about the same on every grid, so where
+# the rounds' losses span little (a small q) the finest fit the cap at little cost
 GRID_STEP = 4.0
 UPPER_GRIDS = tuple(question.FINE_INTERVAL / GRID_STEP**k for k in range(1, 9))
 # the aligned cells' grid read with each of the first upper grids: finer than 6.25e-6 their cells
@@ -77,11 +78,11 @@ LOWER_GRIDS = (question.FINE_INTERVAL / 4.0, question.FINE_INTERVAL / 8.0)
 # 10^6 rounds: 4.0e7 points on 7.8e-7, 5.3 CPU s)
 MAX_POINTS = 1 << 25
 # a grid whose window (estimated as ``GRID_STEP`` times the last one's) holds at most this many
-# points is read even where the bracket is within the width (about 0.15 CPU s): where the rounds'
-# losses span little, the epsilon door's own reads go far finer than the width asks (sigma 2, q
-# 1e-6, 10^6 rounds at the certified upper epsilon of delta 1e-12, 0.0029867: the upper delta
-# 1.44e-12 on 1.95e-7, where the width is met, 0.997e-12 on 1.22e-8 in 7.3e5 points)
-CHEAP_POINTS = 1 << 20
+# points is read even where the bracket is within the width in epsilon (about 0.3 CPU s): where
+# the rounds' losses span little, the epsilon door's own reads go far finer than that width asks
+# (sigma 2, q 1e-6, 10^6 rounds at the certified upper epsilon of delta 1e-12, 0.0029867: the upper
+# delta 1.44e-12 on 1.95e-7, where the width is met, 0.997e-12 on 1.22e-8 in 7.3e5 points)
+CHEAP_POINTS = 1 << 21
 
 
 def applies(point: Point, eps: float, lower: float, upper: float) -> bool:
@@ -154,15 +155,13 @@ def rare_delta_bracket(
             if k < len(LOWER_GRIDS) and not within(lower, upper, shifted):
                 lower = max(lower, aligned_side(point, eps, level, LOWER_GRIDS[k]))
                 upper = max(lower, upper)
-            if question.exact(np.array(lower), np.array(upper)):
+            if upper <= lower * (1.0 + RELATIVE_WIDTH):  # exact brackets too
                 break
             # the next grid's tails sized for the upper side read (its level, a function of eps
             # and the reads before: as asked alone)
             level = min(level, fine_delta_key(eps, upper)[1])
             cheap = window * GRID_STEP <= CHEAP_POINTS
-            if not cheap and (
-                within(lower, upper, shifted) or upper_settled(before, found, shifted)
-            ):
+            if not cheap and (lower >= shifted or upper_settled(before, found, shifted)):
                 break
             before = found
     return lower, max(lower, upper)
