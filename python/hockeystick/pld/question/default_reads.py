@@ -474,8 +474,8 @@ def delta_brackets(
     found : list of (numpy.ndarray, numpy.ndarray)
         The fixed grid's certified brackets there.
     with_lower : bool
-        Whether ``found`` holds a lower side; without one, no bracket is known exact and each is
-        read.
+        Whether ``found`` holds a lower side and the lower side is asked; without one, no bracket
+        is known exact and each is read, its lower side by the max-of-outputs test alone.
     threads : int
         OpenMP threads (0: all).
 
@@ -486,7 +486,13 @@ def delta_brackets(
     """
     read = [
         tilted_question.fine_delta_brackets(
-            p, x, lo if with_lower else np.zeros_like(up), up, given_tail(front), threads
+            p,
+            x,
+            lo if with_lower else np.zeros_like(up),
+            up,
+            given_tail(front),
+            threads,
+            with_lower,
         )
         for p, x, (lo, up) in zip(pts, xs, found)
     ]
@@ -496,7 +502,7 @@ def delta_brackets(
         def rare(point: Point) -> Callable[[float, float, float], tuple[float, float]]:
             def bracket(eps: float, lo: float, up: float) -> tuple[float, float]:
                 level = tilted_question.fine_delta_key(eps, up)[1] if up > 0.0 else up
-                return rare_delta_bracket(point, eps, lo, up, level, threads)
+                return rare_delta_bracket(point, eps, lo, up, level, threads, with_lower)
 
             return bracket
 

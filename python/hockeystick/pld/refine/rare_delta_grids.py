@@ -106,7 +106,13 @@ def applies(point: Point, eps: float, lower: float, upper: float) -> bool:
 
 
 def rare_delta_bracket(
-    point: Point, eps: float, lower: float, upper: float, level: float, threads: int = 0
+    point: Point,
+    eps: float,
+    lower: float,
+    upper: float,
+    level: float,
+    threads: int = 0,
+    read_lower: bool = True,
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) at ``eps`` of ``point`` intersected with the reads of the module
     docstring where ``applies``; as given elsewhere.
@@ -124,6 +130,10 @@ def rare_delta_bracket(
         tails.
     threads : int, default 0
         The OpenMP and FFT threads of the reads (0: all cores).
+    read_lower : bool, default True
+        Whether the lower side is read (steps 2 and 3 of the module docstring): a caller asking
+        the upper side alone reads the upper side's grids, and stops where the cap or
+        ``upper_settled`` stops them.
 
     Returns
     -------
@@ -140,19 +150,18 @@ def rare_delta_bracket(
         for k, h in enumerate(UPPER_GRIDS):
             if window * GRID_STEP > MAX_POINTS:  # the next window would pass the cap
                 break
+            # a grid below the rate: the optimistic side sees the rounds' losses
+            tilted_lower = read_lower and h <= q
             try:
-                if h <= q:  # both sides discretized in one call (the lower read below)
-                    reader.directions(h, level)
-                found = reader.delta_upper(np.array([eps]), h, eps, level)[0]
+                found, low = grid_sides(reader, eps, h, level, tilted_lower)
             except ValueError:  # a window past the cap: no finer grid fits either
                 break
-            if h <= q:  # a grid below the rate: the optimistic side sees the rounds' losses
-                lower = max(lower, delta_lower(reader, np.array([eps]), h, eps, level)[0])
+            lower = max(lower, low)
             upper = max(lower, min(upper, found))
             shifted = reader.delta_upper(np.array([eps + width]), h, eps, level)[0]
             window = reader.window_points(h)
             reader.drop_compositions()
-            if k < len(LOWER_GRIDS) and not within(lower, upper, shifted):
+            if read_lower and k < len(LOWER_GRIDS) and not within(lower, upper, shifted):
                 lower = max(lower, aligned_side(point, eps, level, LOWER_GRIDS[k]))
                 upper = max(lower, upper)
             if upper <= lower * (1.0 + RELATIVE_WIDTH):  # exact brackets too
@@ -165,6 +174,21 @@ def rare_delta_bracket(
                 break
             before = found
     return lower, max(lower, upper)
+
+
+def grid_sides(
+    reader: TiltedReader, eps: float, h: float, level: float, tilted_lower: bool
+) -> tuple[float, float]:
+    """The upper read's delta at ``eps`` on grid ``h`` (``TiltedReader.delta_upper``, the tails
+    ``level`` allows) and, where ``tilted_lower``, the tilted read of the optimistic PMFs there
+    (``tilted_question.delta_lower``; else 0), both sides discretized in one call.  Its
+    ValueError: a window past the reader's cap."""
+    at = np.array([eps])
+    if not tilted_lower:
+        return float(reader.delta_upper(at, h, eps, level)[0]), 0.0
+    reader.directions(h, level)
+    found = float(reader.delta_upper(at, h, eps, level)[0])
+    return found, float(delta_lower(reader, at, h, eps, level)[0])
 
 
 def within(lower: float, upper: float, shifted: float) -> bool:

@@ -1026,11 +1026,12 @@ def _fine_delta_bucket(
     upper: np.ndarray,
     centre: float,
     level: float,
+    read_lower: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The delta brackets (``lower``, ``upper``) at ``eps`` of ``reader``'s point, every eps with
     the same ``fine_delta_key`` (``centre``, ``level``): the upper side lowered to the tilted read's
     on ``question.FINE_INTERVAL`` under the exponent's tilt at ``centre``, the tails sized for
-    ``level``; where that grid is at most q, those not yet exact with their lower
+    ``level``; where that grid is at most q and ``read_lower``, those not yet exact with their lower
     side raised to the tilted read of the optimistic PMFs there (``delta_lower``, the same tilt and
     tails); then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
     positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
@@ -1039,7 +1040,7 @@ def _fine_delta_bucket(
     point = reader.point
     split = point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
     # a grid at most q sees the rounds' losses; a coarser one rounds them down to 0
-    tilted_lower = question.FINE_INTERVAL <= point[1]
+    tilted_lower = read_lower and question.FINE_INTERVAL <= point[1]
     try:
         if split or tilted_lower:
             # the split and the lower read below read the optimistic sides too: both sides
@@ -1084,6 +1085,7 @@ def fine_delta_brackets(
     upper: np.ndarray,
     tail: float | None = None,
     threads: int = 0,
+    read_lower: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a positive upper side
     not yet exact (``question.exact``), its upper side lowered to the tilted read's on
@@ -1093,8 +1095,9 @@ def fine_delta_brackets(
     ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's
     (``reads.max_of_outputs``, its finer ladder), a bracket that makes exact not read further;
     where the grid ``question.FINE_INTERVAL`` is at most q (it then sees the rounds' losses,
-    which a coarser one rounds down to 0), a bracket still not exact then has its lower side
-    raised to the tilted read of the optimistic PMFs on that grid
+    which a coarser one rounds down to 0) and ``read_lower`` (a caller asking the lower side), a
+    bracket still not exact then has its lower side raised to the tilted read of the optimistic PMFs
+    on that grid
     (``delta_lower``: the README's DP-SGD run at its certified lower epsilon of delta
     1e-10 reads 1.0056e-10 there, the max-of-outputs test 1.4e-21).  The
     brackets still not exact at a positive eps are then intersected with ``_split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
@@ -1132,7 +1135,7 @@ def fine_delta_brackets(
                 for key in sorted(set(keys)):
                     at = todo[[k == key for k in keys]]
                     lows[at], ups[at] = _fine_delta_bucket(
-                        reader, flat[at], lows[at], ups[at], *key
+                        reader, flat[at], lows[at], ups[at], *key, read_lower
                     )
             finally:
                 reader.keep_windows(DELTA_WINDOW_POINTS)
