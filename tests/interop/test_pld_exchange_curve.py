@@ -134,7 +134,10 @@ def test_the_imported_curve_brackets_the_run(readme):
     back = import_pld(ExchangedPLD.from_json(exported.to_json()))
     lower, upper = run.epsilon(1e-10, bound="both")
     back_lower, back_upper = back.epsilon(1e-10, bound="both")
-    assert back_lower <= lower + 1e-12 and upper - 1e-3 <= back_upper
+    # both certified, so they overlap; the curve's lower side is read from the delta door's lower sides,
+    # which may be above the epsilon door's (the aligned and tilted optimistic reads at each epsilon)
+    assert back_lower <= upper and lower <= back_upper
+    assert lower - _tolerance(lower) <= back_lower
     assert (
         back_upper <= upper + _tolerance(upper) + 1e-3
     )  # hockeystick's reads of the fields charge their round-off
