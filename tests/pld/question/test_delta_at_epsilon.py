@@ -68,3 +68,16 @@ def test_the_new_reads_hold_one_rounds_closed_form() -> None:
     assert np.all(low <= truth) and np.all(truth <= up) and np.all(aligned <= truth)
     assert np.all(low >= (1.0 - ROUND_TRIP) * truth) and np.all(up <= (1.0 + ROUND_TRIP) * truth)
     assert np.all(aligned >= (1.0 - ROUND_TRIP) * truth)
+
+
+@pytest.mark.parametrize(
+    "given", [{}, {"accuracy": 1e-4}, {"value_discretization_interval": 1e-4}], ids=str
+)
+def test_a_side_asked_alone_is_the_brackets_side(given):
+    """The lower side asked alone is the bracket's: the default's reads raise it (the tilted optimistic read),
+    and a grid's default reads are chosen by its upper side (here below the floor at eps 3)."""
+    acc = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=1e-3, rounds=500, **given)
+    eps = np.array([0.05, 1.0, 3.0])
+    lower, upper = acc.delta(eps, bound="both")
+    assert np.array_equal(acc.delta(eps, bound="lower"), lower)
+    assert np.array_equal(acc.delta(eps), upper)

@@ -546,12 +546,15 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             return (refined(pts, xs) if method == "delta" else by_value(pts, xs, refined)), {}
         if self._from_question and method == "epsilon":
             return default_reads.each_epsilon_bracket(self, pts, xs, threads, keep)
-        found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
-        if self._from_question and bound != "lower":  # delta's upper side read finer
-            found = default_reads.delta_brackets(self, pts, xs, found, bound == "both", threads)
-        elif not self._from_question:
+        # delta: the default's reads raise the lower side too and a grid's are chosen by its upper
+        # side, so a lower side asked alone is the bracket's
+        asked: Bound = "both" if method == "delta" and bound == "lower" else bound
+        found, store = self._fixed_brackets(pts, xs, asked, method, threads, keep)
+        if self._from_question:
+            found = default_reads.delta_brackets(self, pts, xs, found, asked == "both", threads)
+        else:
             # the caller's grid: the default's reads where its composition cannot answer
-            found = default_reads.grid_sides(self, pts, xs, found, bound, method, threads)
+            found = default_reads.grid_sides(self, pts, xs, found, asked, method, threads)
         return found, store
 
     def _fixed_brackets(

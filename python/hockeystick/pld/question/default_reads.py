@@ -563,8 +563,8 @@ def default_delta_brackets(
     front: DefaultFront, pts: list[Point], xs: list[np.ndarray], bound: Bound, threads: int
 ) -> list[Bracket]:
     """The default's delta bracket of each point at its epsilons, on the sides ``bound`` asks for:
-    the fixed grid ``DEFAULT_INTERVAL``'s, its upper side lowered to the fine read's
-    (``delta_brackets``).  Each epsilon's bracket is the one it gets asked alone (the fixed grid's
+    the fixed grid ``DEFAULT_INTERVAL``'s intersected with the fine reads' (``delta_brackets``; a
+    lower side asked alone is the whole bracket's).  Each epsilon's bracket is the one it gets asked alone (the fixed grid's
     composition does not depend on the epsilons; the fine read takes each in its own bucket).
 
     Parameters
@@ -590,10 +590,10 @@ def default_delta_brackets(
     ValueError
         Where a composed window passes the memory allowed (``compose.fft.DEFAULT_MAX_POINTS``).
     """
-    found, _ = front._fixed_brackets(pts, xs, bound, "delta", threads, False)
-    if bound == "lower":
-        return found
-    return delta_brackets(front, pts, xs, found, bound == "both", threads)
+    # the fine reads raise the lower side too: a lower side asked alone is the bracket's
+    asked: Bound = "both" if bound == "lower" else bound
+    found, _ = front._fixed_brackets(pts, xs, asked, "delta", threads, False)
+    return delta_brackets(front, pts, xs, found, asked == "both", threads)
 
 
 def intersected(given: Bracket, read: Bracket, bound: Bound) -> Bracket:
