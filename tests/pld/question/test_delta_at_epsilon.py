@@ -81,3 +81,12 @@ def test_a_side_asked_alone_is_the_brackets_side(given):
     lower, upper = acc.delta(eps, bound="both")
     assert np.array_equal(acc.delta(eps, bound="lower"), lower)
     assert np.array_equal(acc.delta(eps), upper)
+
+
+def test_rare_participation_at_an_infinite_epsilon_keeps_the_fixed_grids_bracket():
+    """eps = inf under rare participation: no finer read takes an infinite epsilon (its tilt and tails are
+    chosen from a finite one); the bracket is the fixed grid's, the mass its tails send to infinity."""
+    acc = pld.SubsampledGaussianPLD(sigma=2.0, sampling_rate=1e-6, rounds=10**6)
+    lower, upper = acc.delta(np.array([np.inf, 1e308]), bound="both")
+    assert np.all(lower == 0.0) and np.all((0.0 < upper) & (upper < 1e-8))
+    assert upper[1] <= upper[0]  # the mass at infinity bounds every finite epsilon's

@@ -45,6 +45,7 @@ reasons and figures of each step are in ``refine.question``'s module docstring.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
@@ -501,7 +502,9 @@ def delta_brackets(
 
         def rare(point: Point) -> Callable[[float, float, float], tuple[float, float]]:
             def bracket(eps: float, lo: float, up: float) -> tuple[float, float]:
-                level = tilted_question.fine_delta_key(eps, up)[1] if up > 0.0 else up
+                if not (math.isfinite(eps) and up > 0.0):  # none it reads: eps = inf, delta 0
+                    return lo, up
+                level = tilted_question.fine_delta_key(eps, up)[1]
                 return rare_delta_bracket(point, eps, lo, up, level, threads, with_lower)
 
             return bracket
