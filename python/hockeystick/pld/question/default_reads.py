@@ -567,8 +567,9 @@ def default_delta_brackets(
 ) -> list[Bracket]:
     """The default's delta bracket of each point at its epsilons, on the sides ``bound`` asks for:
     the fixed grid ``DEFAULT_INTERVAL``'s intersected with the fine reads' (``delta_brackets``; a
-    lower side asked alone is the whole bracket's).  Each epsilon's bracket is the one it gets asked alone (the fixed grid's
-    composition does not depend on the epsilons; the fine read takes each in its own bucket).
+    lower side asked alone is the whole bracket's).  Each epsilon's bracket is the one it gets
+    asked alone (the fixed grid's composition does not depend on the epsilons; the fine read takes
+    each in its own bucket).
 
     Parameters
     ----------

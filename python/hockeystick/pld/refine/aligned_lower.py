@@ -288,23 +288,13 @@ def aligned_read(
     moved = rounds * offset
     moved_up = moved + 4.0 * UNIT_ROUNDOFF * abs(moved)
     lam = tilt(pmf, rounds, near - moved)
-    tails = [1e-3 * delta] + [t for t in CUT_TAILS if t > 1e-3 * delta]
-    for i, tail in enumerate(tails):
-        try:
-            composed = tilted.compose_tilted(
-                [(pmf, rounds)], lam * h, pessimistic=False, tail=tail, max_points=max_points
-            )
-        except ValueError:  # past the cap: a larger tail, the last one's refusal raised
-            if i == len(tails) - 1:
-                raise
-            continue
-        break
+    composed, cut = _composed_within(pmf, rounds, lam * h, delta, max_points)
     points = int(composed.window.p.size)
     found = tilted.lower_epsilon(composed, delta, near - moved_up)
     if not found > 0.0:
-        return 0.0, points, i > 0
+        return 0.0, points, cut
     low = found + moved - 4.0 * UNIT_ROUNDOFF * (abs(found) + abs(moved))
-    return max(0.0, low), points, i > 0
+    return max(0.0, low), points, cut
 
 
 def aligned_lower_delta(
@@ -364,18 +354,30 @@ def aligned_lower_delta(
     at = eps - moved
     at += 4.0 * UNIT_ROUNDOFF * (abs(eps) + abs(moved) + abs(at))
     lam = tilt(pmf, rounds, at)
-    tails = [1e-3 * level] + [t for t in CUT_TAILS if t > 1e-3 * level]
-    for i, tail in enumerate(tails):
-        try:
-            composed = tilted.compose_tilted(
-                [(pmf, rounds)], lam * h, pessimistic=False, tail=tail, max_points=max_points
-            )
-        except ValueError:  # past the cap: a larger tail, the last one's refusal raised
-            if i == len(tails) - 1:
-                raise
-            continue
-        break
+    composed, _ = _composed_within(pmf, rounds, lam * h, level, max_points)
     return max(0.0, composed.delta(at)), int(composed.window.p.size)
+
+
+def _composed_within(
+    pmf: GridPMF, rounds: int, tilt: float, level: float, max_points: int
+) -> tuple[tilted.TiltedComposition, bool]:
+    """The optimistic composition of ``rounds`` copies of the aligned ``pmf`` under ``tilt`` (lam h),
+    its tails 1e-3 ``level`` (a delta expected at most the answer), or, where that window passes
+    ``max_points``, the least of ``CUT_TAILS`` whose window fits; and whether a ``CUT_TAILS`` tail
+    was taken.  The last tail's ValueError (past the cap) is raised."""
+    tails = [1e-3 * level] + [t for t in CUT_TAILS if t > 1e-3 * level]
+
+    def composed(tail: float) -> tilted.TiltedComposition:
+        return tilted.compose_tilted(
+            [(pmf, rounds)], tilt, pessimistic=False, tail=tail, max_points=max_points
+        )
+
+    for i, tail in enumerate(tails[:-1]):
+        try:
+            return composed(tail), i > 0
+        except ValueError:  # past the cap: a larger tail
+            continue
+    return composed(tails[-1]), len(tails) > 1  # its refusal raised
 
 
 def aligned_lower_side(

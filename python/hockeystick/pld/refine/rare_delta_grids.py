@@ -153,7 +153,7 @@ def rare_delta_bracket(
             # a grid below the rate: the optimistic side sees the rounds' losses
             tilted_lower = read_lower and h <= q
             try:
-                found, low = grid_sides(reader, eps, h, level, tilted_lower)
+                found, low = tilted_sides(reader, eps, h, level, tilted_lower)
             except ValueError:  # a window past the cap: no finer grid fits either
                 break
             lower = max(lower, low)
@@ -176,7 +176,7 @@ def rare_delta_bracket(
     return lower, max(lower, upper)
 
 
-def grid_sides(
+def tilted_sides(
     reader: TiltedReader, eps: float, h: float, level: float, tilted_lower: bool
 ) -> tuple[float, float]:
     """The upper read's delta at ``eps`` on grid ``h`` (``TiltedReader.delta_upper``, the tails
