@@ -141,7 +141,7 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
     monkeypatch.setattr(
         errata_003, "sigma_curves", lambda: sigma_curves(epsilons=np.array([0.5, 1.0]))
     )
-    monkeypatch.setattr(errata_003, "utility_rows", lambda: utility_rows((1.5, 6.0), seeds=1))
+    monkeypatch.setattr(errata_003, "utility_rows", lambda: utility_rows((1.5,), seeds=1))
     monkeypatch.setattr(errata_003, "shuffle_rows", lambda: shuffle_rows(errata_003.SHUFFLE[3:]))
     monkeypatch.setattr(errata_003, "group_rows", lambda: group_rows(errata_003.GROUPS[:2]))
     paths = figures.write_figures(tmp_path / "figs")
@@ -159,8 +159,8 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
     assert table.count("| 1238 | 35 | 1 | ") == 1  # the Thm 2.1 row
     assert "| 25 | 1238 | 91 | 1 | " in table and "| condition fails |" in table  # the shuffle row
     assert "\n| 1 | (" in table and "\n| 2 | (" in table  # the group rows k = 1, 2
-    # Thm 2.1's row (with the sigma curve at 1), the sigma curve at 0.5, the utility's two
-    assert len(asked) == len(set(asked)) == 4
+    # Thm 2.1's row (with the sigma curve at 1), the sigma curve at 0.5, the utility's one
+    assert len(asked) == len(set(asked)) == 3
     for p in paths[:3] + paths[4:]:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert p.stat().st_size > 10_000
