@@ -25,6 +25,9 @@ from .numpy_next_grid import NextGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
 
+# the fixed grids' own certified brackets, which the refined ones must overlap
+pytestmark = pytest.mark.usefixtures("grid_alone")
+
 
 def _accountant(sigma: float, q: float, rounds) -> SubsampledGaussianPLD:
     return SubsampledGaussianPLD(
