@@ -51,6 +51,12 @@ class BoundedRange {
         return std::exp(-hi - half_) * std::expm1(hi - lo) / norm_;
     }
 
+    // p_mass and q_mass with the clipped ends and expm1(hi - lo) they share taken once: each the same double.
+    MonotoneMasses masses(double a, double b) const {
+        const double lo = clipped_lo(a), hi = clipped_hi(b, lo), width = std::expm1(hi - lo);
+        return {std::exp(lo - half_) * width / norm_, std::exp(-hi - half_) * width / norm_};
+    }
+
     bool has_inverse() const { return true; }
     double inverse(double target) const { return 0.5 * target; }
     std::vector<MonotoneAtom> atoms() const { return {}; }

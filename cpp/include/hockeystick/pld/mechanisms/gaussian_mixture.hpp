@@ -92,6 +92,16 @@ class GaussianMixture {
 
     double q_mass(double a, double b) const { return normal_interval(a / sigma_, b / sigma_); }
 
+    // p_mass and q_mass, Q's N(0, sigma^2) mass taken once for the components at shift +0: there (a - s) / sigma
+    // is a / sigma exactly (x - (+0) = x), so each is the same double.
+    MonotoneMasses masses(double a, double b) const {
+        const double q = q_mass(a, b);
+        double sum = 0.0;
+        for (std::size_t i = 0; i < s_.size(); ++i)
+            sum += w_[i] * (at_zero_[i] ? q : normal_interval((a - s_[i]) / sigma_, (b - s_[i]) / sigma_));
+        return {sum, q};
+    }
+
     // A closed form where every positive shift is one value s: L(x) = log(W_0 + W_s e^{(s x - s^2 / 2) / sigma^2})
     // (W_0, W_s the weights at 0 and at s), so x = (sigma^2 log((e^L - W_0) / W_s) + s^2 / 2) / s (an estimate:
     // monotone_cell_atoms checks it; near L = log W_0 the difference cancels and the Newton search takes over).
@@ -114,6 +124,7 @@ class GaussianMixture {
         for (std::size_t i = 0; i < s_.size(); ++i) {
             if (!(s_[i] >= 0.0 && std::isfinite(s_[i]))) throw std::invalid_argument("shifts must be finite and >= 0");
             half_square_.push_back(0.5 * s_[i] * s_[i]);
+            at_zero_.push_back(s_[i] == 0.0 && !std::signbit(s_[i]));
         }
         top_ = *std::max_element(s_.begin(), s_.end());
         if (!(top_ > 0.0)) throw std::invalid_argument("the largest shift must be > 0 (else the pair is one law)");
@@ -177,6 +188,7 @@ class GaussianMixture {
 
     double sigma_, variance_ = 0.0, top_ = 0.0, x_lo_ = 0.0, x_hi_ = 0.0;
     std::vector<double> s_, w_, log_w_, half_square_;
+    std::vector<bool> at_zero_;  // the shift is +0 (its P component is Q's law)
     bool one_shift_ = false;
     double w_zero_ = 0.0, w_shift_ = 0.0;
     mutable std::vector<double> scratch_;

@@ -63,6 +63,7 @@ class LaplaceMixture {
             if (!(s_[i] >= 0.0 && std::isfinite(s_[i]))) throw std::invalid_argument("shifts must be finite and >= 0");
             if (!(w_[i] > 0.0 && std::isfinite(w_[i]))) throw std::invalid_argument("weights must be finite and > 0");
             log_w_.push_back(std::log(w_[i]));
+            at_zero_.push_back(s_[i] == 0.0 && !std::signbit(s_[i]));
         }
         top_ = *std::max_element(s_.begin(), s_.end());
         if (!(top_ > 0.0)) throw std::invalid_argument("the largest shift must be > 0 (else the pair is one law)");
@@ -95,6 +96,16 @@ class LaplaceMixture {
     }
 
     double q_mass(double a, double c) const { return detail::laplace_interval(a, c, 0.0, b_); }
+
+    // p_mass and q_mass, Q's Lap(0, b) mass taken once for the components at shift +0 (Poisson sampling's first):
+    // the same call with the same arguments there, so each is the same double.
+    MonotoneMasses masses(double a, double c) const {
+        const double q = q_mass(a, c);
+        double sum = 0.0;
+        for (std::size_t i = 0; i < s_.size(); ++i)
+            sum += w_[i] * (at_zero_[i] ? q : detail::laplace_interval(a, c, s_[i], b_));
+        return {sum, q};
+    }
 
     bool has_inverse() const { return true; }
 
@@ -144,6 +155,7 @@ class LaplaceMixture {
 
     double b_, top_ = 0.0;
     std::vector<double> s_, w_, log_w_, ends_, c_, d_, at_ends_;
+    std::vector<bool> at_zero_;  // the shift is +0 (its P component is Q's law)
 };
 
 // The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's are their

@@ -47,6 +47,11 @@ struct MonotoneAtom {
     double loss = 0.0, p = 0.0, q = 0.0;
 };
 
+// The P-mass and the Q-mass of one interval of x (a Pair's masses(a, b)).
+struct MonotoneMasses {
+    double p = 0.0, q = 0.0;
+};
+
 // Per merged cell (then per extra atom) its loss, P-mass and Q-mass.
 struct MonotoneAtoms {
     std::vector<double> loss, p, q;
@@ -76,11 +81,16 @@ inline double clipped(double v, double lo, double hi) {
     return std::isnan(above) ? above : (above < hi ? above : hi);
 }
 
-// Whether L(x) is within round-off of the target (the cut's place in x does not matter beyond that).
-template <class Pair>
-bool loss_converged(const Pair& pair, double x, double target) {
-    return std::fabs(pair.loss(x) - target) <= kMonotoneLossTolerance * std::max(std::fabs(target), 1.0);
+// Whether a loss is within round-off of the target (the cut's place in x does not matter beyond that).
+inline bool loss_converged(double loss, double target) {
+    return std::fabs(loss - target) <= kMonotoneLossTolerance * std::max(std::fabs(target), 1.0);
 }
+
+// A cut x and L(x) as the search evaluated it there (NaN where the search stopped at an x it did not evaluate):
+// the cells' loop reads it instead of evaluating L(x) again, the same double.
+struct MonotoneCut {
+    double x, loss;
+};
 
 // L on kMonotoneCoarsePoints evenly spaced points of [x_lo, x_hi] (the last exactly x_hi): the Newton search's
 // brackets.
@@ -103,7 +113,7 @@ CoarseLosses coarse_losses(const Pair& pair) {
 
 // x with L(x) = target by safeguarded Newton from the coarse grid's bracket (the opening comment).
 template <class Pair>
-double newton_cut(const Pair& pair, const CoarseLosses& g, double target) {
+MonotoneCut newton_cut(const Pair& pair, const CoarseLosses& g, double target) {
     const std::int64_t n = static_cast<std::int64_t>(g.x.size());
     std::int64_t j = std::lower_bound(g.loss.begin(), g.loss.end(), target) - g.loss.begin();
     j = std::min<std::int64_t>(std::max<std::int64_t>(j, 1), n - 1);
@@ -111,7 +121,8 @@ double newton_cut(const Pair& pair, const CoarseLosses& g, double target) {
     const double f_lo = g.loss[j - 1], f_hi = g.loss[j];
     double x = lo + (hi - lo) * clipped((target - f_lo) / (f_hi > f_lo ? f_hi - f_lo : 1.0), 0.0, 1.0);
     for (int step = 0; step < kMonotoneNewtonSteps; ++step) {
-        const double f = pair.loss(x) - target;
+        const double loss = pair.loss(x);
+        const double f = loss - target;
         bool done = std::fabs(f) <= kMonotoneLossTolerance * std::max(std::fabs(target), 1.0);
         if (f < 0.0)
             lo = x;
@@ -121,19 +132,22 @@ double newton_cut(const Pair& pair, const CoarseLosses& g, double target) {
         double next = x - (slope > 0.0 ? f / slope : std::numeric_limits<double>::infinity());
         if (!(next >= lo && next <= hi)) next = 0.5 * (lo + hi);
         done = done || hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(x), 1.0);
-        if (done) return x;
+        if (done) return {x, loss};
         x = next;
     }
-    return x;
+    return {x, std::numeric_limits<double>::quiet_NaN()};
 }
 
 // The cut at loss `target`: the closed-form inverse (where the pair has one and `closed_form`) if L there is within
 // round-off of the target, else newton_cut (the coarse grid built on first need).
 template <class Pair>
-double cut_at(const Pair& pair, double target, bool closed_form, std::vector<CoarseLosses>& coarse) {
+MonotoneCut cut_at(const Pair& pair, double target, bool closed_form, std::vector<CoarseLosses>& coarse) {
     if (closed_form && pair.has_inverse()) {
         const double x = clipped(pair.inverse(target), pair.x_lo(), pair.x_hi());
-        if (std::isfinite(x) && loss_converged(pair, x, target)) return x;
+        if (std::isfinite(x)) {
+            const double loss = pair.loss(x);
+            if (loss_converged(loss, target)) return {x, loss};
+        }
     }
     if (coarse.empty()) coarse.push_back(coarse_losses(pair));
     return newton_cut(pair, coarse.front(), target);
@@ -167,6 +181,8 @@ inline double largest_abs_log(const std::vector<double>& m, const MonotoneAtoms&
 inline MonotoneSide side_from_atoms(const std::vector<double>& loss, const std::vector<double>& mass, double h,
                                     double shift, std::int64_t max_cells, double outside) {
     std::vector<double> l, w;
+    l.reserve(loss.size());
+    w.reserve(loss.size());
     for (std::size_t i = 0; i < loss.size(); ++i)
         if (mass[i] > 0.0) {
             l.push_back(loss[i]);
@@ -202,8 +218,10 @@ double outside_mass(const Pair& pair, Mass mass) {
 // Q-mass, the cells with P-mass > 0, then the pair's extra atoms.  Throws std::invalid_argument where the loss
 // range needs more than max_cells cells.  closed_form = false cuts by the Newton search alone (a test hook).
 //
-// A Pair gives x_lo(), x_hi(), loss(x) (strictly increasing on [x_lo, x_hi]), slope(x) (its derivative),
-// p_mass(a, b) and q_mass(a, b) (the masses of (a, b]), has_inverse() and inverse(loss) (an estimate of L^{-1}),
+// A Pair gives x_lo(), x_hi(), loss(x) (strictly increasing on [x_lo, x_hi]; a function of x alone, so a cut's loss
+// evaluated once stands for every later evaluation), slope(x) (its derivative), p_mass(a, b) and q_mass(a, b) (the
+// masses of (a, b]), masses(a, b) (both at once, each the same double as p_mass's and q_mass's: what the two share
+// computed once), has_inverse() and inverse(loss) (an estimate of L^{-1}),
 // atoms() (the outcomes outside the strictly increasing part, MonotoneAtom each) and open_ends() (whether the laws
 // put mass beyond [x_lo, x_hi] that no atom holds: the Tails paragraph above).
 template <class Pair>
@@ -214,19 +232,34 @@ MonotoneAtoms monotone_cell_atoms(const Pair& pair, double h, std::int64_t max_c
     if (!(cells <= static_cast<double>(max_cells)))  // inf or NaN too: a loss range beyond the doubles
         throw std::invalid_argument(detail::loss_range_refusal(l_lo, l_hi, cells, h, max_cells));
     const std::int64_t n = static_cast<std::int64_t>(cells);
-    std::vector<double> cuts(n + 2);
+    // cuts[i] and L(cuts[i]) where known (NaN: evaluated in the loop below)
+    std::vector<double> cuts(n + 2), losses(n + 2);
     std::vector<detail::CoarseLosses> coarse;
     cuts[0] = pair.x_lo();
-    for (std::int64_t i = 0; i < n; ++i)
-        cuts[i + 1] = detail::cut_at(pair, (first + static_cast<double>(i)) * h, closed_form, coarse);
+    losses[0] = l_lo;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const detail::MonotoneCut cut = detail::cut_at(pair, (first + static_cast<double>(i)) * h, closed_form, coarse);
+        cuts[i + 1] = cut.x;
+        losses[i + 1] = cut.loss;
+    }
     cuts[n + 1] = pair.x_hi();
-    for (std::int64_t i = 1; i < n + 2; ++i)
+    losses[n + 1] = l_hi;
+    for (std::int64_t i = 1; i < n + 2; ++i) {
+        const bool moved = std::isnan(cuts[i - 1]) || cuts[i] < cuts[i - 1];  // else the max below keeps cuts[i]
         cuts[i] = std::isnan(cuts[i - 1]) ? cuts[i - 1] : std::max(cuts[i], cuts[i - 1]);
+        if (moved) losses[i] = std::numeric_limits<double>::quiet_NaN();
+    }
+    const auto loss_at = [&](std::int64_t i) { return std::isnan(losses[i]) ? pair.loss(cuts[i]) : losses[i]; };
     MonotoneAtoms out;
-    double l_a = pair.loss(cuts[0]);
+    const std::size_t most = static_cast<std::size_t>(n) + 1 + 2;  // the cells and a pair's two flat ends
+    out.loss.reserve(most);
+    out.p.reserve(most);
+    out.q.reserve(most);
+    double l_a = loss_at(0);
     for (std::int64_t i = 0; i <= n; ++i) {
-        const double a = cuts[i], b = cuts[i + 1], l_b = pair.loss(b);
-        const double pm = std::max(pair.p_mass(a, b), 0.0), qm = std::max(pair.q_mass(a, b), 0.0);
+        const double a = cuts[i], b = cuts[i + 1], l_b = loss_at(i + 1);
+        const MonotoneMasses masses = pair.masses(a, b);
+        const double pm = std::max(masses.p, 0.0), qm = std::max(masses.q, 0.0);
         const double loss = qm > 0.0 ? std::log(pm) - std::log(qm) : std::numeric_limits<double>::infinity();
         if (pm > 0.0) {
             out.loss.push_back(detail::clipped(loss, l_a, l_b));  // the mean-value loss of a cell lies in it

@@ -68,6 +68,12 @@ class ReplaceOneMixture {
 
     double q_mass(double a, double b) const { return mixed(a, b, -1.0); }
 
+    // p_mass and q_mass with the centred component's N(0, sigma^2)(a, b] they share taken once: each the same double.
+    MonotoneMasses masses(double a, double b) const {
+        const double centred = (1.0 - q_) * normal_interval(a / sigma_, b / sigma_);
+        return {centred + q_ * shifted(a, b, 1.0), centred + q_ * shifted(a, b, -1.0)};
+    }
+
     bool has_inverse() const { return false; }
     double inverse(double) const { return std::numeric_limits<double>::quiet_NaN(); }
     std::vector<MonotoneAtom> atoms() const { return {}; }
@@ -76,10 +82,14 @@ class ReplaceOneMixture {
     // d(x) = log(q / (1 - q)) + (x - 1/2) / sigma^2: the log-ratio of the shifted component to the centred one.
     double gain(double x) const { return odds_ + (x - 0.5) / variance_; }
 
+    // N(shift, sigma^2)(a, b].
+    double shifted(double a, double b, double shift) const {
+        return normal_interval((a - shift) / sigma_, (b - shift) / sigma_);
+    }
+
     // (1 - q) N(0, sigma^2)(a, b] + q N(shift, sigma^2)(a, b].
     double mixed(double a, double b, double shift) const {
-        return (1.0 - q_) * normal_interval(a / sigma_, b / sigma_) +
-               q_ * normal_interval((a - shift) / sigma_, (b - shift) / sigma_);
+        return (1.0 - q_) * normal_interval(a / sigma_, b / sigma_) + q_ * shifted(a, b, shift);
     }
 
     double sigma_, q_, variance_ = 0.0, odds_ = 0.0, x_hi_ = 0.0;
