@@ -63,3 +63,20 @@ def test_the_kept_sides_are_the_cores():
         at = [list(lam).index(x) for x in piece]
         np.testing.assert_array_equal(low, lower[at])
         np.testing.assert_array_equal(up, upper[at])
+
+
+def test_a_lam_is_read_alike_alone_and_among_others():
+    """Up to sixteen lams of one sign share a pass over the masses (their sums in AVX registers where the CPU has
+    them, in scalar code otherwise and for a lam asked alone): each lam's two sides are the same doubles either
+    way, in passes of sixteen, eight and four lanes."""
+    p, k_lo, h = _decaying()
+    rng = np.random.default_rng(7)
+    lam = np.concatenate([rng.uniform(0.01, 40.0, 19), -rng.uniform(0.01, 40.0, 7)])
+    together = np.array(_core.pld_grid.log_mgf_bounds(p, k_lo=k_lo, h=h, lam=lam))
+    alone = np.array(
+        [
+            _core.pld_grid.log_mgf_bounds(p, k_lo=k_lo, h=h, lam=lam[i : i + 1])
+            for i in range(lam.size)
+        ]
+    )[:, :, 0].T
+    np.testing.assert_array_equal(together, alone)

@@ -12,6 +12,8 @@
 #include <limits>
 #include <vector>
 
+#include "hockeystick/simd/log_mgf_avx.hpp"
+
 namespace hockeystick {
 namespace pld {
 
@@ -46,7 +48,7 @@ inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
 // terms a further n u, so the result is raised by twice the sum of those plus 4 u (|result| + 1)
 // (the log and the shift).  The error bound is two-sided, so the computed value less the same raise,
 // rounded down, is at most the exact one (terms dropped as negligible only lower the computed value).
-// Eight lams of one sign share one pass over p (independent
+// Eight lams of one sign (sixteen with AVX) share one pass over p (independent
 // recurrences, each term formed exactly as with one lam).  If a scaled sum is below 1e-250, a
 // second pass (one exp per element) scales by the largest log p_k + lam l_k, with the same
 // margin plus that of its exponents; the log p_k are taken once per call for all its lams, and a
@@ -112,19 +114,22 @@ inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_l
     return raised_log_mgf(v, n, 0.0) + extra;
 }
 
-// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid); K rounded down
-// into `low` where given.
+// The scaled sums of `lanes` lams (grid_log_mgf_pass): per block of 32 masses each lane's first term by one exp,
+// then per mass sum_j += p_k t_j and t_j *= r_j, with r_j = e^{-|l_j| h}.
 template <int lanes>
-inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
-                              bool down, double* out, double* low, std::vector<double>& log_p) {
-    constexpr std::int64_t block = 32;
-    double shift[lanes], r[lanes], t[lanes], sum[lanes];
-    const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane
-    for (int j = 0; j < lanes; ++j) {
-        shift[j] = l[j] * ((k_lo + k_start) * h);
-        r[j] = std::exp(-std::fabs(l[j]) * h);
-        sum[j] = 0.0;
+inline void scaled_sums(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l,
+                        const double* shift, const double* r, bool down, double* sum) {
+#if HOCKEYSTICK_HAVE_AVX2
+    if constexpr (lanes % 4 == 0) {
+        if (hockeystick::detail::avx2_fma_available()) {  // the same sums, the lanes in registers
+            hockeystick::detail::log_mgf_sums_avx<lanes / 4>(p, n, k_lo, h, l, shift, r, down, sum);
+            return;
+        }
     }
+#endif
+    constexpr std::int64_t block = 32;
+    double t[lanes];
+    for (int j = 0; j < lanes; ++j) sum[j] = 0.0;
     for (std::int64_t b0 = 0; b0 < n; b0 += block) {
         const std::int64_t b1 = std::min(n, b0 + block);
         const std::int64_t first = down ? n - 1 - b0 : b0;  // the block's largest term
@@ -137,6 +142,20 @@ inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo
             }
         }
     }
+}
+
+// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid); K rounded down
+// into `low` where given.
+template <int lanes>
+inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
+                              bool down, double* out, double* low, std::vector<double>& log_p) {
+    double shift[lanes], r[lanes], sum[lanes];
+    const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane
+    for (int j = 0; j < lanes; ++j) {
+        shift[j] = l[j] * ((k_lo + k_start) * h);
+        r[j] = std::exp(-std::fabs(l[j]) * h);
+    }
+    scaled_sums<lanes>(p, n, k_lo, h, l, shift, r, down, sum);
     for (int j = 0; j < used; ++j) {
         if (!(sum[j] > 1e-250)) {
             out[j] = rescaled_log_mgf(p, n, k_lo, h, l[j], log_p, low ? low + j : nullptr);
@@ -153,7 +172,9 @@ inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo
 // K(lam) rounded up into out, and where `lower` is given, rounded down into it, for each of the m lams.
 inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* lam,
                          std::int64_t m, double* out, double* lower = nullptr) {
-    constexpr int lanes = 8;
+    constexpr int most = 16;
+    // eight lams a pass in scalar code (more sums than its registers hold would spill), sixteen in AVX registers
+    const std::size_t lanes = hockeystick::detail::avx2_fma_available() ? most : 8;
     std::vector<double> log_p;  // log p_k, taken where a lam first needs the rescaled pass
     for (const bool down : {true, false}) {
         std::vector<std::int64_t> idx;  // the lams of this sign
@@ -161,16 +182,18 @@ inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, dou
             if ((lam[i] >= 0.0) == down) idx.push_back(i);
         for (std::size_t i0 = 0; i0 < idx.size(); i0 += lanes) {
             const int used = static_cast<int>(std::min<std::size_t>(lanes, idx.size() - i0));
-            double l[lanes], res[lanes], res_low[lanes];
+            double l[most], res[most], res_low[most];
             double* low = lower ? res_low : nullptr;
-            for (int j = 0; j < lanes; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
+            for (int j = 0; j < most; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
             // as few lanes as the lams left need (each lane's terms are the same whatever the lane count)
             if (used <= 2)
                 detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res, low, log_p);
             else if (used <= 4)
                 detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res, low, log_p);
+            else if (used <= 8)
+                detail::grid_log_mgf_pass<8>(p, n, k_lo, h, l, used, down, res, low, log_p);
             else
-                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res, low, log_p);
+                detail::grid_log_mgf_pass<most>(p, n, k_lo, h, l, used, down, res, low, log_p);
             for (int j = 0; j < used; ++j) {
                 out[idx[i0 + j]] = res[j];
                 if (lower) lower[idx[i0 + j]] = res_low[j];
