@@ -38,3 +38,93 @@ def test_a_bracket_the_test_makes_exact_is_not_read(monkeypatch):
     assert up[0] == upper[0] and question.exact(lo[0], up[0])
     assert np.all(lo <= truth) and np.all(truth <= up)
     assert up[1] <= truth[1] * (1.0 + 1e-6)
+
+
+def test_an_upper_side_asked_alone_builds_no_optimistic_split(monkeypatch):
+    """One round of sigma 1, q 0.05 (T q <= ``SPLIT_SAMPLED_ROUNDS``: the split read applies) at
+    eps 2 to 8 from the trivial bracket [0, 1]: asked its upper side alone, the read discretizes
+    and splits the pessimistic sides only, and its upper side is the one the read of both sides
+    gives, bit for bit; both brackets hold the closed form of the round (mpmath)."""
+    from hockeystick.pld.compose import binomial_split
+    from hockeystick.pld.refine.kept_readers import KeptReaders
+
+    built: list[bool] = []  # the sides of the splits built (True: pessimistic)
+    discretized: list[bool] = []  # whether each discretization had its optimistic side
+    split, one_direction = binomial_split.BinomialSplit.__init__, tilted_question.one_direction
+
+    def recorded(self, segments, *args):
+        built.append(bool(segments[0][0].pessimistic))
+        split(self, segments, *args)
+
+    def recorded_direction(mechanism, direction, h, tail, optimistic, threads=0):
+        discretized.append(optimistic)
+        return one_direction(mechanism, direction, h, tail, optimistic, threads)
+
+    monkeypatch.setattr(binomial_split.BinomialSplit, "__init__", recorded)
+    monkeypatch.setattr(tilted_question, "one_direction", recorded_direction)
+    readers = KeptReaders(
+        1, tilted_question._delta_reader, tilted_question.TiltedReader.drop_compositions
+    )
+    monkeypatch.setattr(tilted_question, "_DELTA_READERS", readers)  # no rounds discretized yet
+    point, eps = (1.0, 0.05, 1.0, 1.0), np.array([2.0, 4.0, 8.0])
+    zeros, ones = np.zeros(eps.size), np.ones(eps.size)
+    lo, up = tilted_question.fine_delta_brackets(point, eps, zeros, ones, read_lower=False)
+    assert built and all(built)
+    assert discretized and not any(discretized)
+    built.clear()
+    both_lo, both_up = tilted_question.fine_delta_brackets(point, eps, zeros, ones)
+    assert not all(built)  # the read of both sides splits the optimistic side too
+    assert [x.hex() for x in up] == [x.hex() for x in both_up]
+    truth = np.array([exact_one_round(1.0, 0.05, float(e)) for e in eps])
+    assert np.all(lo <= truth) and np.all(truth <= up)
+    assert np.all(both_lo <= truth) and np.all(truth <= both_up)
+    assert np.all(both_lo >= lo)
+
+
+def test_buckets_of_one_tilt_and_tails_compose_one_optimistic_window(monkeypatch):
+    """Ten rounds of sigma 2, q 0.01 at eps 0.5 to 2 from upper sides 1 and 1e-4 (four buckets of
+    two tails, several of one tilt and tails in a direction): each optimistic window of the lower
+    read is composed once, and every bracket is the one its eps gets asked alone, bit for bit (each
+    call composes its own optimistic windows)."""
+    from hockeystick.pld.compose import tilted
+
+    point, eps = (2.0, 0.01, 10.0, 1.0), np.array([0.5, 1.0, 1.5, 2.0])
+    composed: list[tuple[float, tuple[int, ...]]] = []
+    compose = tilted.compose_tilted
+
+    def recorded(factors, theta, **options):
+        if not options["pessimistic"]:
+            composed.append((theta, tuple(id(pmf) for pmf, _ in factors)))
+        return compose(factors, theta, **options)
+
+    monkeypatch.setattr(tilted, "compose_tilted", recorded)
+    given = np.array([1.0, 1e-4, 1.0, 1e-4])  # above the truth (below 1e-10 here)
+    lo, up = tilted_question.fine_delta_brackets(point, eps, np.zeros(4), given)
+    assert composed and len(set(composed)) == len(composed)
+    for j in range(eps.size):
+        at = slice(j, j + 1)
+        alone = tilted_question.fine_delta_brackets(point, eps[at], np.zeros(1), given[at])
+        assert (alone[0][0].hex(), alone[1][0].hex()) == (lo[j].hex(), up[j].hex())
+    assert np.all(lo <= up)
+
+
+def test_an_optimistic_window_is_reused_only_for_its_grid_tails_and_tilt():
+    """``LowerWindows`` gives the window it holds for the same key (grid, tails, tilt), a new
+    composition for other tails at the same tilt or another tilt at the same tails (each the
+    window ``compose_tilted`` gives, bit for bit), and holds one window per direction and tails."""
+    import functools
+
+    from hockeystick.pld.compose import tilted
+
+    reader = tilted_question.TiltedReader((1.0, 0.05, 2.0, 1.0))
+    h, lam = 1e-3, 2.0
+    windows = []
+    for level, tilt in ((1e-6, lam), (1e-12, lam), (1e-6, lam), (1e-6, 2.5), (1e-12, lam)):
+        name, tail, factor = reader.direction("remove", h, level)
+        terms = [(pmf, c) for pmf, c in factor.lower_terms(2) if pmf is not None and c > 0]
+        compose = functools.partial(tilted.compose_tilted, terms, tilt * h, pessimistic=False)
+        windows.append(reader.lower_windows.window(name, (h, tail, tilt), compose))
+        assert windows[-1].window.p.tobytes() == compose().window.p.tobytes()
+    assert windows[2] is windows[0] and windows[4] is windows[1]  # held per tails
+    assert len({id(w) for w in windows}) == 3
+    assert not np.array_equal(windows[0].window.p, windows[1].window.p)

@@ -29,6 +29,7 @@ instead (its first grid down, while wider than it and the upper side falls by a 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import cast
@@ -243,6 +244,43 @@ def _upper_search(
     return tilted.upper_epsilon(up_side, delta, start)
 
 
+class LowerWindows:
+    """The last optimistic composition per neighbouring direction and tails that ``delta_lower``
+    read, with its key (grid, tails, tilt): the fine delta read's buckets (``fine_delta_brackets``)
+    of one tails read in the order of their centres, whose tilts grow or stay, so those that share
+    a tilt too read one window, the numbers a new composition gives (at sigma 0.5, q 1e-4, 15
+    rounds, eps 2.5 to 10 four buckets of one tilt and tails).  One window is held per direction
+    and tails, at most one per bucket of the call (as its pessimistic windows)."""
+
+    def __init__(self) -> None:
+        self._held: dict[
+            tuple[str, float], tuple[tuple[float, float, float], tilted.TiltedComposition]
+        ] = {}
+
+    def window(
+        self,
+        direction: str,
+        key: tuple[float, float, float],
+        compose: Callable[[], tilted.TiltedComposition],
+    ) -> tilted.TiltedComposition:
+        """The window held for ``direction`` at the tails of ``key`` (grid, tails, tilt) where its
+        key is ``key``; else ``compose``'s, held in its place (the one held forgotten first, so
+        that both are never in memory)."""
+        slot = (direction, key[1])
+        held = self._held.get(slot)
+        if held is not None and held[0] == key:
+            return held[1]
+        self._held.pop(slot, None)
+        side = compose()
+        self._held[slot] = (key, side)
+        return side
+
+    def clear(self) -> None:
+        """Forgets the windows held (a reader kept between calls keeps its pessimistic windows
+        alone: ``TiltedReader.keep_windows``)."""
+        self._held.clear()
+
+
 class TiltedReader:
     """The tilted brackets of one point (sigma, q, T, sensitivity) at several deltas, the PLD of
     each grid and the tilted compositions made so far shared between them (where two deltas ask the
@@ -279,11 +317,13 @@ class TiltedReader:
         # (direction, delta) -> the grids of the exponent's reads whose cut window showed its cut
         # (``_cut_shows``) and the uncut window's points there (0: past ``max_points``)
         self._cut_shown: dict[tuple[str, float], dict[float, int]] = {}
+        self.lower_windows = LowerWindows()  # ``delta_lower``'s
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
         for a later read then holds one round's PMFs, not the composed windows."""
         self._compositions.clear()
+        self.lower_windows.clear()
 
     def keep_windows(self, points: int) -> None:
         """Forgets the tilted compositions least recently used until those left hold at most
@@ -650,25 +690,28 @@ def delta_lower(
     direction, the optimistic PMF's rounds (``Factor.lower_terms``) composed once under the tilt of
     the Chernoff exponent at ``centre`` of its main PMF (as ``TiltedReader.grid_bracket``'s lower
     side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.delta``: its
-    charges subtracted; the window not kept in the reader, which a kept reader lends to later calls
-    for its pessimistic windows); the maximum over the directions (delta is the larger of the two
-    directions' curves, each bounded below), 0 from a direction whose window passes the cap or
-    whose rounds are in blocks (not tilted)."""
+    charges subtracted; the window held per direction and tails, ``LowerWindows``, not among the
+    pessimistic ones a kept reader lends to later calls); the maximum over the directions (delta
+    is the larger of the two directions' curves, each bounded below), 0 from a direction whose
+    window passes the cap or whose rounds are in blocks (not tilted)."""
     rounds = int(reader.point[2])
     out = np.zeros(eps.shape)
-    for _, _, factor in reader.directions(h, delta):
+    for name, tail, factor in reader.directions(h, delta):
         terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
         if not terms:
             continue
         main = max(terms, key=lambda term: term[1])[0]
+        lam = exponent_tilt(main, rounds, centre)
+        compose = functools.partial(
+            tilted.compose_tilted,
+            terms,
+            lam * h,
+            pessimistic=False,
+            max_points=reader.max_points,
+            workers=None if reader.threads == 0 else reader.threads,
+        )
         try:
-            side = tilted.compose_tilted(
-                terms,
-                exponent_tilt(main, rounds, centre) * h,
-                pessimistic=False,
-                max_points=reader.max_points,
-                workers=None if reader.threads == 0 else reader.threads,
-            )
+            side = reader.lower_windows.window(name, (h, tail, lam), compose)
         except ValueError:  # a window past the cap, or blocks of rounds: no lower side here
             continue
         out = np.maximum(out, [side.delta(float(x)) for x in eps])
@@ -992,25 +1035,28 @@ def _split_delta(
     lower: np.ndarray,
     upper: np.ndarray,
     centre: float,
+    read_lower: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The delta brackets (``lower``, ``upper``) at each of ``eps`` (all > 0, at least ``centre``)
     of ``reader``'s point intersected with the remove direction's on ``question.FINE_INTERVAL`` read
     as a sum over how many rounds pass ``centre`` / T (``compose.binomial_split``), the upper side
     the larger of it and ``TiltedReader.add_screen``'s bound on the add direction (under the tilt
-    at ``centre``), the lower side the remove direction's (delta >= delta_remove); ``delta`` (the
-    least delta expected) sizes the tails and what is negligible.  As given where the split does
-    not apply (``split_bracket``)."""
+    at ``centre``), the lower side, where ``read_lower``, the remove direction's (delta >=
+    delta_remove; a caller asking the upper side alone skips the optimistic side's split, half
+    the read: the upper side is certified whatever the lower one); ``delta`` (the least delta
+    expected) sizes the tails and what is negligible.  As given where the split does not apply
+    (``split_bracket``)."""
     from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
 
     h, rounds = question.FINE_INTERVAL, int(reader.point[2])
-    _, _, factor = reader.direction("remove", h, delta)
+    _, _, factor = reader.direction("remove", h, delta, optimistic=read_lower)
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
         split = BinomialSplit([(factor.upper, rounds)], centre, negligible, negligible)
         remove = np.array([split.delta(float(x)) for x in eps])
         add = reader.add_screen(eps, h, delta, centre)
         upper = np.maximum(lower, np.minimum(upper, np.maximum(remove, add)))
-        optimistic = optimistic_segments([(factor, rounds)])
+        optimistic = optimistic_segments([(factor, rounds)]) if read_lower else None
         if optimistic is not None:
             split = BinomialSplit(optimistic, centre, negligible, negligible)
             lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
@@ -1035,17 +1081,18 @@ def _fine_delta_bucket(
     side raised to the tilted read of the optimistic PMFs there (``delta_lower``, the same tilt and
     tails); then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
     positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
-    T, the add screen under the tilt at ``centre``).  Each element's read is its own (the
-    compositions are shared, the reads of them elementwise): as asked alone."""
+    T, the add screen under the tilt at ``centre``; its lower side where ``read_lower``).  Each
+    element's read is its own (the compositions are shared, the reads of them elementwise): as
+    asked alone."""
     point = reader.point
     split = point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
     # a grid at most q sees the rounds' losses; a coarser one rounds them down to 0
     tilted_lower = read_lower and question.FINE_INTERVAL <= point[1]
     try:
-        if split or tilted_lower:
-            # the split and the lower read below read the optimistic sides too: both sides
-            # discretized in one call, whose pessimistic masses the upper read takes as they are
-            # (the same as that side's alone), not that side first and both again later
+        if (split and read_lower) or tilted_lower:
+            # the split's lower side and the lower read below read the optimistic sides too: both
+            # sides discretized in one call, whose pessimistic masses the upper read takes as they
+            # are (the same as that side's alone), not that side first and both again later
             reader.directions(question.FINE_INTERVAL, level)
         found = reader.delta_upper(eps, question.FINE_INTERVAL, centre, level)
     except ValueError:  # a window past MAX_POINTS: the brackets as given
@@ -1062,7 +1109,7 @@ def _fine_delta_bucket(
     if split and wide.any():
         lower, upper = lower.copy(), upper.copy()
         lower[wide], upper[wide] = _split_delta(
-            reader, eps[wide], level, lower[wide], upper[wide], centre
+            reader, eps[wide], level, lower[wide], upper[wide], centre, read_lower
         )
     return lower, upper
 
@@ -1138,5 +1185,6 @@ def fine_delta_brackets(
                         reader, flat[at], lows[at], ups[at], *key, read_lower
                     )
             finally:
+                reader.lower_windows.clear()
                 reader.keep_windows(DELTA_WINDOW_POINTS)
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
