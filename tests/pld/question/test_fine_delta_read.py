@@ -128,3 +128,16 @@ def test_an_optimistic_window_is_reused_only_for_its_grid_tails_and_tilt():
     assert windows[2] is windows[0] and windows[4] is windows[1]  # held per tails
     assert len({id(w) for w in windows}) == 3
     assert not np.array_equal(windows[0].window.p, windows[1].window.p)
+
+
+def test_the_lower_read_at_other_tails_reads_its_own_window():
+    """``delta_lower`` of one reader at the same tilt (centre 3) for deltas 1e-6 then 1e-12 (other
+    tails, the same ladder tilt): the second read is a new reader's, bit for bit, not the first
+    window's (whose tails read other values at eps 3 to 5)."""
+    point, eps, h = (1.0, 0.05, 2.0, 1.0), np.array([3.0, 4.0, 5.0]), 1e-3
+    reader = tilted_question.TiltedReader(point)
+    first = tilted_question.delta_lower(reader, eps, h, 3.0, 1e-6)
+    second = tilted_question.delta_lower(reader, eps, h, 3.0, 1e-12)
+    alone = tilted_question.delta_lower(tilted_question.TiltedReader(point), eps, h, 3.0, 1e-12)
+    assert [x.hex() for x in second] == [x.hex() for x in alone]
+    assert [x.hex() for x in second] != [x.hex() for x in first]
