@@ -2,8 +2,11 @@
 #include <hockeystick/hockeystick.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "elementwise.hpp"
 #include "explain.hpp"
@@ -42,6 +45,49 @@ py::object avx2_kernel_for_tests(input_array x) {
     (void)x;
     return py::none();
 #endif
+}
+
+// theta(r, |eps|) for every eps (any shape), rounded outward in the same loop: min(t scale, 1) where t >=
+// floor, else `fallback` (a NaN t stays NaN: its reason is raised).  theta_batch runs on the pieces
+// elementwise_batch gives it (each result depends on its own arguments alone).  Returns that array, the
+// count of eps whose t fell below floor and the count of negative eps (certified_theta.theta_side_at_magnitude).
+py::tuple theta_rounded_at_magnitude(double r, const input_array& eps, double scale, double floor, double fallback,
+                                     int threads) {
+    py::array_t<double> out(std::vector<py::ssize_t>(eps.shape(), eps.shape() + eps.ndim()));
+    const double* src = eps.data();
+    double* dst = out.mutable_data();
+    const std::int64_t n = static_cast<std::int64_t>(eps.size());
+    std::atomic<std::int64_t> below{0}, negative{0};
+    const bool nan = hockeystick_bindings::flat_pieces(
+        n, hockeystick_bindings::batch_piece, threads, [&](std::int64_t start, std::int64_t count) {
+            std::vector<double> radius(static_cast<std::size_t>(count), r), magnitude(static_cast<std::size_t>(count));
+            std::int64_t piece_negative = 0, piece_below = 0;
+            for (std::int64_t k = 0; k < count; ++k) {
+                magnitude[k] = std::fabs(src[start + k]);
+                piece_negative += src[start + k] < 0.0;
+            }
+            double* t = dst + start;
+            hockeystick::theta_batch(radius.data(), magnitude.data(), t, static_cast<std::size_t>(count));
+            for (std::int64_t k = 0; k < count; ++k) {
+                if (t[k] >= floor)
+                    t[k] = std::min(t[k] * scale, 1.0);
+                else if (t[k] == t[k]) {
+                    t[k] = fallback;
+                    ++piece_below;
+                }
+            }
+            below += piece_below;
+            negative += piece_negative;
+            return hockeystick_bindings::any_nan_in(dst, start, count);
+        });
+    if (nan)
+        hockeystick_bindings::raise_first_nan(
+            n, [&](std::int64_t i) { return std::isnan(dst[i]); },
+            [&](std::int64_t i) {
+                const double e = std::fabs(src[i]);
+                return std::make_pair(explain_r_eps(r, e), hockeystick_bindings::listed(r, e));
+            });
+    return py::make_tuple(std::move(out), below.load(), negative.load());
 }
 
 using unary = std::array<input_array, 1>;
@@ -104,6 +150,8 @@ void register_hockey_stick(py::module_ m) {
                 explain_r_eps, threads);
         },
         py::arg("r"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0);
+    m.def("theta_rounded_at_magnitude", &theta_rounded_at_magnitude, py::arg("r"), py::arg("epsilon"), py::kw_only(),
+          py::arg("scale"), py::arg("floor"), py::arg("fallback"), py::arg("threads") = 0);
     m.def(
         "log_theta",
         [](input_array r, input_array eps, int threads) {

@@ -23,6 +23,15 @@ def mills_ratio(x: npt.ArrayLike, *, threads: int = 0) -> npt.NDArray[np.float64
 def theta(
     r: npt.ArrayLike, epsilon: npt.ArrayLike, *, threads: int = 0
 ) -> npt.NDArray[np.float64]: ...
+def theta_rounded_at_magnitude(
+    r: float,
+    epsilon: npt.ArrayLike,
+    *,
+    scale: float,
+    floor: float,
+    fallback: float,
+    threads: int = 0,
+) -> tuple[npt.NDArray[np.float64], int, int]: ...
 def theta_depsilon(
     r: npt.ArrayLike, epsilon: npt.ArrayLike, *, threads: int = 0
 ) -> npt.NDArray[np.float64]: ...

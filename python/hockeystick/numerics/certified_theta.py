@@ -43,7 +43,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..base.elementwise import ArrayLike, FloatOrArray
+from .. import _core
+from ..base.elementwise import ArrayLike, FloatOrArray, check_threads
 from . import hockey_stick as _hs
 
 __all__ = [
@@ -95,16 +96,70 @@ def _rounded(
     below = t < FLOOR
     if below.any():
         rb, eb = np.broadcast_to(r, t.shape)[below], np.broadcast_to(eps, t.shape)[below]
-        with np.errstate(under="ignore"):
-            logged = np.exp(
-                np.asarray(_hs.log_theta(rb, eb, threads=threads), dtype=np.float64) + _LOG_MARGIN
-            )
-        out[below] = np.where(
-            (rb == 0) | np.isinf(eb),
-            0.0,  # theta = 0 exactly at r = 0 or eps = inf
-            np.nextafter(logged, np.inf),
-        )
+        out[below] = _log_form_upper(rb, eb, threads)
     return out
+
+
+def _log_form_upper(r: np.ndarray | float, eps: np.ndarray, threads: int | None) -> np.ndarray:
+    """The upper side where the computed theta is below FLOOR: next_up(exp(log_theta + LOG_ERROR
+    (1 + 1e-2))), 0 where theta = 0 exactly (r = 0 or eps = inf); module docstring."""
+    with np.errstate(under="ignore"):
+        logged = np.exp(
+            np.asarray(_hs.log_theta(r, eps, threads=threads), dtype=np.float64) + _LOG_MARGIN
+        )
+    return np.where(
+        (np.asarray(r) == 0) | np.isinf(eps),
+        0.0,  # theta = 0 exactly at r = 0 or eps = inf
+        np.nextafter(logged, np.inf),
+    )
+
+
+def theta_side_at_magnitude(
+    r: float, epsilon: np.ndarray, upper: bool, *, threads: int | None = None
+) -> tuple[np.ndarray, int]:
+    """``theta_upper`` (or ``theta_lower``) of (r, |eps|) clipped to [0, 1], for one radius and an
+    array of eps of any sign, in one pass of the core; and how many eps are negative.
+
+    The core (``_core.hockey_stick.theta_rounded_at_magnitude``) evaluates t = theta(r, |eps|) as
+    ``theta`` does and rounds it in the same loop: upper min(t C_UP, 1) where t >= FLOOR, lower
+    min(t C_LO, 1) where t >= TINY, else 0 (the same doubles as ``theta_upper`` / ``theta_lower``
+    followed by the clip, every rounded value lying in (0, 1]); the upper side's t below FLOOR, marked
+    -1 there, takes the log form here (``_log_form_upper``).
+
+    Parameters
+    ----------
+    r : float
+        The radius, >= 0.
+    epsilon : numpy.ndarray
+        The eps, any real values (theta is read at their magnitudes).
+    upper : bool
+        The side: ``theta_upper``'s rounding, or ``theta_lower``'s.
+    threads : int, optional
+        As ``theta``'s (None: the core's choice).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, int)
+        The side at each |eps| (eps's shape), and the count of eps < 0.
+
+    Raises
+    ------
+    ValueError
+        Where r < 0, r or an eps is NaN, or r and an eps are both infinite (as ``theta``).
+    """
+    eps = np.asarray(epsilon, dtype=np.float64)
+    out, below, negative = _core.hockey_stick.theta_rounded_at_magnitude(
+        float(r),
+        eps,
+        scale=_C_UP if upper else _C_LO,
+        floor=FLOOR if upper else TINY,
+        fallback=-1.0 if upper else 0.0,
+        threads=check_threads(threads),
+    )
+    if below:
+        marked = out < 0.0
+        out[marked] = np.clip(_log_form_upper(float(r), np.abs(eps[marked]), threads), 0.0, 1.0)
+    return out, int(negative)
 
 
 def _theta_pair(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...numerics.certified_theta import theta_lower, theta_upper
+from ...numerics.certified_theta import theta_side_at_magnitude
 from ..mechanisms.constructors import Laplace
 from ..mechanisms.discrete_laplace import DiscreteLaplace
 from ..mechanisms.mechanism import Mechanism, Spec
@@ -28,17 +28,16 @@ FLAT = 1e-18
 
 def gaussian_side(r: float, eps: np.ndarray, upper: bool, threads: int | None = None) -> np.ndarray:
     """delta(eps) of the Gaussian pair of radius r at any real eps, on one certified side (r the
-    radius rounded outward to that side): theta(r, eps) rounded outward (``certified_theta``) at eps
-    >= 0, and below 0 its mirror 1 - e^eps + e^eps theta(r, -eps) (the pair is symmetric), whose
-    round-off (expm1, exp, a product, a sum, each within 2 u on non-negative terms) the factor 1 -+
-    16 u covers.  ``threads``: theta's (None: the core's choice)."""
+    radius rounded outward to that side): theta(r, eps) rounded outward and clipped to [0, 1]
+    (``certified_theta.theta_side_at_magnitude``) at eps >= 0, and below 0 its mirror 1 - e^eps +
+    e^eps theta(r, -eps) (the pair is symmetric), whose round-off (expm1, exp, a product, a sum,
+    each within 2 u on non-negative terms) the factor 1 -+ 16 u covers.  ``threads``: theta's
+    (None: the core's choice)."""
     eps = np.asarray(eps, dtype=np.float64)
-    theta = theta_upper if upper else theta_lower
-    t = np.asarray(theta(r, np.abs(eps), threads=threads), dtype=np.float64)
-    out = np.clip(t, 0.0, 1.0, out=t if t.ndim else np.empty_like(t))  # t is a fresh array
-    below = ~(eps >= 0)
-    if np.any(below):  # the mirror, element by element, at the negative eps alone
-        e, tb = eps[below], t[below]
+    out, negative = theta_side_at_magnitude(r, eps, upper, threads=threads)  # a fresh array
+    if negative:  # the mirror, element by element, at the negative eps alone
+        below = ~(eps >= 0)
+        e, tb = eps[below], out[below]
         mirrored = (-np.expm1(e) + np.exp(e) * tb) * (
             1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF
         )
