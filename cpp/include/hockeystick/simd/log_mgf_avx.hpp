@@ -1,4 +1,4 @@
-// The scaled sums of pld/grid/moments.hpp's grid_log_mgf_pass for 4 or 8 lams at once in 256-bit registers (AVX):
+// The scaled sums of pld/grid/moments.hpp's grid_log_mgf_pass for 4, 8 or 16 lams at once in 256-bit registers (AVX):
 // per block of 32 masses each lane's first term e^{lam l_first - shift} (std::exp, as the scalar pass takes it),
 // then per mass p_k: sum_j += p_k t_j and t_j *= r_j.  Each is one IEEE multiply and one IEEE add, in the scalar
 // pass's order within every lane; the target has no FMA, so no multiply and add are contracted into one rounding.
@@ -18,7 +18,7 @@
 namespace hockeystick {
 namespace detail {
 
-// sum[j] (4 vectors lanes) as grid_log_mgf_pass forms it: the lams l[j], their shifts and ratios r[j] =
+// sum[j] (4 x `vectors` lanes) as grid_log_mgf_pass forms it: the lams l[j], their shifts and ratios r[j] =
 // e^{-|l[j]| h}; `down` walks from the top of the grid.  Needs avx2_fma_available() (AVX is a part of it).
 template <int vectors>
 __attribute__((target("avx"))) inline void log_mgf_sums_avx(const double* p, std::int64_t n, std::int64_t k_lo,
