@@ -75,7 +75,8 @@ DEFAULT_POINTS = [(0.5, 1e-4, 10**4, 1e-8), (1.0, 1e-4, 10**4, 1e-12)]
 # tilted reads' cap, within one with the finer grids' reads (8 to 22 CPU s a point)
 FINER = [(0.5, q, t, d) for q, t in ((1e-5, 10**7), (1e-6, 10**8)) for d in (1e-12, 1e-10, 1e-8)]
 # of those, the suite reads one point of each round count (the same reads on the same grids as the
-# other four; the whole box costs about a CPU minute more): HOCKEYSTICK_BOX=all reads all six
+# other four; the whole box costs about a CPU minute more; the 10^8 rounds' point under --run-slow
+# only, tests/slow_cases.py): HOCKEYSTICK_BOX=all reads all six
 WHOLE_BOX = os.environ.get("HOCKEYSTICK_BOX") == "all"
 FINER_READ = FINER if WHOLE_BOX else [(0.5, 1e-5, 10**7, 1e-10), (0.5, 1e-6, 10**8, 1e-8)]
 # every point read, once
