@@ -546,9 +546,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             return (refined(pts, xs) if method == "delta" else by_value(pts, xs, refined)), {}
         if self._from_question and method == "epsilon":
             return default_reads.each_epsilon_bracket(self, pts, xs, threads, keep)
-        # delta: the default's reads raise the lower side too and a grid's are chosen by its upper
-        # side, so a lower side asked alone is the bracket's
-        asked: Bound = "both" if method == "delta" and bound == "lower" else bound
+        asked = default_reads.delta_sides_asked(bound) if method == "delta" else bound
         found, store = self._fixed_brackets(pts, xs, asked, method, threads, keep)
         if self._from_question:
             found = default_reads.delta_brackets(self, pts, xs, found, asked == "both", threads)

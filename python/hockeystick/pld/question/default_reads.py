@@ -594,10 +594,16 @@ def default_delta_brackets(
     ValueError
         Where a composed window passes the memory allowed (``compose.fft.DEFAULT_MAX_POINTS``).
     """
-    # the fine reads raise the lower side too: a lower side asked alone is the bracket's
-    asked: Bound = "both" if bound == "lower" else bound
+    asked = delta_sides_asked(bound)
     found, _ = front._fixed_brackets(pts, xs, asked, "delta", threads, False)
     return delta_brackets(front, pts, xs, found, asked == "both", threads)
+
+
+def delta_sides_asked(bound: Bound) -> Bound:
+    """The sides a delta question reads for ``bound``: a lower side asked alone is read as both,
+    since the default's reads raise the lower side too and a grid's reads are chosen by its upper
+    side, so the lower side of the whole bracket is the one asked; other bounds as given."""
+    return "both" if bound == "lower" else bound
 
 
 def intersected(given: Bracket, read: Bracket, bound: Bound) -> Bracket:
