@@ -4,6 +4,7 @@ inverses)."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -156,11 +157,13 @@ class AccountantEntry:
         return self.factory(**{k: v for k, v in params.items() if k in taken or k in self.vectors})
 
 
+@functools.lru_cache(maxsize=256)
 def keyword_signature(
     function: Callable[..., Any], hidden: frozenset[str] = frozenset()
 ) -> inspect.Signature:
     """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not
-    ``threads`` or ``workers``: how many cores evaluate is not a point of the grid)."""
+    ``threads`` or ``workers``: how many cores evaluate is not a point of the grid).  Kept per
+    (function, hidden): a signature is immutable, and a sweep reads it for every chunk's build."""
     sig = inspect.signature(function)
     return sig.replace(
         parameters=[

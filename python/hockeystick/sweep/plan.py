@@ -31,6 +31,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -54,6 +55,9 @@ _PILOT_SECONDS = 0.2
 # enough to time the grid with; a shorter one leaves the timing to the pilot
 _MEASURED_SECONDS = 5.0
 _PILOT_MAX_POINTS = 16384
+# the outputs whose writer the pilot times on a scratch file: the others (NPZ, a copy into a memory map
+# like the chunk file; memory; the labelled formats, written once at the end) add nothing per chunk
+_PILOT_WRITTEN = (".csv", ".parquet")
 _PILOT_FRACTION = 50  # the pilot is at most 1/50 of the grid
 _CSV_BYTES_PER_NUMBER = 22  # shortest round-trip double, sign, exponent, separator
 _DOUBLE = 8
@@ -203,8 +207,11 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
         return None, 0, 0, 0.0
     n = min(16, cap)
     points = 0
+    writes = suffix in _PILOT_WRITTEN  # the other outputs' writers are timed without a file
     with (
-        tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch,
+        tempfile.TemporaryDirectory(prefix="hockeystick-pilot-")
+        if writes
+        else nullcontext("") as scratch,
         progress_hook.counted() as done,
     ):
 
@@ -247,10 +254,7 @@ def _pipeline_seconds(
         outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
     Summary(grid).update(chunk, outputs)
     np.savez(io.BytesIO(), **outputs)  # type: ignore[arg-type]  # the chunk file
-    if suffix in (
-        ".csv",
-        ".parquet",
-    ):  # NPZ's writer is a copy into a memory map, like the chunk file
+    if suffix in _PILOT_WRITTEN:
         writer = open_writer(grid, scratch / f"pilot{suffix}", scratch, overwrite=True)
         try:
             writer.write(chunk, outputs)

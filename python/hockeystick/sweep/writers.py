@@ -381,8 +381,16 @@ class MemoryWriter:
             self.columns["best"] = np.empty(n, np.int8)
 
     def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
-        for name, values in _table_columns(self.grid, chunk, outputs).items():
-            self.columns[name][chunk.start : chunk.stop] = values
+        """The chunk's rows into the columns: each axis broadcast straight into its column's
+        slice, seen in the chunk's block shape (no flat copy in between), then the outputs."""
+        rows = slice(chunk.start, chunk.stop)
+        if self.grid.axes:
+            shape = self.grid.block_shape(chunk)
+            params = self.grid.chunk_parameters(chunk)
+            for axis in self.grid.axes:
+                np.copyto(self.columns[axis.name][rows].reshape(shape), params[axis.name])
+        for name, values in outputs.items():
+            self.columns[name][rows] = values
 
     def close(self) -> None:
         pass
