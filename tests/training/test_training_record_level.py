@@ -51,6 +51,34 @@ def test_one_local_step_is_dp_fedavg_exactly() -> None:
     ).epsilon(1e-6, bound="both")
 
 
+def test_full_batch_rounds_read_only_the_side_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Full-batch local steps: each side is read from its own accountant (the noise rounded down for
+    the upper side, up for the lower), so a side asked alone is read alone, and each side asked alone
+    is the same number as in the bracket."""
+    asked: list[str] = []
+    for method in ("delta", "epsilon"):
+        real = getattr(SubsampledGaussianPLD, method)
+
+        def recorded(self, x, *, bound="upper", _real=real):  # type: ignore[no-untyped-def]
+            asked.append(bound)
+            return _real(self, x, bound=bound)
+
+        monkeypatch.setattr(SubsampledGaussianPLD, method, recorded)
+    run = RecordLevelFedAvg(
+        noise_multiplier=2.0,
+        client_sample_rate=0.05,
+        local_steps=4,
+        rounds=10,
+        value_discretization_interval=1e-2,
+    )
+    for method, x in (("delta", 0.5), ("epsilon", 1e-6)):
+        both = getattr(run, method)(x, bound="both")
+        asked.clear()
+        sides = tuple(getattr(run, method)(x, bound=side) for side in ("lower", "upper"))
+        assert asked == ["lower", "upper"]
+        assert [v.hex() for v in sides] == [v.hex() for v in both]
+
+
 def test_full_batch_closed_form_agrees_with_the_generic_sampling_map() -> None:
     # tau Gaussians folded, then Poisson-sampled through the inner's certified curves: a separate code path
     inner = CompositionPlan()

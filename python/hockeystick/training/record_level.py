@@ -52,6 +52,10 @@ from .pointwise import answer_pointwise
 
 __all__ = ["RecordLevelFedAvg"]
 
+# a side not asked for, where a run reads its sides apart: its trivial bound (delta in [0, 1],
+# epsilon in [0, inf])
+_TRIVIAL: dict[Quantity, tuple[float, float]] = {"delta": (0.0, 1.0), "epsilon": (0.0, math.inf)}
+
 
 def _full_batch_sigmas(z: float, local_steps: float) -> tuple[float, float]:
     """z / sqrt(tau) stepped two ulps down and up (the quotient and the root each err by half an
@@ -109,11 +113,15 @@ class _FullBatchRounds:
             for sigma in (down, up)
         )
 
-    def bracket(self, method: Quantity, x: float) -> tuple[float, float]:
-        return (
-            float(getattr(self._lower, method)(x, bound="lower")),
-            float(getattr(self._upper, method)(x, bound="upper")),
-        )
+    def bracket(self, method: Quantity, x: float, bound: Bound) -> tuple[float, float]:
+        """(lower, upper) of ``method`` at x, each side from its own accountant and read only where
+        ``bound`` asks for it (a side not asked is its trivial bound, ``_TRIVIAL``)."""
+        lower, upper = _TRIVIAL[method]
+        if bound != "upper":
+            lower = float(getattr(self._lower, method)(x, bound="lower"))
+        if bound != "lower":
+            upper = float(getattr(self._upper, method)(x, bound="upper"))
+        return lower, upper
 
 
 class _EveryClientRounds:
@@ -137,7 +145,8 @@ class _EveryClientRounds:
             accuracy=accuracy,
         )
 
-    def bracket(self, method: Quantity, x: float) -> tuple[float, float]:
+    def bracket(self, method: Quantity, x: float, bound: Bound) -> tuple[float, float]:
+        """(lower, upper) of ``method`` at x, both sides read in one call whatever ``bound`` asks."""
         lower, upper = getattr(self._steps, method)(x, bound="both")
         return float(lower), float(upper)
 
@@ -163,7 +172,8 @@ class _SampledLocalRounds:
         self._profile = PlanProfile(plan, h, accuracy) if given else default_grid_profile(plan)
         self._default_plan = None if given else plan
 
-    def bracket(self, method: Quantity, x: float) -> tuple[float, float]:
+    def bracket(self, method: Quantity, x: float, bound: Bound) -> tuple[float, float]:
+        """(lower, upper) of ``method`` at x, both sides read in one call whatever ``bound`` asks."""
         lower, upper = getattr(self._profile, method)(x)
         if self._default_plan is None:
             return lower, upper
@@ -306,12 +316,15 @@ class RecordLevelFedAvg:
                 self._runs[i] = _SampledLocalRounds(z, q_c, q_l, tau, r, self._h, self._accuracy)
         return self._runs[i]
 
-    def _bracket(self, method: Quantity) -> Callable[[int, float], tuple[float, float]]:
-        """Point i's certified (lower, upper) of ``method`` at x."""
+    def _bracket(
+        self, method: Quantity, bound: Bound
+    ) -> Callable[[int, float], tuple[float, float]]:
+        """Point i's certified (lower, upper) of ``method`` at x, the sides ``bound`` asks for read
+        (a side not asked may be its trivial bound)."""
 
         def bracket(i: int, x: float) -> tuple[float, float]:
             with _in_run_words():
-                return self._run(i).bracket(method, x)
+                return self._run(i).bracket(method, x, bound)
 
         return bracket
 
@@ -326,7 +339,7 @@ class RecordLevelFedAvg:
         return answer_pointwise(
             self._shape,
             self._scalar,
-            self._bracket("delta"),
+            self._bracket("delta", bound),
             _validation.epsilon_values(epsilon),
             bound,
         )
@@ -342,7 +355,7 @@ class RecordLevelFedAvg:
         return answer_pointwise(
             self._shape,
             self._scalar,
-            self._bracket("epsilon"),
+            self._bracket("epsilon", bound),
             _validation.delta_values(delta),
             bound,
         )
