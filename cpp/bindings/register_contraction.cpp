@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,7 +127,7 @@ void register_factors(py::module_& m) {
     using namespace hockeystick;
     m.def(
         "gaussian_factor_pairs",
-        [](contiguous eps, contiguous r1, contiguous r2, int threads) {
+        [](contiguous eps, contiguous r1, contiguous r2, double log_rest_bound, int threads) {
             if (eps.size() != r1.size() || eps.size() != r2.size())
                 throw py::value_error("internal: factor inputs must share one shape");
             std::vector<py::ssize_t> shape{4};
@@ -144,7 +145,7 @@ void register_factors(py::module_& m) {
                 hb::flat_pieces(n, hb::element_piece, threads, [&](std::int64_t start, std::int64_t count) {
                     bool piece_nan = false;
                     for (std::int64_t i = start; i < start + count; ++i) {
-                        const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i]);
+                        const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i], log_rest_bound);
                         o[i] = f.first_value;
                         o[n + i] = f.first_log;
                         o[2 * n + i] = f.product_complement;
@@ -160,14 +161,15 @@ void register_factors(py::module_& m) {
                 });
             return out;
         },
-        py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::kw_only(), py::arg("threads") = 0);
+        py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::kw_only(),
+        py::arg("log_rest_bound") = std::numeric_limits<double>::infinity(), py::arg("threads") = 0);
     m.def(
         "geometric_bound_from_factors",
         [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
             return hb::broadcast_elementwise<6>(
                 {w, terms, av, al, bc, bl},
-                [](double a, double t, double x, double y, double z, double u) {
-                    return geometric_bound_from_factors(a, t, x, y, z, u);
+                [logs = weight_terms_logs{}](double a, double t, double x, double y, double z, double u) mutable {
+                    return geometric_bound_from_factors(a, t, x, y, z, u, logs);
                 },
                 [](double a, double t, double x, double y, double z, double u) {
                     return first_broken({explain_terms(a, t), explain_factors(x, y, z, u)});

@@ -4,7 +4,12 @@ import numpy as np
 import numpy.typing as npt
 
 def gaussian_factor_pairs(
-    epsilon: npt.ArrayLike, r_first: npt.ArrayLike, r_product: npt.ArrayLike, *, threads: int = 0
+    epsilon: npt.ArrayLike,
+    r_first: npt.ArrayLike,
+    r_product: npt.ArrayLike,
+    *,
+    log_rest_bound: float = ...,
+    threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...
 def geometric_bound_delta(
     epsilon: npt.ArrayLike,

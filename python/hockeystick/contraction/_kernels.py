@@ -25,15 +25,25 @@ def _size(shape: tuple[int, ...]) -> int:
     return math.prod(shape)
 
 
+def _log_rest_bound(weight: np.ndarray, terms: np.ndarray, sum_power: int) -> float:
+    """An upper bound on log(w S) over the grid, S <= terms**sum_power the sum of the second
+    factor's powers (1: the geometric sum, 2: the random stop's); inf where none is finite."""
+    with np.errstate(all="ignore"):
+        bound = np.log(np.max(weight)) + sum_power * np.log(np.max(terms))
+    return float(bound) if np.isfinite(bound) else math.inf
+
+
 def _factor_table(
     epsilon: np.ndarray,
     r_first: np.ndarray,
     r_product: np.ndarray,
+    log_rest_bound: float,
     threads: int,
     full: tuple[int, ...],
 ) -> list[np.ndarray] | None:
     """The factors on the (epsilon, r_first, r_product) grid, shaped to broadcast with
-    ``full``; None when that grid is not at least 4x smaller than the full one."""
+    ``full``; None when that grid is not at least 4x smaller than the full one.  Where the
+    bound is 0 at every point a pair serves (log_rest_bound), the pair reads theta = 0."""
     small = np.broadcast_shapes(epsilon.shape, r_first.shape, r_product.shape)
     if _size(small) * 4 > _size(full):
         return None
@@ -41,7 +51,9 @@ def _factor_table(
     e, a, b = (
         np.ascontiguousarray(np.broadcast_to(x, small)) for x in (epsilon, r_first, r_product)
     )
-    table = _core.contraction.gaussian_factor_pairs(e, a, b, threads=threads)
+    table = _core.contraction.gaussian_factor_pairs(
+        e, a, b, log_rest_bound=log_rest_bound, threads=threads
+    )
     return [t.reshape(lead + small) for t in table]
 
 
@@ -58,7 +70,8 @@ def geometric_delta(
     full = np.broadcast_shapes(
         epsilon.shape, weight.shape, terms.shape, r_first.shape, r_product.shape
     )
-    table = _factor_table(epsilon, r_first, r_product, nthreads, full)
+    bound = _log_rest_bound(weight, terms, 1)
+    table = _factor_table(epsilon, r_first, r_product, bound, nthreads, full)
     if table is not None:
         w, t, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, *table)
         out = _core.contraction.geometric_bound_from_factors(
@@ -109,7 +122,8 @@ def random_stop_delta(
     full = np.broadcast_shapes(
         epsilon.shape, weight.shape, terms.shape, first_stop.shape, r_first.shape, r_product.shape
     )
-    table = _factor_table(epsilon, r_first, r_product, nthreads, full)
+    bound = _log_rest_bound(weight, terms, 2)
+    table = _factor_table(epsilon, r_first, r_product, bound, nthreads, full)
     if table is not None:
         w, t, f, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, first_stop, *table)
         out = _core.contraction.random_stop_bound_from_factors(

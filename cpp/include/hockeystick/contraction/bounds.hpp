@@ -21,12 +21,38 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "hockeystick/contraction/epsilon.hpp"
 #include "hockeystick/contraction/factor.hpp"
 #include "hockeystick/contraction/sums.hpp"
 
 namespace hockeystick {
+
+// log w, log T and e^{log w + log T} of the last point, kept while the points of a grid's inner axis
+// share them: each is the expression the closed form evaluates, on the same values.
+struct weight_terms_logs {
+    static constexpr double unset = std::numeric_limits<double>::quiet_NaN();
+    double weight = unset, terms = unset, log_weight = unset, log_terms = unset;
+    double sum_exp = unset;  // e^{log w + log T}, NaN until asked
+
+    void at(double w, double t) {
+        if (!(w == weight)) {
+            weight = w;
+            log_weight = std::log(w);
+            sum_exp = unset;
+        }
+        if (!(t == terms)) {
+            terms = t;
+            log_terms = std::log(t);
+            sum_exp = unset;
+        }
+    }
+    double exp_of_sum() {
+        if (std::isnan(sum_exp)) sum_exp = std::exp(log_weight + log_terms);
+        return sum_exp;
+    }
+};
 
 namespace detail {
 
@@ -57,15 +83,46 @@ inline double first_times_exp(const contraction_factor& first, double rest_log) 
     return std::exp(first.log_value + rest_log) * safe_side;
 }
 
-// w a G(b, T) with one expm1 when everything is a normal number, logs otherwise.
-inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b) {
-    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
-        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
-    return first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
-}
-
 inline bool valid_common(double eps, double weight, double r_first) {
     return eps >= 0.0 && weight > 0.0 && r_first >= 0.0;
+}
+
+// Whether w theta_eps(r1) S rounds to 0 for every w S <= e^log_rest_bound, whatever the second factor:
+// for x1 = eps/r1 - r1/2 >= 1, theta_eps(r1) <= Q(x1) <= phi(x1) / x1 < e^{-x1^2/2}, so the log route's
+// exp (first_times_exp: theta_eps(r1) < 1e-250 there) takes an argument below -760 + 1e-9, where
+// e^x < 2^-1096 rounds to 0 (below half the least subnormal, e^-745.13).  x1 here carries a few ulp
+// (eps/r1 <= 1.5 x1 when r1 <= x1, so no cancellation).  Finite eps only: the second factor is then
+// a number (NaN only where r2 and eps are both infinite or r2 is not >= 0) and its sum S is finite.
+constexpr double vanishing_log = -760.0;
+
+inline bool bound_vanishes(double eps, double r_first, double log_rest_bound) {
+    if (!(eps >= 0.0 && eps < inf && r_first >= 0.0 && log_rest_bound < inf)) return false;
+    const double x1 = eps / r_first - 0.5 * r_first;
+    return x1 >= 1.0 && r_first <= x1 && -0.5 * x1 * x1 + log_rest_bound < vanishing_log;
+}
+
+// w a G(b, T): with one expm1 when everything is a normal number, else by logs (first_times_exp).  Where the
+// log route is taken (theta(r1) < 1e-250) and theta(r1) w T < e^-760, its exp returns 0 (bound_vanishes's
+// argument, G <= T) and is not evaluated.
+inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b,
+                              weight_terms_logs& logs) {
+    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
+        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
+    logs.at(weight, terms);
+    const double log_rest_bound = logs.log_weight + logs.log_terms;
+    if (!(a.value >= 1e-250) && a.log_value + log_rest_bound < vanishing_log && log_rest_bound < inf &&
+        !std::isnan(b.log_value) && !std::isnan(b.complement))
+        return 0.0;
+    double log_sum;  // log_geometric_sum(b, terms)
+    if (b.log_value == -inf)
+        log_sum = 0.0;
+    else if (b.complement == 0.0 && a.value >= 1e-250)  // first_times_exp's first route, e^{rest} kept
+        return a.value * logs.exp_of_sum() * safe_side;
+    else if (b.complement == 0.0)
+        log_sum = logs.log_terms;
+    else
+        log_sum = std::log(-std::expm1(terms * b.log_value)) - std::log(b.complement);
+    return first_times_exp(a, logs.log_weight + log_sum);
 }
 
 }  // namespace detail
@@ -77,7 +134,14 @@ struct factor_pair {
     double first_value, first_log, product_complement, product_log;
 };
 
-inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_product) {
+// log_rest_bound: an upper bound on log(w S) over the points the pair serves (w the weight, S the sum
+// over the second factor's powers: S <= T for the geometric sum, <= T^2 for the random stop's).  Where
+// the bound vanishes at all of them (detail::bound_vanishes), both factors are given as theta = 0, from
+// which the closed forms give 0 as they would from the factors themselves, without evaluating either.
+inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_product,
+                                        double log_rest_bound = detail::inf) {
+    if (r_product >= 0.0 && detail::bound_vanishes(eps, r_first, log_rest_bound))
+        return {0.0, -detail::inf, 1.0, -detail::inf};
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
     return {a.value, a.log_value, b.complement, b.log_value};
@@ -93,10 +157,16 @@ inline contraction_factor first_factor_from(double value, double log_value) {
 }  // namespace detail
 
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
-                                           double b_complement, double b_log) {
+                                           double b_complement, double b_log, weight_terms_logs& logs) {
     if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
     return detail::at_most_one(detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
-                                                       detail::product_factor_from(b_complement, b_log)));
+                                                       detail::product_factor_from(b_complement, b_log), logs));
+}
+
+inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
+                                           double b_complement, double b_log) {
+    weight_terms_logs logs;
+    return geometric_bound_from_factors(weight, terms, a_value, a_log, b_complement, b_log, logs);
 }
 
 inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
@@ -121,9 +191,12 @@ inline log_and_slope geometric_bound_log(double eps, double weight, double terms
 
 inline double geometric_bound_delta(double eps, double weight, double terms, double r_first, double r_product) {
     if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0)) return detail::nan;
+    // G(b, T) <= T: the bound is w theta(r1) G <= w T theta(r1), 0 in double far out in theta's tail
+    if (eps > 38.0 * r_first && detail::bound_vanishes(eps, r_first, std::log(weight * terms))) return 0.0;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return detail::at_most_one(detail::geometric_value(weight, terms, a, b));
+    weight_terms_logs logs;
+    return detail::at_most_one(detail::geometric_value(weight, terms, a, b, logs));
 }
 
 inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product,

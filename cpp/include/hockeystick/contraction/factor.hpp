@@ -35,6 +35,11 @@ struct contraction_factor {
 
 namespace detail {
 
+// Below this log phi(x1) the complement phi(x1) (M(-x1) + M(x2)) of a factor with x1 < 0 is below
+// e^-747 * 2 M(0) = e^-746.08, under half the least subnormal (e^-744.44): it rounds to 0, and so does
+// the exp of its logarithm, so neither Mills ratio needs evaluating.
+constexpr double complement_underflow = -747.0;
+
 inline contraction_factor constant_factor(double value) {
     return {value, value > 0.0 ? std::log(value) : -inf, 1.0 - value, value > 0.0 ? 0.0 : -inf};
 }
@@ -72,9 +77,15 @@ inline contraction_factor gaussian_factor(double r, double eps, bool with_slope 
         // 1 - theta = phi(x1) (M(-x1) + M(x2)): two positive terms.
         const detail::theta_parts shape{false, 0.0, x.square, 0.0};
         log_density = shape.log_density().hi;
-        m2 = mills_ratio(x.x2);
-        const double tails = mills_ratio(-x.x1.hi) + m2;
-        f.complement = log_density > -700.0 ? shape.density() * tails : std::exp(log_density + std::log(tails));
+        if (log_density < detail::complement_underflow) {
+            // exp(log_density + log tails) with tails <= 2 M(0) = 2.507: below e^-746.08, so 0 in double;
+            // the slope -e^{log_density} M(x2) is then -0 for any M(x2) > 0, so m2 stays 0
+            f.complement = 0.0;
+        } else {
+            m2 = mills_ratio(x.x2);
+            const double tails = mills_ratio(-x.x1.hi) + m2;
+            f.complement = log_density > -700.0 ? shape.density() * tails : std::exp(log_density + std::log(tails));
+        }
         if (f.complement < 0.5) {
             f.log_value = std::log1p(-f.complement);
             f.value = 1.0 - f.complement;  // exact to an ulp since value > 1/2
