@@ -401,17 +401,23 @@ class TiltedComposition:
         ValueError
             If ``x`` is NaN.
         """
+        return float(self.weighted_charges(np.array([float(x)]))[0])
+
+    def weighted_charges(self, x: np.ndarray) -> np.ndarray:
+        """``weighted_charge`` at each of ``x`` (one-dimensional, no NaN), one core call: each
+        element's charge is the one it gets alone (the core reads the arguments one by one)."""
         w = self.window
-        return float(
+        return np.asarray(
             _core.pld_reads.tilted_window_charge(
-                float(x),
+                x,
                 k_lo=int(w.k_lo),
                 size=int(w.p.size),
                 h=self.h,
                 theta=self.theta,
                 charges=self._charges,
                 threads=1,
-            )
+            ),
+            dtype=np.float64,
         )
 
     def side_at(self, x: float) -> float:
@@ -421,11 +427,15 @@ class TiltedComposition:
         masses, plus the mass at +infinity; trivial (1 or 0) below ``floor``."""
         if not x >= self.floor:
             return 1.0 if self.pessimistic else 0.0
-        profile, slack, n = self._untilted
-        at = np.array([x])
-        raw = float(profile.delta(at, 1)[0])
+        profile = self._untilted[0]
+        raw = float(profile.delta(np.array([x]), 1)[0])
+        return self._side_of(x, raw, self.weighted_charge(x))
+
+    def _side_of(self, x: float, raw: float, charge: float) -> float:
+        """``side_at``'s value at ``x`` >= ``floor`` from the untilted curve ``raw`` and the
+        window's weighted charge ``charge`` there."""
+        _, slack, n = self._untilted
         w = self.window
-        charge = self.weighted_charge(x)
         factor = self.untilt_factor(x)
         tiny = (n + 8) * TINY
         up = 1.0 + 8.0 * UNIT_ROUNDOFF
@@ -463,6 +473,35 @@ class TiltedComposition:
         (eps - s rounded down on the upper side, eps + s rounded up on the lower one)."""
         moved = self.window.curve_argument(np.array([float(eps)]))
         return self.side_at(float(moved[0]))
+
+    def deltas(self, eps: np.ndarray) -> np.ndarray:
+        """``delta`` at each of ``eps``, bit for bit: the loss shift, the untilted curve and the
+        window's weighted charge each read by one core call over the arguments (which reads them
+        one by one), the rest of ``side_at`` per element.
+
+        Parameters
+        ----------
+        eps : numpy.ndarray
+            The epsilons, any shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            The certified deltas on this side, the shape of ``eps``.
+        """
+        flat = np.array(eps, dtype=np.float64).reshape(-1)
+        moved = self.window.curve_argument(flat)
+        out = np.full(flat.shape, 1.0 if self.pessimistic else 0.0)
+        read = np.flatnonzero(moved >= self.floor)  # below ``floor`` (or NaN): trivial
+        if read.size:
+            at = np.ascontiguousarray(moved[read])
+            raws = self._untilted[0].delta(at, 1)
+            charges = self.weighted_charges(at)
+            out[read] = [
+                self._side_of(x, raw, charge)
+                for x, raw, charge in zip(at.tolist(), raws.tolist(), charges.tolist())
+            ]
+        return out.reshape(np.shape(eps))
 
 
 def compose_tilted(
@@ -595,7 +634,7 @@ def upper_epsilon(composition: TiltedComposition, delta: float, start: float) ->
         return math.inf
 
     def delta_of(points: np.ndarray) -> np.ndarray:
-        return np.array([composition.delta(float(x)) for x in points])
+        return composition.deltas(points)
 
     return epsilon_search(delta_of, delta, upper=True, top=start, tolerance=4.0 * math.ulp(start))
 

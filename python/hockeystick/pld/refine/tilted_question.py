@@ -585,7 +585,7 @@ class TiltedReader:
         _, tail, factor = self.direction(name, h, delta, optimistic=False)
         lam = exponent_tilt(factor.upper, int(self.point[2]), centre)
         side = self.composition(h, name, tail, [(factor.upper, int(self.point[2]))], lam, True)
-        return np.array([side.delta(float(x)) for x in eps])
+        return side.deltas(eps)
 
     def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
         """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its
@@ -689,7 +689,7 @@ def delta_lower(
     """Certified lower deltas at each of ``eps`` on grid ``h`` of ``reader``'s point: per
     direction, the optimistic PMF's rounds (``Factor.lower_terms``) composed once under the tilt of
     the Chernoff exponent at ``centre`` of its main PMF (as ``TiltedReader.grid_bracket``'s lower
-    side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.delta``: its
+    side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.deltas``: its
     charges subtracted; the window held per direction and tails, ``LowerWindows``, not among the
     pessimistic ones a kept reader lends to later calls); the maximum over the directions (delta
     is the larger of the two directions' curves, each bounded below), 0 from a direction whose
@@ -714,7 +714,7 @@ def delta_lower(
             side = reader.lower_windows.window(name, (h, tail, lam), compose)
         except ValueError:  # a window past the cap, or blocks of rounds: no lower side here
             continue
-        out = np.maximum(out, [side.delta(float(x)) for x in eps])
+        out = np.maximum(out, side.deltas(eps))
     return out
 
 
