@@ -111,7 +111,8 @@ def test_buckets_of_one_tilt_and_tails_compose_one_optimistic_window(monkeypatch
 def test_an_optimistic_window_is_reused_only_for_its_grid_tails_and_tilt():
     """``LowerWindows`` gives the window it holds for the same key (grid, tails, tilt), a new
     composition for other tails at the same tilt or another tilt at the same tails (each the
-    window ``compose_tilted`` gives, bit for bit), and holds one window per direction and tails."""
+    window ``compose_tilted`` gives, bit for bit), and holds them by key within its budget: the
+    least recently used forgotten first, before a window is composed."""
     import functools
 
     from hockeystick.pld.compose import tilted

@@ -105,9 +105,10 @@ FINE_DELTA_DECADES = 2
 # a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one point's delta at new epsilons call
 # after call, each call's buckets mostly ones an earlier call composed, on the rounds it discretized;
 # a reader's answers are a function of its point and tail alone, so a kept one reads as a new one.
-# The compositions the reader lent last keeps hold at most DELTA_WINDOW_POINTS window points (the
-# least recently used forgotten first: a window after many rounds holds 3e5 to 1.4e6 points on the
-# fine grid, a kept point with its reads about 40 bytes), the others keep their discretized rounds
+# The reader lent last keeps its pessimistic compositions and its optimistic ones (``LowerWindows``)
+# within DELTA_WINDOW_POINTS window points each (the least recently used forgotten first: a window
+# after many rounds holds 3e5 to 1.4e6 points on the fine grid, a kept point with its reads about 40
+# bytes), the others keep their discretized rounds
 DELTA_READERS = 2
 DELTA_WINDOW_POINTS = 1 << 21
 
@@ -245,17 +246,18 @@ def _upper_search(
 
 
 class LowerWindows:
-    """The last optimistic composition per neighbouring direction and tails that ``delta_lower``
-    read, with its key (grid, tails, tilt): the fine delta read's buckets (``fine_delta_brackets``)
-    of one tails read in the order of their centres, whose tilts grow or stay, so those that share
-    a tilt too read one window, the numbers a new composition gives (at sigma 0.5, q 1e-4, 15
-    rounds, eps 2.5 to 10 four buckets of one tilt and tails).  One window is held per direction
-    and tails, at most one per bucket of the call (as its pessimistic windows)."""
+    """The optimistic compositions ``delta_lower`` read, by direction and key (grid, tails, tilt),
+    the most recently used last: a window asked again is the one held, the numbers a new
+    composition gives.  The fine delta read's buckets (``fine_delta_brackets``) share a window
+    where they share a tilt and tails (at sigma 0.5, q 1e-4, 15 rounds, eps 2.5 to 10 four buckets
+    of one tilt and tails), and a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one
+    point's delta call after call, each call's buckets mostly ones an earlier call read.  Before a
+    window is composed, those held are cut to ``points`` window points (the least recently used
+    forgotten first, ``keep``), so at most that many and the new window are in memory."""
 
-    def __init__(self) -> None:
-        self._held: dict[
-            tuple[str, float], tuple[tuple[float, float, float], tilted.TiltedComposition]
-        ] = {}
+    def __init__(self, points: int) -> None:
+        self.points = int(points)
+        self._held: dict[tuple[str, tuple[float, float, float]], tilted.TiltedComposition] = {}
 
     def window(
         self,
@@ -263,21 +265,27 @@ class LowerWindows:
         key: tuple[float, float, float],
         compose: Callable[[], tilted.TiltedComposition],
     ) -> tilted.TiltedComposition:
-        """The window held for ``direction`` at the tails of ``key`` (grid, tails, tilt) where its
-        key is ``key``; else ``compose``'s, held in its place (the one held forgotten first, so
-        that both are never in memory)."""
-        slot = (direction, key[1])
-        held = self._held.get(slot)
-        if held is not None and held[0] == key:
-            return held[1]
-        self._held.pop(slot, None)
-        side = compose()
-        self._held[slot] = (key, side)
+        """The window held for ``direction`` at ``key`` (grid, tails, tilt); else ``compose``'s,
+        held from now on (those held first cut to ``points``)."""
+        slot = (direction, key)
+        side = self._held.pop(slot, None)
+        if side is None:
+            self.keep(self.points)
+            side = compose()
+        self._held[slot] = side
         return side
 
+    def keep(self, points: int) -> None:
+        """Forgets the windows least recently used until those left hold at most ``points``
+        window points."""
+        held = sum(c.window.p.size for c in self._held.values())
+        for slot in list(self._held):
+            if held <= points:
+                break
+            held -= self._held.pop(slot).window.p.size
+
     def clear(self) -> None:
-        """Forgets the windows held (a reader kept between calls keeps its pessimistic windows
-        alone: ``TiltedReader.keep_windows``)."""
+        """Forgets the windows held."""
         self._held.clear()
 
 
@@ -317,7 +325,7 @@ class TiltedReader:
         # (direction, delta) -> the grids of the exponent's reads whose cut window showed its cut
         # (``_cut_shows``) and the uncut window's points there (0: past ``max_points``)
         self._cut_shown: dict[tuple[str, float], dict[float, int]] = {}
-        self.lower_windows = LowerWindows()  # ``delta_lower``'s
+        self.lower_windows = LowerWindows(DELTA_WINDOW_POINTS)  # ``delta_lower``'s
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
@@ -690,8 +698,8 @@ def delta_lower(
     direction, the optimistic PMF's rounds (``Factor.lower_terms``) composed once under the tilt of
     the Chernoff exponent at ``centre`` of its main PMF (as ``TiltedReader.grid_bracket``'s lower
     side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.deltas``: its
-    charges subtracted; the window held per direction and tails, ``LowerWindows``, not among the
-    pessimistic ones a kept reader lends to later calls); the maximum over the directions (delta
+    charges subtracted; the windows held by direction and key, ``LowerWindows``, apart from the
+    pessimistic ones, within a budget of their own); the maximum over the directions (delta
     is the larger of the two directions' curves, each bounded below), 0 from a direction whose
     window passes the cap or whose rounds are in blocks (not tilted)."""
     rounds = int(reader.point[2])
@@ -1185,6 +1193,6 @@ def fine_delta_brackets(
                         reader, flat[at], lows[at], ups[at], *key, read_lower
                     )
             finally:
-                reader.lower_windows.clear()
+                reader.lower_windows.keep(DELTA_WINDOW_POINTS)
                 reader.keep_windows(DELTA_WINDOW_POINTS)
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
