@@ -23,7 +23,7 @@ def test_opacus_adapter_steps_get_the_dpsgd_bracket_at_small_delta():
 
 def test_dp_accounting_adapter_answers_a_mixed_composition_below_its_tail_finitely_and_warns():
     """50 subsampled Gaussians and a Laplace at delta 1e-14: the 1e-4 grid's tails leave the upper side inf; the
-    default is finite, at most the RDP conversion, inside the fixed grid's lower side, and warns."""
+    default is finite, at most the RDP conversion, meets the fixed grid's lower side, and warns."""
     dp_accounting = pytest.importorskip("dp_accounting")
     from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
     from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
@@ -40,4 +40,4 @@ def test_dp_accounting_adapter_answers_a_mixed_composition_below_its_tail_finite
     with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
         lower, upper = HockeystickPLDAccountant().compose(event).get_epsilon_bracket(1e-14)
     rdp = HockeystickRdpAccountant().compose(event).get_epsilon(1e-14)
-    assert fixed_upper == float("inf") and fixed_lower <= lower <= upper <= rdp * (1 + 1e-6)
+    assert fixed_upper == float("inf") and max(fixed_lower, lower) <= upper <= rdp * (1 + 1e-6)

@@ -12,7 +12,9 @@ certified:
   ``refine.tilted_factors_delta`` for delta), as the dp_accounting adapter reads a plan of them;
 * rounds of Gaussians: the closed form, delta = theta(r, eps) at r = sqrt(sum_i c_i / s_i^2) (paper
   000 eq. 6; Dong, Roth & Su 2022, Cor. 3.3), r rounded outward and theta and its inverse rounded
-  outward (``numerics.certified_theta``).
+  outward (``numerics.certified_theta``);
+* any other composition of two or more rounds: its own factors composed under a tilt on its own
+  grid (``refine.tilted_own_grid``), where its plain composition's charges matter.
 
 The intersection of certified brackets is certified, and never wider than either: a finer grid or a
 smaller tail given to the PLD can only narrow the answer.  Only the arguments a run's reads take are
@@ -67,7 +69,8 @@ class RunReader:
         self.front_door = front_door
 
     def reads(self, pld: PrivacyLossDistribution) -> bool:
-        """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians.
+        """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians,
+        or compose two or more rounds of any other kind (``refine.tilted_own_grid``).
 
         Parameters
         ----------
@@ -77,9 +80,13 @@ class RunReader:
         Returns
         -------
         bool
-            True where ``described_run`` finds its run.
+            True where ``described_run`` finds its run or some direction composes two rounds.
         """
-        return subsampled_segments(pld) is not None or gaussian_rounds(pld) is not None
+        if subsampled_segments(pld) is not None or gaussian_rounds(pld) is not None:
+            return True
+        from ..refine.tilted_own_grid import composed_rounds  # an undescribed composition only
+
+        return composed_rounds(pld)
 
     def read_many(
         self,
@@ -113,11 +120,6 @@ class RunReader:
         -------
         list of (numpy.ndarray, numpy.ndarray)
             The certified brackets, each of its arguments' shape.
-
-        Raises
-        ------
-        ValueError
-            If a PLD describes no run this reader answers.
         """
         out: list[tuple[np.ndarray, np.ndarray]] = [
             (
@@ -191,8 +193,12 @@ def _read_one(
         )
     elif gaussians is not None:
         lows[live], ups[live] = _gaussian(gaussians, method, x[live])
-    else:
-        raise ValueError("this PLD describes no run the question reader answers (RunReader.reads)")
+    else:  # no run described: its own factors composed under a tilt (``refine.tilted_own_grid``)
+        from ..refine.tilted_own_grid import own_grid_brackets
+
+        lows[live], ups[live] = own_grid_brackets(
+            pld, method, x[live], lower[live], upper[live], bound
+        )
     return lows, ups
 
 

@@ -1,0 +1,137 @@
+"""A composed PLD whose factors describe no run, read under a tilt on its own grid
+(``pld.refine.tilted_own_grid``): against the closed form of Gaussian compositions (mpmath), a random
+allocation's plain read on a finer grid, and its own plain bracket."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution
+from hockeystick.pld.refine import tilted_own_grid
+
+MP_DPS = 40
+
+
+def _undescribed(dist: PrivacyLossDistribution) -> PrivacyLossDistribution:
+    """``dist`` with its factors' sources removed: the question reader describes no run in it."""
+    return PrivacyLossDistribution(
+        [{dataclasses.replace(f, source=None): c for f, c in d.items()} for d in dist.directions],
+        dist.tail,
+    )
+
+
+def _gaussian(sigma: float, rounds: int) -> PrivacyLossDistribution:
+    """``rounds`` rounds of the Gaussian mechanism of noise ``sigma`` on the grid 1e-3, its tails
+    cut at 1e-24 (so that the factors' own mass at +infinity lies far below the deltas read)."""
+    one = pld.gaussian(sigma, tail=1e-24, value_discretization_interval=1e-3)
+    return _undescribed(one).self_compose(rounds)
+
+
+# (PLD, r = sqrt(sum_i c_i / sigma_i^2)): one kind of round, and two kinds in one direction
+RUNS = {
+    "one kind": (lambda: _gaussian(3.0, 20), math.sqrt(20) / 3.0),
+    "two kinds": (
+        lambda: _gaussian(3.0, 10).compose(_gaussian(4.0, 15)),
+        math.sqrt(10 / 9 + 15 / 16),
+    ),
+}
+
+
+def _exact_delta(r: float, eps: mpmath.mpf) -> mpmath.mpf:
+    """delta(eps) of the Gaussian pair N(r, 1) vs N(0, 1) (Balle & Wang 2018, Thm. 8)."""
+    r_ = mpmath.mpf(r)
+    return mpmath.ncdf(-eps / r_ + r_ / 2) - mpmath.e**eps * mpmath.ncdf(-eps / r_ - r_ / 2)
+
+
+def _exact_epsilon(r: float, delta: float) -> float:
+    """The epsilon at which ``_exact_delta`` is ``delta``, by bisection at MP_DPS digits."""
+    low, high = mpmath.mpf(0), mpmath.mpf(100)
+    for _ in range(120):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _exact_delta(r, mid) > delta else (low, mid)
+    return float((low + high) / 2)
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+@pytest.mark.parametrize("delta", [1e-10, 1e-12])
+def test_epsilon_of_undescribed_gaussians_is_the_closed_forms(run: str, delta: float) -> None:
+    """Where the plain composition's bracket is wider than 1e-3, the tilted read holds the exact
+    epsilon and lies within 1e-3 of it on each side."""
+    make, r = RUNS[run]
+    exact = _exact_epsilon(r, delta)
+    plain_lower, plain_upper = make().epsilon(delta, bound="both", composition_only=True)
+    assert plain_upper - plain_lower > 1e-3  # the plain read was wide
+    lower, upper = make().epsilon(delta, bound="both")
+    assert lower <= exact <= upper
+    assert upper - exact <= 1e-3 and exact - lower <= 1e-3
+
+
+@pytest.mark.parametrize("eps", [11.2, 12.0])
+def test_delta_of_undescribed_gaussians_is_the_closed_forms(eps: float) -> None:
+    """delta at eps read where the plain bracket is wide (its lower side 0 at eps 12): the exact
+    value inside, the bracket within 1e-3 of it relatively."""
+    make, r = RUNS["two kinds"]
+    exact = float(_exact_delta(r, mpmath.mpf(eps)))
+    plain_lower, plain_upper = make().delta(eps, bound="both", composition_only=True)
+    assert plain_upper - plain_lower > 1e-2 * exact
+    lower, upper = make().delta(eps, bound="both")
+    assert lower <= exact <= upper
+    assert upper - lower <= 1e-3 * exact
+
+
+def _allocation(h: float, resolution: float) -> PrivacyLossDistribution:
+    """Ten epochs of random allocation (balls-in-bins) over 20 steps of noise 1."""
+    epoch = pld.random_allocation_gaussian(
+        20, 1.0, value_discretization_interval=h, sum_resolution=resolution
+    )
+    return epoch.self_compose(10)
+
+
+def test_random_allocation_at_1e_12_is_narrower_than_its_plain_bracket() -> None:
+    """At delta 1e-12 the plain bracket is wide by the composition's charges; the tilted read of the
+    same factors narrows it on both sides, and an upper side asked alone is the bracket's, bit for
+    bit."""
+    plain_lower, plain_upper = _allocation(2e-3, 0.05).epsilon(
+        1e-12, bound="both", composition_only=True
+    )
+    lower, upper = _allocation(2e-3, 0.05).epsilon(1e-12, bound="both")
+    assert plain_lower < lower <= upper < plain_upper
+    assert (upper - lower) < 0.5 * (plain_upper - plain_lower)
+    assert _allocation(2e-3, 0.05).epsilon(1e-12, bound="upper").hex() == upper.hex()
+
+
+def test_random_allocations_tilted_sides_meet_its_plain_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read at delta 1e-8 under a tilt however small the plain charges (``CHARGE_SHARE`` 0), where
+    the plain composition of the same factors is exact up to their discretization and its charges
+    (a few 1e-4 of delta, about 2e-5 in epsilon): each tilted side lies within 1e-4 of the plain
+    one (the upper side read from no plain upper side of the run); and the tilted bracket meets the
+    plain bracket of a grid four times finer and a sum resolution 2.5 times finer (each certified,
+    so they intersect)."""
+    monkeypatch.setattr(tilted_own_grid, "CHARGE_SHARE", 0.0)
+    coarse = _allocation(2e-3, 0.05)
+    plain_lower, plain_upper = coarse.epsilon(1e-8, bound="both", composition_only=True)
+    lower, upper = tilted_own_grid.own_grid_bracket(coarse, "epsilon", 1e-8, plain_lower, math.inf)
+    assert abs(lower - plain_lower) <= 1e-4 and abs(upper - plain_upper) <= 1e-4
+    fine_lower, fine_upper = _allocation(5e-4, 0.02).epsilon(
+        1e-8, bound="both", composition_only=True
+    )
+    assert lower <= fine_upper and fine_lower <= upper
+
+
+def test_a_bracket_the_plain_charges_leave_exact_is_kept_bit_for_bit() -> None:
+    """40 rounds of the Laplace mechanism at delta 1e-5: the plain composition's charges are far
+    below ``CHARGE_SHARE`` of delta, so the bracket is the plain one, bit for bit; at 1e-12 the
+    tilted read narrows it."""
+    dist = pld.laplace(10.0).self_compose(40)
+    plain = dist.epsilon(np.array([1e-5, 1e-12]), bound="both", composition_only=True)
+    lower, upper = pld.laplace(10.0).self_compose(40).epsilon(np.array([1e-5, 1e-12]), bound="both")
+    assert [lower[0].hex(), upper[0].hex()] == [plain[0][0].hex(), plain[1][0].hex()]
+    assert plain[0][1] < lower[1] <= upper[1] < plain[1][1]
