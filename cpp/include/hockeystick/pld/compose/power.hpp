@@ -56,19 +56,67 @@ inline BinTerms bin_terms(const RowSpectra& s, std::int64_t r, std::int64_t k) {
     return BinTerms{mod, lm, std::log(mod + delta), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + kPi + 2.0};
 }
 
-// Per row, the bins some item may keep (candidates, increasing) and their BinTerms computed once for all the
-// items sharing the row (the same calls on the same numbers, so the same bits as an item computing them).
-// Invariant: a bin of an item's first row that is not a candidate is dropped for that item (|X|^2 <= f^2 (1 -
-// 16u) <= floor^2 (1 - 8u) for the item's own floor >= the row's loosest f), so an item visits only these;
-// terms[r * bins + k] is read only where ready says so (left unwritten elsewhere: no pass zeroing 40 bytes per
-// bin and row), and not prepared in a band whose items take the power in long double.
+// An item's live-bin test, one term a factor row: bin k is above every term's floor (in squares where every floor^2
+// is a normal number: |X|^2 > floor^2 (1 - 8u), widened by more than the rounding of both squares, so no bin the
+// exact test keeps is dropped here; the kept ones still face the exact test on the perturbed power) and below
+// every row's drop_from.  Asked once per item and bin, by prepare_bins, whose PreparedBins::live the item's powers
+// then visit.
+class LiveTest {
+  public:
+    LiveTest(const RowSpectra& s, const std::vector<std::int64_t>& rows, const std::vector<double>& floor)
+        : s_(s), rows_(rows), floor_(floor), floor_sq_(floor.size()) {
+        for (std::size_t j = 0; j < floor.size(); ++j) {
+            floor_sq_[j] = floor[j] > 0.0 ? floor[j] * floor[j] * (1.0 - 8.0 * kUnitRoundoff) : -1.0;
+            squares_ = squares_ && (floor[j] <= 0.0 || floor[j] > kNormalSquareFloor);
+        }
+    }
+    bool operator()(std::int64_t k) const {
+        bool live = true;
+        for (std::size_t j = 0; j < rows_.size() && live; ++j) {
+            const std::complex<double> x = s_.row(rows_[j])[k];
+            live = k < s_.drop_from[rows_[j]] &&
+                   (squares_ ? x.real() * x.real() + x.imag() * x.imag() > floor_sq_[j] : std::abs(x) > floor_[j]);
+        }
+        return live;
+    }
+
+  private:
+    const RowSpectra& s_;
+    const std::vector<std::int64_t>& rows_;
+    const std::vector<double>& floor_;
+    std::vector<double> floor_sq_;
+    bool squares_ = true;
+};
+
+// Whether an item reading `rows` powers bin k in long double: direct bins on, every factor's accurate band holds
+// it, and some factor's row asked for the long-double power (long_power).
+inline bool in_long_band(const RowSpectra& s, const BatchPlan& plan, const std::vector<std::int64_t>& rows,
+                         std::int64_t k) {
+    bool direct = plan.direct_on, any_long = false;
+    for (std::size_t j = 0; j < rows.size() && direct; ++j) {
+        direct = k < s.band[rows[j]];
+        any_long = any_long || s.long_power[rows[j]];
+    }
+    return direct && any_long;
+}
+
+// Per row, the bins some item may keep (candidates, increasing), and the BinTerms of the bins some item powers in
+// double, computed once for all the items sharing the row (the same calls on the same numbers, so the same bits
+// as an item computing them).  Invariant: a bin of an item's row that is not a candidate is dropped for that
+// item (|X|^2 <= f^2 (1 - 16u) <= floor^2 (1 - 8u) for the item's own floor >= the row's loosest f), so an item
+// visits only its first row's candidates; terms[r * bins + k] is written where ready says so, and read there
+// alone (double_power): the bins an item's LiveTest keeps outside its long-double band, in each row of the item.
+// A bin live for no item is not prepared (a one-round factor's row keeps nearly every bin as a candidate beside
+// a many-round factor's that keeps a few), and no pass zeroes 40 bytes per bin and row.
 struct PreparedBins {
     std::unique_ptr<BinTerms[]> terms;
     std::vector<char> ready;
     std::vector<std::vector<std::int64_t>> candidates;
+    std::vector<std::vector<std::int64_t>> live;  // per item, the bins its LiveTest keeps (increasing)
 };
 
-inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>& row_floor, const BatchPlan& plan) {
+inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>& row_floor, const BatchPlan& plan,
+                                 const RowPlan& rows, const LiveFloors& floors) {
     const std::int64_t n_rows = static_cast<std::int64_t>(s.err.size()), bins = s.bins;
     PreparedBins prepared;
     prepared.terms.reset(new BinTerms[static_cast<std::size_t>(n_rows * bins)]);
@@ -78,16 +126,25 @@ inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>&
         const double f = row_floor[r];
         const bool all = !(f > kNormalSquareFloor);  // then every bin: f^2 is not a normal square
         const double f_sq = all ? 0.0 : f * f * (1.0 - 16.0 * kUnitRoundoff);
-        const std::int64_t long_band = plan.direct_on && s.long_power[r] ? s.band[r] : 0;
         const std::complex<double>* row = s.row(r);
         for (std::int64_t k = 0; k < s.drop_from[r]; ++k) {
             const std::complex<double> x = row[k];
-            if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) {
-                if (k >= long_band) {
-                    prepared.terms[r * bins + k] = bin_terms(s, r, k);
-                    prepared.ready[r * bins + k] = 1;
-                }
-                prepared.candidates[r].push_back(k);
+            if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) prepared.candidates[r].push_back(k);
+        }
+    }
+    prepared.live.resize(rows.item_rows.size());
+    for (std::size_t i = 0; i < rows.item_rows.size(); ++i) {
+        const std::vector<std::int64_t>& item = rows.item_rows[i];
+        const LiveTest live(s, item, floors.item[i]);
+        for (const std::int64_t k : prepared.candidates[item[0]]) {
+            if (!live(k)) continue;
+            prepared.live[i].push_back(k);
+            if (in_long_band(s, plan, item, k)) continue;
+            for (const std::int64_t r : item) {
+                const std::int64_t at = r * bins + k;
+                if (prepared.ready[at]) continue;
+                prepared.terms[at] = bin_terms(s, r, k);
+                prepared.ready[at] = 1;
             }
         }
     }
@@ -142,35 +199,27 @@ class ItemPowers {
     ItemPowers(const RowSpectra& s, const PreparedBins& prepared, const BatchPlan& plan)
         : s_(s), prepared_(prepared), plan_(plan) {}
 
-    // Item `terms` reading rows `rows` with floors `floor`: its half spectrum into out (bins [0, written), every
-    // later bin zero and left unwritten; where it is read through its spectrum, `read` and its width, the live ones)
-    // and its sums.
+    // Item `terms` reading rows `rows`, `live` the bins its LiveTest keeps (PreparedBins::live): its half spectrum
+    // into out (bins [0, written), every later bin zero and left unwritten; where it is read through its spectrum,
+    // `read` and its width, the live ones) and its sums.
     ItemSums operator()(const std::vector<Term>& terms, const std::vector<std::int64_t>& rows,
-                        const std::vector<double>& floor, const SpectralReads* read, std::int64_t width,
+                        const std::vector<std::int64_t>& live, const SpectralReads* read, std::int64_t width,
                         std::complex<double>* out) const {
         const std::size_t nt = terms.size();
         std::vector<double> count(nt);
         for (std::size_t j = 0; j < nt; ++j) count[j] = static_cast<double>(terms[j].count);
-        // The test |X| > floor without a square root where floor^2 is a normal number (no underflow in re^2 +
-        // im^2 can then flip it): |X|^2 > floor^2 (1 - 8u), widened by more than the rounding of both squares,
-        // so no bin the exact test keeps is dropped here (the kept ones still face the exact test on the
-        // perturbed power).
-        std::vector<double> floor_sq(nt);
-        bool squares = true;
-        for (std::size_t j = 0; j < nt; ++j) {
-            floor_sq[j] = floor[j] > 0.0 ? floor[j] * floor[j] * (1.0 - 8.0 * kUnitRoundoff) : -1.0;
-            squares = squares && (floor[j] <= 0.0 || floor[j] > kNormalSquareFloor);
-        }
         double l1 = 0.0, ds = 0.0, dq = 0.0;
         const std::vector<std::int64_t>& visit = prepared_.candidates[rows[0]];
         // bins left at 0, each charged 2 tau (pld/compose/compose.hpp): those not visited, and those found so below
         std::int64_t dropped = s_.bins - static_cast<std::int64_t>(visit.size());
         HalfSpectrumWriter writer{out};
+        std::size_t next = 0;  // live[next] is the first live bin not yet visited (both lists increasing)
         for (const std::int64_t k : visit) {
-            const BinPower p =
-                is_live(rows, floor, floor_sq, squares, k)
-                    ? (in_long_band(rows, k) ? long_double_power(rows, count, k) : double_power(rows, count, k))
-                    : BinPower::drop();
+            const bool kept = next < live.size() && live[next] == k;
+            next += kept ? 1 : 0;
+            const BinPower p = kept ? (in_long_band(s_, plan_, rows, k) ? long_double_power(rows, count, k)
+                                                                        : double_power(rows, count, k))
+                                    : BinPower::drop();
             if (p.dropped) {
                 ++dropped;
                 writer.put(k, std::complex<double>(0.0, 0.0));
@@ -194,29 +243,6 @@ class ItemPowers {
     }
 
   private:
-    // Whether bin k is above every term's floor (in squares where `squares`) and below every row's drop_from.
-    bool is_live(const std::vector<std::int64_t>& rows, const std::vector<double>& floor,
-                 const std::vector<double>& floor_sq, bool squares, std::int64_t k) const {
-        bool live = true;
-        for (std::size_t j = 0; j < rows.size() && live; ++j) {
-            const std::complex<double> x = s_.row(rows[j])[k];
-            live = k < s_.drop_from[rows[j]] &&
-                   (squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j]);
-        }
-        return live;
-    }
-
-    // Whether bin k is powered in long double: direct bins on, every factor's accurate band holds it, and some
-    // factor's row asked for the long-double power (long_power).
-    bool in_long_band(const std::vector<std::int64_t>& rows, std::int64_t k) const {
-        bool direct = plan_.direct_on, any_long = false;
-        for (std::size_t j = 0; j < rows.size() && direct; ++j) {
-            direct = k < s_.band[rows[j]];
-            any_long = any_long || s_.long_power[rows[j]];
-        }
-        return direct && any_long;
-    }
-
     // The power in long double (pld/compose/compose.hpp), its bound with u_L: from the long-double bins where the band
     // came in long double (perturbed by long_err), else from the double ones (direct_err).
     BinPower long_double_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count,
@@ -259,7 +285,7 @@ class ItemPowers {
         double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
         for (std::size_t j = 0; j < rows.size(); ++j) {
             const std::int64_t at = rows[j] * s_.bins + k;
-            const BinTerms b = prepared_.ready[at] ? prepared_.terms[at] : bin_terms(s_, rows[j], k);
+            const BinTerms& b = prepared_.terms[at];  // prepared: a live bin outside the long band
             log_mod += count[j] * b.lm;
             log_mod_pert += count[j] * b.lm_pert;
             phase += count[j] * b.arg;
@@ -302,7 +328,7 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
     RowSpectra s = row_spectra(factors, rows, plan, fft, shared);
     const LiveFloors floors = live_floors(windows, rows, s);
     AccurateBands(factors, plan, fft, s).run(windows, rows);
-    const PreparedBins prepared = prepare_bins(s, floors.row, plan);
+    const PreparedBins prepared = prepare_bins(s, floors.row, plan, rows, floors);
     PoweredSpectra powered;
     powered.pairs.reset(new double[static_cast<std::size_t>(2 * items * plan.bins)]);
     powered.spectrum = reinterpret_cast<std::complex<double>*>(powered.pairs.get());
@@ -316,7 +342,7 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
 #pragma omp parallel for schedule(dynamic, 1) if (parallel)
     for (std::int64_t i = 0; i < items; ++i)
         powered.sums[i] =
-            power(windows[i]->terms, rows.item_rows[i], floors.item[i], plan.spectra_on ? &reads[i] : nullptr,
+            power(windows[i]->terms, rows.item_rows[i], prepared.live[i], plan.spectra_on ? &reads[i] : nullptr,
                   windows[i]->width, powered.spectrum + i * plan.bins);
     return powered;
 }
