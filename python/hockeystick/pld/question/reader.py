@@ -14,7 +14,8 @@ certified:
   000 eq. 6; Dong, Roth & Su 2022, Cor. 3.3), r rounded outward and theta and its inverse rounded
   outward (``numerics.certified_theta``);
 * any other composition of two or more rounds: its own factors composed under a tilt on its own
-  grid (``refine.tilted_own_grid``), where its plain composition's charges matter.
+  grid (``refine.tilted_own_grid``), where its plain composition's charges matter: an epsilon; a
+  delta is its plain composition's.
 
 The intersection of certified brackets is certified, and never wider than either: a finer grid or a
 smaller tail given to the PLD can only narrow the answer.  Only the arguments a run's reads take are

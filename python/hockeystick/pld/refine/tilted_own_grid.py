@@ -13,8 +13,11 @@ log-moments (``tilted_factors.exponent_tilt``), at eps the direction's plain upp
 centred near the answer: any tilt is valid, the choice only makes the read tight), or, where that is
 infinite, under the tilt minimizing the Chernoff epsilon (K(lam) + log(1 / delta)) / lam
 (``epsilon_tilt``); its optimistic PMFs (``Factor.lower_terms``) under the exponent's tilt at the
-middle of the plain lower side and the upper side found.  A delta at eps is read on both sides
-under the exponent's tilt at eps (as ``tilted_factors_delta`` reads it).  Nothing is discretized
+middle of the plain lower side and the upper side found.  A delta at eps keeps its plain bracket:
+read under a tilt, each eps would take a composition of its own per side and direction (the
+exponent's tilt at that eps), against the one plain composition every eps of the question reads, so
+that a curve of deltas (the risk family's directional profiles, dozens of eps a question) would cost
+tens of compositions where it costs one.  Nothing is discretized
 again: the factors are the PLD's own, so the bracket keeps their discretization and only the
 composition's round-off and tail cut go; each side is certified (``compose.tilted``'s docstring),
 both sides are the maximum over the directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5), each
@@ -22,10 +25,10 @@ direction's upper side intersected with its plain one, and the answer is the int
 plain bracket given.
 
 A side is read only where the plain composition's charges (round-off, shift and the window's tail
-cut, ``plain_charge``) at that side pass ``CHARGE_SHARE`` of the delta read there (below that the
-tilted read moves the side by no more than the charge does and costs a composition), and, for an
-epsilon, the rise of the plain curve over ``question.EXACT_RELATIVE`` of the side below it (below
-that the side cannot move by more than that share of it).  The directions
+cut, ``plain_charge``) at that side pass ``CHARGE_SHARE`` of the delta asked (below that the tilted
+read moves the side by no more than the charge does and costs a composition), and the rise of the
+plain curve over ``question.EXACT_RELATIVE`` of the side below it (below that the side cannot move
+by more than that share of it).  The directions
 are taken from the largest plain upper side down; a direction's upper side is read only where its
 plain one passes the upper sides found so far (their maximum stands otherwise), its lower side only
 where its upper side passes the lower side found so far.  So the upper side depends on the plain
@@ -161,24 +164,6 @@ def lower_epsilon(
     return tilted.lower_epsilon(side, delta, up)
 
 
-def upper_delta(ups: Sequence[tuple[GridPMF, int]], eps: float, upper: float) -> float:
-    """The tilted upper delta at ``eps`` of the pessimistic ``ups``, at most ``upper`` (their plain
-    one); ``upper`` where the composition is refused."""
-    try:
-        return min(upper, tilted_side(ups, exponent_tilt(ups, eps), True).delta(eps))
-    except ValueError:
-        return upper
-
-
-def lower_delta(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
-    """The tilted lower delta at ``eps`` of the optimistic ``terms``; 0 where the composition is
-    refused."""
-    try:
-        return tilted_side(terms, exponent_tilt(terms, eps), False).delta(eps)
-    except ValueError:
-        return 0.0
-
-
 def _charged(charge: float, delta: float) -> bool:
     """Whether a plain side's ``charge`` passes ``CHARGE_SHARE`` of the ``delta`` read there."""
     return not charge <= CHARGE_SHARE * delta
@@ -203,16 +188,16 @@ def own_grid_bracket(
     upper: float,
     bound: Bound = "both",
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``), ``pld``'s plain bracket of ``method`` at ``x``, intersected with its
-    tilted sides (module docstring) where the plain composition's charges pass ``CHARGE_SHARE`` of
-    the delta read.
+    """(``lower``, ``upper``), ``pld``'s plain bracket of ``method`` at ``x``, intersected, for an
+    epsilon, with its tilted sides (module docstring) where the plain composition's charges pass
+    ``CHARGE_SHARE`` of the delta asked; a delta keeps its plain bracket.
 
     Parameters
     ----------
     pld : PrivacyLossDistribution
         A composed PLD (``composed_rounds``) whose pessimistic sides are composed already.
     method : {"delta", "epsilon"}
-        What is asked: delta at epsilon (``x`` finite and > 0 read) or epsilon at delta.
+        What is asked: delta at epsilon (its plain bracket kept) or epsilon at delta.
     x : float
         The argument.
     lower, upper : float
@@ -225,63 +210,45 @@ def own_grid_bracket(
     tuple of float
         The certified (lower, upper).
     """
-    if method == "delta" and not (math.isfinite(x) and x > 0.0 and upper > 0.0):
+    if method != "epsilon":
         return lower, upper
-    plain = plain_sides(pld, method, x, lower, bound)
+    plain = plain_sides(pld, x, lower, bound)
     if not any(read_up or read_low for _, read_up, read_low in plain):
         return lower, upper
     low, up = lower, 0.0
     for j in sorted(range(len(plain)), key=lambda i: -plain[i][0]):
         up_j, read_up, read_low = plain[j]
         if read_up and up_j > up:  # below the upper sides read so far: their maximum stands
-            up_j = tilted_upper(pld.directions[j], method, x, up_j)
+            up_j = upper_epsilon(_pessimistic(pld.directions[j]), x, up_j)
         up = max(up, up_j)
         if read_low and low < up_j < math.inf:
-            low = max(low, tilted_lower(pld.directions[j], method, x, lower, up_j))
+            low = max(low, tilted_lower(pld.directions[j], x, lower, up_j))
     return low, max(low, min(upper, up))
 
 
-def tilted_upper(direction: dict[Factor, int], method: Quantity, x: float, upper: float) -> float:
-    """One direction's tilted upper side of ``method`` at ``x``, at most its plain one ``upper``
-    (``upper_epsilon``, ``upper_delta``)."""
-    ups = _pessimistic(direction)
-    return upper_epsilon(ups, x, upper) if method == "epsilon" else upper_delta(ups, x, upper)
-
-
-def tilted_lower(
-    direction: dict[Factor, int], method: Quantity, x: float, lower: float, upper: float
-) -> float:
-    """One direction's tilted lower side of ``method`` at ``x`` (``lower_epsilon`` under the
-    exponent's tilt at the middle of the run's plain ``lower`` and the direction's certified
-    ``upper``, searched down from ``upper``; ``lower_delta``); 0 where a factor has no optimistic
-    PMF."""
+def tilted_lower(direction: dict[Factor, int], delta: float, lower: float, upper: float) -> float:
+    """One direction's tilted lower epsilon at ``delta`` (``lower_epsilon`` under the exponent's
+    tilt at the middle of the run's plain ``lower`` and the direction's certified ``upper``,
+    searched down from ``upper``); 0 where a factor has no optimistic PMF."""
     terms = _optimistic(direction)
     if terms is None:
         return 0.0
-    if method == "epsilon":
-        return lower_epsilon(terms, x, 0.5 * (lower + upper), upper)
-    return lower_delta(terms, x)
+    return lower_epsilon(terms, delta, 0.5 * (lower + upper), upper)
 
 
 def plain_sides(
-    pld: PrivacyLossDistribution, method: Quantity, x: float, lower: float, bound: Bound
+    pld: PrivacyLossDistribution, delta: float, lower: float, bound: Bound
 ) -> list[tuple[float, bool, bool]]:
-    """Per direction of ``pld``: its plain upper side of ``method`` at ``x`` (its composed
-    pessimistic PMF's), and whether its upper and its lower side are read under a tilt (module
-    docstring; the lower side only where ``bound`` asks for it), from the plain charges at that
-    upper side and at the run's plain ``lower`` side."""
+    """Per direction of ``pld``: its plain upper epsilon at ``delta`` (its composed pessimistic
+    PMF's), and whether its upper and its lower side are read under a tilt (module docstring; the
+    lower side only where ``bound`` asks for it), from the plain charges at that upper side and at
+    the run's plain ``lower`` side."""
     out = []
     for pmf, direction in zip(pld.composed(True), pld.directions):
         factors = _pessimistic(direction)
-        if method == "epsilon":
-            side = float(np.maximum(pmf.epsilon(np.array(x)), 0.0))
-            read_up = _moves(pmf, factors, side, x)
-            read_low = bound != "upper" and _moves(pmf, factors, lower, x)
-        else:
-            side = float(pmf.delta(np.array(x)))
-            charge = plain_charge(pmf, factors, x)
-            read_up = _charged(charge, side)
-            read_low = bound != "upper" and _charged(charge, lower)
+        side = float(np.maximum(pmf.epsilon(np.array(delta)), 0.0))
+        read_up = _moves(pmf, factors, side, delta)
+        read_low = bound != "upper" and _moves(pmf, factors, lower, delta)
         out.append((side, read_up, read_low))
     return out
 
