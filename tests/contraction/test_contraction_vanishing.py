@@ -32,19 +32,24 @@ def _bits(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x).view(np.int64)
 
 
+def _from_factors(w: np.ndarray, terms: np.ndarray, pairs: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The geometric bound from a factor table (``gaussian_factor_pairs``' four arrays)."""
+    return _core.contraction.geometric_bound_from_factors(
+        w,
+        terms,
+        first_value=pairs[0],
+        first_log=pairs[1],
+        product_complement=pairs[2],
+        product_log=pairs[3],
+        threads=1,
+    )
+
+
 def test_vanishing_bound_is_the_factors_value() -> None:
     eps, w, terms, r1, r2 = _band()
     c = _core.contraction
     full = c.gaussian_factor_pairs(eps, r1, r2, threads=1)  # every factor evaluated
-    reference = c.geometric_bound_from_factors(
-        w,
-        terms,
-        first_value=full[0],
-        first_log=full[1],
-        product_complement=full[2],
-        product_log=full[3],
-        threads=1,
-    )
+    reference = _from_factors(w, terms, full)
     # both sides of the border
     assert (reference == 0).mean() > 0.2 and (reference > 0).mean() > 0.2
     direct = c.geometric_bound_delta(
@@ -53,15 +58,7 @@ def test_vanishing_bound_is_the_factors_value() -> None:
     bound = float(np.log(w.max()) + np.log(terms.max()))
     table = c.gaussian_factor_pairs(eps, r1, r2, log_rest_bound=bound, threads=1)
     assert (table[1] == -np.inf).any()  # the table skipped some pairs
-    tabled = c.geometric_bound_from_factors(
-        w,
-        terms,
-        first_value=table[0],
-        first_log=table[1],
-        product_complement=table[2],
-        product_log=table[3],
-        threads=1,
-    )
+    tabled = _from_factors(w, terms, table)
     np.testing.assert_array_equal(_bits(direct), _bits(reference))
     np.testing.assert_array_equal(_bits(tabled), _bits(reference))
 
@@ -69,18 +66,18 @@ def test_vanishing_bound_is_the_factors_value() -> None:
 def test_skipped_complement_underflows() -> None:
     """1 - theta_eps(r) = Q(-x1) + e^eps Q(x2) (x1 < 0) is below the least subnormal wherever the
     kernel reads it as 0, and the kernel's value just inside the border."""
-    mp.mp.dps = 50
     eps = np.array([0.0, 0.5, 2.0, 10.0])
     r = np.linspace(76.0, 78.5, 26)  # log phi(x1) crosses -747 near r = 77.3
     e, rr = (x.ravel() for x in np.meshgrid(eps, r))
     table = _core.contraction.gaussian_factor_pairs(e, rr, rr, threads=1)
     complement = table[2]
     assert (complement == 0).any() and (complement > 0).any()
-    for ei, ri, ci in zip(e, rr, complement):
-        x1 = mp.mpf(ei) / mp.mpf(ri) - mp.mpf(ri) / 2
-        exact = mp.ncdf(x1) + mp.exp(mp.mpf(ei)) * mp.ncdf(-(x1 + mp.mpf(ri)))
-        if ci == 0:
-            assert exact < mp.mpf(2) ** -1075
-        else:
-            # to 1e-12 relative, or to a few of the least subnormal's units where it is subnormal
-            assert abs(mp.mpf(ci) - exact) < max(1e-12 * exact, mp.mpf(2) ** -1072)
+    with mp.workdps(50):
+        for ei, ri, ci in zip(e, rr, complement):
+            x1 = mp.mpf(ei) / mp.mpf(ri) - mp.mpf(ri) / 2
+            exact = mp.ncdf(x1) + mp.exp(mp.mpf(ei)) * mp.ncdf(-(x1 + mp.mpf(ri)))
+            if ci == 0:
+                assert exact < mp.mpf(2) ** -1075
+            else:
+                # to 1e-12 relative, or to a few of the least subnormal's units where it is subnormal
+                assert abs(mp.mpf(ci) - exact) < max(1e-12 * exact, mp.mpf(2) ** -1072)
