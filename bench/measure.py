@@ -47,7 +47,7 @@ class Effort:
     target: float
 
 
-SHORT_EFFORT = Effort(min_pairs=9, max_pairs=61, budget=4.0, target=0.02)
+SHORT_EFFORT = Effort(min_pairs=9, max_pairs=61, budget=3.0, target=0.02)
 FULL_EFFORT = Effort(min_pairs=3, max_pairs=15, budget=60.0, target=0.03)
 
 
