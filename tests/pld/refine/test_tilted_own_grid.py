@@ -117,7 +117,7 @@ def test_random_allocations_tilted_sides_meet_its_plain_reads(
     monkeypatch.setattr(tilted_own_grid, "CHARGE_SHARE", 0.0)
     coarse = _allocation(2e-3, 0.05)
     plain_lower, plain_upper = coarse.epsilon(1e-8, bound="both", composition_only=True)
-    lower, upper = tilted_own_grid.own_grid_bracket(coarse, "epsilon", 1e-8, plain_lower, math.inf)
+    lower, upper = tilted_own_grid.own_grid_bracket(coarse, 1e-8, plain_lower, math.inf)
     assert abs(lower - plain_lower) <= 1e-4 and abs(upper - plain_upper) <= 1e-4
     fine_lower, fine_upper = _allocation(5e-4, 0.02).epsilon(
         1e-8, bound="both", composition_only=True

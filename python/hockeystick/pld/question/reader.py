@@ -69,22 +69,28 @@ class RunReader:
     def __init__(self, front_door: FrontDoor) -> None:
         self.front_door = front_door
 
-    def reads(self, pld: PrivacyLossDistribution) -> bool:
+    def reads(self, pld: PrivacyLossDistribution, method: Quantity) -> bool:
         """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians,
-        or compose two or more rounds of any other kind (``refine.tilted_own_grid``).
+        or, for an epsilon, compose two or more rounds of any other kind (``refine.tilted_own_grid``:
+        a delta of such a PLD is its plain composition's, which the PLD gives without a reader).
 
         Parameters
         ----------
         pld : PrivacyLossDistribution
             A composed PLD.
+        method : {"delta", "epsilon"}
+            What is asked of it.
 
         Returns
         -------
         bool
-            True where ``described_run`` finds its run or some direction composes two rounds.
+            True where ``described_run`` finds its run, or, for an epsilon, some direction composes
+            two rounds.
         """
         if subsampled_segments(pld) is not None or gaussian_rounds(pld) is not None:
             return True
+        if method != "epsilon":
+            return False
         from ..refine.tilted_own_grid import composed_rounds  # an undescribed composition only
 
         return composed_rounds(pld)
@@ -194,12 +200,10 @@ def _read_one(
         )
     elif gaussians is not None:
         lows[live], ups[live] = _gaussian(gaussians, method, x[live])
-    else:  # no run described: its own factors composed under a tilt (``refine.tilted_own_grid``)
+    elif method == "epsilon":  # no run described: its own factors under a tilt (``reads``)
         from ..refine.tilted_own_grid import own_grid_brackets
 
-        lows[live], ups[live] = own_grid_brackets(
-            pld, method, x[live], lower[live], upper[live], bound
-        )
+        lows[live], ups[live] = own_grid_brackets(pld, x[live], lower[live], upper[live], bound)
     return lows, ups
 
 

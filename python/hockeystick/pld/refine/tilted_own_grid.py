@@ -44,7 +44,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...base.accountant import Bound, Quantity
+from ...base.accountant import Bound
 from ..compose import tilted
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from ..grid.pmf import GridPMF
@@ -182,26 +182,23 @@ def _moves(pmf: GridPMF, factors: Sequence[tuple[GridPMF, int]], at: float, delt
 
 def own_grid_bracket(
     pld: PrivacyLossDistribution,
-    method: Quantity,
     x: float,
     lower: float,
     upper: float,
     bound: Bound = "both",
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``), ``pld``'s plain bracket of ``method`` at ``x``, intersected, for an
-    epsilon, with its tilted sides (module docstring) where the plain composition's charges pass
-    ``CHARGE_SHARE`` of the delta asked; a delta keeps its plain bracket.
+    """(``lower``, ``upper``), ``pld``'s plain epsilon bracket at the delta ``x``, intersected with
+    its tilted sides (module docstring) where the plain composition's charges pass ``CHARGE_SHARE``
+    of the delta asked.
 
     Parameters
     ----------
     pld : PrivacyLossDistribution
         A composed PLD (``composed_rounds``) whose pessimistic sides are composed already.
-    method : {"delta", "epsilon"}
-        What is asked: delta at epsilon (its plain bracket kept) or epsilon at delta.
     x : float
-        The argument.
+        The delta asked.
     lower, upper : float
-        Its certified plain bracket (the maximum over the directions of each side).
+        Its certified plain epsilon bracket (the maximum over the directions of each side).
     bound : {"both", "upper", "lower"}, default "both"
         "upper": the upper side alone is read (the lower side stays ``lower``).
 
@@ -210,8 +207,6 @@ def own_grid_bracket(
     tuple of float
         The certified (lower, upper).
     """
-    if method != "epsilon":
-        return lower, upper
     plain = plain_sides(pld, x, lower, bound)
     if not any(read_up or read_low for _, read_up, read_low in plain):
         return lower, upper
@@ -255,7 +250,6 @@ def plain_sides(
 
 def own_grid_brackets(
     pld: PrivacyLossDistribution,
-    method: Quantity,
     x: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
@@ -267,10 +261,8 @@ def own_grid_brackets(
     ----------
     pld : PrivacyLossDistribution
         A composed PLD (``composed_rounds``).
-    method : {"delta", "epsilon"}
-        What is asked.
     x, lower, upper : numpy.ndarray
-        The arguments and their certified plain brackets.
+        The deltas asked and their certified plain epsilon brackets.
     bound : {"both", "upper", "lower"}, default "both"
         "upper": the upper sides alone are read.
 
@@ -280,5 +272,5 @@ def own_grid_brackets(
         The certified (lower, upper) brackets, of ``lower``'s shape.
     """
     return each_bracket(
-        x, lower, upper, lambda at, lo, up: own_grid_bracket(pld, method, at, lo, up, bound)
+        x, lower, upper, lambda at, lo, up: own_grid_bracket(pld, at, lo, up, bound)
     )
