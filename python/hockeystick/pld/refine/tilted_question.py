@@ -32,7 +32,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
-from typing import cast
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -245,6 +245,20 @@ def _upper_search(
     return tilted.upper_epsilon(up_side, delta, start)
 
 
+# the key of a dict of held compositions
+K = TypeVar("K")
+
+
+def forget_least_used(held: dict[K, tilted.TiltedComposition], points: int) -> None:
+    """Forgets ``held``'s compositions in insertion order (the least recently used first, where a
+    use moves its entry last) until those left hold at most ``points`` window points."""
+    total = sum(c.window.p.size for c in held.values())
+    for key in list(held):
+        if total <= points:
+            break
+        total -= held.pop(key).window.p.size
+
+
 class LowerWindows:
     """The optimistic compositions ``delta_lower`` read, by direction and key (grid, tails, tilt),
     the most recently used last: a window asked again is the one held, the numbers a new
@@ -277,12 +291,8 @@ class LowerWindows:
 
     def keep(self, points: int) -> None:
         """Forgets the windows least recently used until those left hold at most ``points``
-        window points."""
-        held = sum(c.window.p.size for c in self._held.values())
-        for slot in list(self._held):
-            if held <= points:
-                break
-            held -= self._held.pop(slot).window.p.size
+        window points (``forget_least_used``)."""
+        forget_least_used(self._held, points)
 
     def clear(self) -> None:
         """Forgets the windows held."""
@@ -335,12 +345,8 @@ class TiltedReader:
 
     def keep_windows(self, points: int) -> None:
         """Forgets the tilted compositions least recently used until those left hold at most
-        ``points`` window points (the discretized rounds stay)."""
-        held = sum(c.window.p.size for c in self._compositions.values())
-        for key in list(self._compositions):
-            if held <= points:
-                break
-            held -= self._compositions.pop(key).window.p.size
+        ``points`` window points (``forget_least_used``; the discretized rounds stay)."""
+        forget_least_used(self._compositions, points)
 
     def window_points(self, h: float) -> int:
         """The points a read on grid ``h`` needed: per neighbouring direction, the least of its
