@@ -137,6 +137,8 @@ RENAMED = {
     "hockeystick.interop.opacus": {
         "HockeystickAccountant": "hockeystick.interop.opacus.HockeystickOpacusAccountant"
     },
+    # the interpolations' names, from when ``bound=`` chose the interpolation
+    "hockeystick.fdp": {"BOUNDS": "hockeystick.fdp.INTERPOLATIONS"},
 }
 
 

@@ -14,12 +14,13 @@ See docs/paper-004-errata.md for every place the paper's printed formulas differ
 computed.
 """
 
+from ..base.moved import renamed
 from .fedavg import SCHEDULES, NoisyFedAvg, schedule_round_factors
 from .fedprox import NoisyFedProx
 from .gaussian_mechanism import GaussianMechanism
 from .gdp import GaussianDP, compose_gdp, gdp_to_rdp
 from .interpolation import (
-    BOUNDS,
+    INTERPOLATIONS,
     InterpolationBound,
     constant_rate_h0,
     constant_rate_h0_limit,
@@ -29,7 +30,7 @@ from .interpolation import (
 from .tradeoff import GaussianTradeOff, TradeOffFunction, gaussian_tradeoff
 
 __all__ = [
-    "BOUNDS",
+    "INTERPOLATIONS",
     "SCHEDULES",
     "GaussianDP",
     "GaussianMechanism",
@@ -47,3 +48,5 @@ __all__ = [
     "rounds_from_learning_rates",
     "schedule_round_factors",
 ]
+
+__getattr__ = renamed(__name__)  # BOUNDS, the interpolations' earlier name, deprecated

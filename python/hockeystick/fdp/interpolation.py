@@ -63,14 +63,12 @@ __all__ = [
     "rounds_from_learning_rates",
     "constant_rate_h0",
     "constant_rate_h0_limit",
-    "BOUNDS",
     "INTERPOLATIONS",
     "Interpolation",
 ]
 
 Interpolation = Literal["optimal", "h0", "composition"]
 INTERPOLATIONS: tuple[Interpolation, ...] = ("optimal", "h0", "composition")
-BOUNDS = INTERPOLATIONS  # the earlier name (when ``bound=`` chose the interpolation); kept for one release
 
 
 class InterpolationBound(NamedTuple):
