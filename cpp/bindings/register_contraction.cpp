@@ -11,6 +11,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -87,6 +88,111 @@ warm_started<P, Solve> warm(Solve solve) {
 }
 
 using contiguous = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+template <class Kernel, std::size_t... K>
+double call_at(Kernel& kernel, const std::array<const char*, sizeof...(K)>& at, std::index_sequence<K...>) {
+    return kernel(*reinterpret_cast<const double*>(at[K])...);
+}
+
+// A row function from a kernel of one point: kernel(x0, ..., x_{N-1}) at each point of the row.
+template <std::size_t N, class Kernel>
+struct each_point {
+    Kernel kernel;
+    bool operator()(std::array<const char*, N> at, const std::array<py::ssize_t, N>& step, std::int64_t count,
+                    double* out) {
+        int nan = 0;
+        for (std::int64_t j = 0; j < count; ++j) {
+            out[j] = call_at(kernel, at, std::make_index_sequence<N>{});
+            nan |= std::isnan(out[j]) ? 1 : 0;
+            for (std::size_t k = 0; k < N; ++k) at[k] += step[k];
+        }
+        return nan != 0;
+    }
+};
+
+template <std::size_t N, class Kernel>
+each_point<N, Kernel> at_each_point(Kernel kernel) {
+    return {kernel};
+}
+
+// The strided-broadcast driver's contract (broadcast.hpp: the same chunks, threads and NaN report) for
+// results that are functions of each point's arguments alone (a row function's state may only memoize),
+// walked along the last axis: where a chunk enters a row, each input's address is found once and the
+// row function reads the run from there with the inputs' last strides (step, in bytes), where the generic
+// driver steps an odometer of every axis at every point.
+// row(at, step, count, out) -> whether it wrote a NaN.
+template <std::size_t N, class Row, class Explain>
+py::array_t<double> broadcast_rows(const std::array<strided_array, N>& in, Row row_function, Explain explain,
+                                   int threads) {
+    const hb::strided_inputs<N> inputs(in);  // one shape; the arguments of a NaN for the report
+    const std::vector<py::ssize_t>& shape = inputs.shape();
+    const std::size_t ndim = shape.size();
+    py::array_t<double> out(shape);
+    double* dst = out.mutable_data();
+    const std::int64_t total = inputs.size();
+    const std::int64_t length = ndim == 0 ? 1 : shape[ndim - 1];
+    std::array<const char*, N> base{};
+    std::array<py::ssize_t, N> step{};
+    std::vector<std::array<py::ssize_t, N>> strides(ndim);
+    for (std::size_t k = 0; k < N; ++k) {
+        base[k] = reinterpret_cast<const char*>(in[k].data());
+        for (std::size_t d = 0; d < ndim; ++d) strides[d][k] = in[k].strides()[d];
+        step[k] = ndim == 0 ? 0 : strides[ndim - 1][k];
+    }
+    const std::int64_t chunks = (total + hb::broadcast_chunk - 1) / hb::broadcast_chunk;
+    const bool nan = hb::parallel_items<hb::no_state>(
+        chunks, hb::resolve_threads(threads, total, chunks), hb::balanced(chunks, 4),
+        [&](std::int64_t c, hb::no_state&) {
+            Row local = row_function;
+            const std::int64_t end = std::min(c * hb::broadcast_chunk + hb::broadcast_chunk, total);
+            bool piece_nan = false;
+            for (std::int64_t i = c * hb::broadcast_chunk; i < end;) {
+                const std::int64_t row = i / length, row_end = std::min(end, (row + 1) * length);
+                std::array<const char*, N> at = base;
+                std::int64_t rest = row;
+                for (std::size_t d = ndim == 0 ? 0 : ndim - 1; d-- > 0;) {
+                    const std::int64_t index = rest % shape[d];
+                    rest /= shape[d];
+                    for (std::size_t k = 0; k < N; ++k) at[k] += index * strides[d][k];
+                }
+                for (std::size_t k = 0; k < N; ++k) at[k] += (i - row * length) * step[k];
+                piece_nan |= local(at, step, row_end - i, dst + i);
+                i = row_end;
+            }
+            return piece_nan;
+        });
+    if (nan)
+        hb::raise_first_nan(
+            total, [&](std::int64_t i) { return std::isnan(dst[i]); },
+            [&](std::int64_t i) {
+                const std::array<double, N> args = inputs.at(i);
+                return std::make_pair(std::string(std::apply(explain, args)),
+                                      std::apply([](auto... v) { return hb::listed(v...); }, args));
+            });
+    return out;
+}
+
+// geometric_bound_from_factors along a row: by geometric_row_from_factors where the weight and the number of
+// terms are constant along it and the four factors share one stride (a factor table's inner axis), else
+// point by point.
+struct geometric_rows {
+    hockeystick::weight_terms_logs logs{};
+    bool operator()(std::array<const char*, 6> at, const std::array<py::ssize_t, 6>& step, std::int64_t count,
+                    double* out) {
+        auto value = [&](std::size_t k) { return *reinterpret_cast<const double*>(at[k]); };
+        auto factor = [&](std::size_t k) { return reinterpret_cast<const double*>(at[k]); };
+        const py::ssize_t s = step[2];
+        if (step[0] == 0 && step[1] == 0 && step[3] == s && step[4] == s && step[5] == s &&
+            s % static_cast<py::ssize_t>(sizeof(double)) == 0)
+            return hockeystick::geometric_row_from_factors(value(0), value(1), factor(2), factor(3), factor(4),
+                                                           factor(5), s / static_cast<py::ssize_t>(sizeof(double)),
+                                                           count, out, logs);
+        auto point = at_each_point<6>([this](double a, double t, double x, double y, double z, double u) {
+            return hockeystick::geometric_bound_from_factors(a, t, x, y, z, u, logs);
+        });
+        return point(at, step, count, out);
+    }
+};
 
 // Per-round schedules: kernel(x) for every x (eps or delta, any shape, contiguous), each an
 // O(T) pass over radii of length T, so a point is an item of the per-item driver.
@@ -166,11 +272,8 @@ void register_factors(py::module_& m) {
     m.def(
         "geometric_bound_from_factors",
         [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
-            return hb::broadcast_elementwise<6>(
-                {w, terms, av, al, bc, bl},
-                [logs = weight_terms_logs{}](double a, double t, double x, double y, double z, double u) mutable {
-                    return geometric_bound_from_factors(a, t, x, y, z, u, logs);
-                },
+            return broadcast_rows<6>(
+                {w, terms, av, al, bc, bl}, geometric_rows{},
                 [](double a, double t, double x, double y, double z, double u) {
                     return first_broken({explain_terms(a, t), explain_factors(x, y, z, u)});
                 },
@@ -181,11 +284,11 @@ void register_factors(py::module_& m) {
     m.def(
         "random_stop_bound_from_factors",
         [](arr w, arr terms, arr stop, arr av, arr al, arr bc, arr bl, int threads) {
-            return hb::broadcast_elementwise<7>(
+            return broadcast_rows<7>(
                 {w, terms, stop, av, al, bc, bl},
-                [](double a, double t, double s, double x, double y, double z, double u) {
+                at_each_point<7>([](double a, double t, double s, double x, double y, double z, double u) {
                     return random_stop_bound_from_factors(a, t, s, x, y, z, u);
-                },
+                }),
                 [](double a, double t, double s, double x, double y, double z, double u) {
                     return first_broken({positive("weight", a), explain_first_stop(t, s), explain_factors(x, y, z, u)});
                 },
@@ -201,9 +304,10 @@ void register_closed_forms(py::module_& m) {
     m.def(
         "geometric_bound_delta",
         [](arr eps, arr w, arr terms, arr r1, arr r2, int threads) {
-            return hb::broadcast_elementwise<5>(
-                {eps, w, terms, r1, r2},
-                [](double e, double a, double t, double x, double y) { return geometric_bound_delta(e, a, t, x, y); },
+            return broadcast_rows<5>(
+                {eps, w, terms, r1, r2}, at_each_point<5>([](double e, double a, double t, double x, double y) {
+                    return geometric_bound_delta(e, a, t, x, y);
+                }),
                 [](double e, double a, double t, double x, double y) {
                     return first_broken({nonnegative("epsilon", e), explain_terms(a, t), explain_radii(x, y)});
                 },
@@ -229,11 +333,11 @@ void register_closed_forms(py::module_& m) {
     m.def(
         "random_stop_bound_delta",
         [](arr eps, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
-            return hb::broadcast_elementwise<6>(
+            return broadcast_rows<6>(
                 {eps, w, terms, stop, r1, r2},
-                [](double e, double a, double t, double s, double x, double y) {
+                at_each_point<6>([](double e, double a, double t, double s, double x, double y) {
                     return random_stop_bound_delta(e, a, t, s, x, y);
-                },
+                }),
                 [](double e, double a, double t, double s, double x, double y) {
                     return first_broken({nonnegative("epsilon", e), positive("weight", a), explain_first_stop(t, s),
                                          explain_radii(x, y)});
@@ -261,9 +365,10 @@ void register_closed_forms(py::module_& m) {
         "power_bound_delta",
         [](const std::string& noise, arr eps, arr k, arr g1, arr g2, int threads) {
             const noise_kind kind = parse_noise(noise);
-            return hb::broadcast_elementwise<4>(
-                {eps, k, g1, g2},
-                [kind](double e, double x, double a, double b) { return power_bound_delta(kind, e, x, a, b); },
+            return broadcast_rows<4>(
+                {eps, k, g1, g2}, at_each_point<4>([kind](double e, double x, double a, double b) {
+                    return power_bound_delta(kind, e, x, a, b);
+                }),
                 [](double e, double x, double a, double b) {
                     return first_broken({nonnegative("epsilon", e), explain_power(x, a, b)});
                 },

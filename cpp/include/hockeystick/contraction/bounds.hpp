@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -73,9 +74,9 @@ inline double log_solver_target(double delta) {
     return log_delta - std::log1p(0x1p-42) - 2e-15 * (1.0 + std::fabs(log_delta));
 }
 
-// A delta is a probability bound: cap it at 1.  std::fmin(1, NaN) is 1, which would hide an
-// internal error as a plausible answer; a NaN stays NaN so the binding reports it.
-inline double at_most_one(double delta) { return std::isnan(delta) ? delta : std::fmin(1.0, delta); }
+// A delta is a probability bound: cap it at 1.  A NaN stays NaN (the comparison is false) so the
+// binding reports it, rather than passing as a plausible answer.
+inline double at_most_one(double delta) { return delta > 1.0 ? 1.0 : delta; }
 
 // delta = first * exp(rest_log), accurate while the first factor is a normal number.
 inline double first_times_exp(const contraction_factor& first, double rest_log) {
@@ -167,6 +168,42 @@ inline double geometric_bound_from_factors(double weight, double terms, double a
                                            double b_complement, double b_log) {
     weight_terms_logs logs;
     return geometric_bound_from_factors(weight, terms, a_value, a_log, b_complement, b_log, logs);
+}
+
+namespace detail {
+// geometric_bound_from_factors(weight, terms, av, al, bc, bl, logs) where weight > 0, 1 <= terms < inf and
+// logs is at (weight, terms), so log_rest_bound = log w + log T: the three routes of geometric_value that
+// take no logarithm at the point are written out with its expressions on the same values; the others call it.
+inline double geometric_row_point(double weight, double terms, double log_rest_bound, double av, double al, double bc,
+                                  double bl, weight_terms_logs& logs) {
+    if (av >= 1e-250 && bc >= 1e-250 && bl > -inf)  // the expm1 route
+        return at_most_one(weight * av * (-std::expm1(terms * bl) / bc) * safe_side);
+    const bool numbers = !std::isnan(bl) && !std::isnan(bc);
+    if (!(av >= 1e-250) && al + log_rest_bound < vanishing_log && log_rest_bound < inf && numbers)
+        return 0.0;  // the vanishing route
+    if (bc == 0.0 && av >= 1e-250 && bl != -inf)  // G = T: the kept e^{log w + log T}
+        return at_most_one(av * logs.exp_of_sum() * safe_side);
+    return geometric_bound_from_factors(weight, terms, av, al, bc, bl, logs);
+}
+}  // namespace detail
+
+// geometric_bound_from_factors(weight, terms, a_value[j s], a_log[j s], b_complement[j s], b_log[j s]) -> out[j]
+// for j < n: a row of a grid along which the weight and the number of terms are constant (a factor table's
+// inner axis), each point by detail::geometric_row_point.  Returns whether an output is NaN.
+inline bool geometric_row_from_factors(double weight, double terms, const double* a_value, const double* a_log,
+                                       const double* b_complement, const double* b_log, std::ptrdiff_t s,
+                                       std::int64_t n, double* out, weight_terms_logs& logs) {
+    const bool row_constants = weight > 0.0 && terms >= 1.0 && std::isfinite(terms);
+    if (row_constants) logs.at(weight, terms);
+    const double log_rest_bound = logs.log_weight + logs.log_terms;
+    bool nan = false;
+    for (std::int64_t j = 0; j < n; ++j) {
+        const double av = a_value[j * s], al = a_log[j * s], bc = b_complement[j * s], bl = b_log[j * s];
+        out[j] = row_constants ? detail::geometric_row_point(weight, terms, log_rest_bound, av, al, bc, bl, logs)
+                               : geometric_bound_from_factors(weight, terms, av, al, bc, bl, logs);
+        nan |= std::isnan(out[j]);
+    }
+    return nan;
 }
 
 inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,

@@ -89,12 +89,12 @@ inline contraction_factor gaussian_factor(double r, double eps, bool with_slope 
         if (f.complement < 0.5) {
             f.log_value = std::log1p(-f.complement);
             f.value = 1.0 - f.complement;  // exact to an ulp since value > 1/2
-        } else {                           // theta <= 1/2 may be small: the core's accurate forms
-            f.value = theta(r, eps);
+        } else {  // theta <= 1/2 may be small: the core's accurate forms, on the thresholds formed above
+            f.value = detail::theta_of_parts(detail::theta_parts_at(r, x));
             f.log_value = f.value >= 1e-250 ? std::log(f.value) : log_theta(r, eps);
         }
     } else {  // theta <= Q(x1) <= 1/2, so 1 - theta is exact to an ulp
-        const detail::theta_parts p = detail::theta_decompose(r, eps);
+        const detail::theta_parts p = detail::theta_parts_at(r, x);
         const double_double ld = p.log_density();
         log_density = ld.hi;
         if (p.is_direct) {

@@ -136,9 +136,8 @@ inline thresholds standardized_thresholds(double r, double eps) {
     return {x1dd, q.hi + 0.5 * r, dd_square(x1dd), false};
 }
 
-// Requires 0 < r < inf and 0 <= eps < inf.
-inline theta_parts theta_decompose(double r, double eps) {
-    const thresholds t = standardized_thresholds(r, eps);
+// theta_decompose from t = standardized_thresholds(r, eps).
+inline theta_parts theta_parts_at(double r, const thresholds& t) {
     if (t.overflow) return {true, 0.0, {0.0, 0.0}, 0.0};  // eps/r overflows: theta = 0
     const double_double x1 = t.x1;
     const double x2 = t.x2;
@@ -163,6 +162,18 @@ inline theta_parts theta_decompose(double r, double eps) {
     return p;
 }
 
+// Requires 0 < r < inf and 0 <= eps < inf.
+inline theta_parts theta_decompose(double r, double eps) { return theta_parts_at(r, standardized_thresholds(r, eps)); }
+
+// theta from its pieces (theta_decompose).
+inline double theta_of_parts(const theta_parts& p) {
+    if (p.is_direct) return p.direct;
+    const double log_density = p.log_density().hi;
+    if (log_density > -700.0) return p.density() * p.factor;
+    if (log_density < log_underflow) return 0.0;
+    return std::exp(log_density + std::log(p.factor));
+}
+
 }  // namespace detail
 
 inline double theta(double r, double eps) {
@@ -170,12 +181,7 @@ inline double theta(double r, double eps) {
     if (std::isinf(r) && std::isinf(eps)) return detail::nan;
     if (r == 0.0 || std::isinf(eps)) return 0.0;
     if (std::isinf(r)) return 1.0;
-    const detail::theta_parts p = detail::theta_decompose(r, eps);
-    if (p.is_direct) return p.direct;
-    const double log_density = p.log_density().hi;
-    if (log_density > -700.0) return p.density() * p.factor;
-    if (log_density < detail::log_underflow) return 0.0;
-    return std::exp(log_density + std::log(p.factor));
+    return detail::theta_of_parts(detail::theta_decompose(r, eps));
 }
 
 inline double log_theta(double r, double eps) {
