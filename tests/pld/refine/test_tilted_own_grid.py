@@ -72,18 +72,6 @@ def test_epsilon_of_undescribed_gaussians_is_the_closed_forms(run: str, delta: f
     assert upper - exact <= 1e-3 and exact - lower <= 1e-3
 
 
-def test_delta_of_undescribed_gaussians_is_the_plain_bracket_holding_the_closed_form() -> None:
-    """delta at eps keeps the plain composition's bracket, bit for bit, even where it is wide (its
-    lower side 0 at eps 12), and that bracket holds the exact value."""
-    make, r = RUNS["two kinds"]
-    eps = np.array([1.0, 11.2, 12.0])
-    plain = make().delta(eps, bound="both", composition_only=True)
-    got = make().delta(eps, bound="both")
-    assert [v.hex() for v in np.ravel(got)] == [v.hex() for v in np.ravel(plain)]
-    exact = np.array([float(_exact_delta(r, mpmath.mpf(e))) for e in eps])
-    assert np.all((got[0] <= exact) & (exact <= got[1]))
-
-
 def _allocation(h: float, resolution: float) -> PrivacyLossDistribution:
     """Ten epochs of random allocation (balls-in-bins) over 20 steps of noise 1."""
     epoch = pld.random_allocation_gaussian(

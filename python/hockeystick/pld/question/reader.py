@@ -14,8 +14,8 @@ certified:
   000 eq. 6; Dong, Roth & Su 2022, Cor. 3.3), r rounded outward and theta and its inverse rounded
   outward (``numerics.certified_theta``);
 * any other composition of two or more rounds: its own factors composed under a tilt on its own
-  grid (``refine.tilted_own_grid``), where its plain composition's charges matter: an epsilon; a
-  delta is its plain composition's.
+  grid, where its plain composition's charges matter (an epsilon: ``refine.tilted_own_grid``; a
+  delta: ``refine.tilted_own_grid_delta``, under the tilts of a ladder fixed in advance).
 
 The intersection of certified brackets is certified, and never wider than either: a finer grid or a
 smaller tail given to the PLD can only narrow the answer.  Only the arguments a run's reads take are
@@ -71,8 +71,8 @@ class RunReader:
 
     def reads(self, pld: PrivacyLossDistribution, method: Quantity) -> bool:
         """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians,
-        or, for an epsilon, compose two or more rounds of any other kind (``refine.tilted_own_grid``:
-        a delta of such a PLD is its plain composition's, which the PLD gives without a reader).
+        or compose two or more rounds of any other kind (``refine.tilted_own_grid``,
+        ``refine.tilted_own_grid_delta``).
 
         Parameters
         ----------
@@ -84,13 +84,10 @@ class RunReader:
         Returns
         -------
         bool
-            True where ``described_run`` finds its run, or, for an epsilon, some direction composes
-            two rounds.
+            True where ``described_run`` finds its run, or some direction composes two rounds.
         """
         if subsampled_segments(pld) is not None or gaussian_rounds(pld) is not None:
             return True
-        if method != "epsilon":
-            return False
         from ..refine.tilted_own_grid import composed_rounds  # an undescribed composition only
 
         return composed_rounds(pld)
@@ -204,6 +201,10 @@ def _read_one(
         from ..refine.tilted_own_grid import own_grid_brackets
 
         lows[live], ups[live] = own_grid_brackets(pld, x[live], lower[live], upper[live], bound)
+    else:
+        from ..refine.tilted_own_grid_delta import own_grid_deltas
+
+        lows[live], ups[live] = own_grid_deltas(pld, x[live], lower[live], upper[live], bound)
     return lows, ups
 
 

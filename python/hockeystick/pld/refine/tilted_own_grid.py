@@ -13,16 +13,13 @@ log-moments (``tilted_factors.exponent_tilt``), at eps the direction's plain upp
 centred near the answer: any tilt is valid, the choice only makes the read tight), or, where that is
 infinite, under the tilt minimizing the Chernoff epsilon (K(lam) + log(1 / delta)) / lam
 (``epsilon_tilt``); its optimistic PMFs (``Factor.lower_terms``) under the exponent's tilt at the
-middle of the plain lower side and the upper side found.  A delta at eps keeps its plain bracket:
-read under a tilt, each eps would take a composition of its own per side and direction (the
-exponent's tilt at that eps), against the one plain composition every eps of the question reads, so
-that a curve of deltas (the risk family's directional profiles, dozens of eps a question) would cost
-tens of compositions where it costs one.  Nothing is discretized
-again: the factors are the PLD's own, so the bracket keeps their discretization and only the
-composition's round-off and tail cut go; each side is certified (``compose.tilted``'s docstring),
-both sides are the maximum over the directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5), each
-direction's upper side intersected with its plain one, and the answer is the intersection with the
-plain bracket given.
+middle of the plain lower side and the upper side found.  A delta at eps is read by
+``tilted_own_grid_delta``, under the tilts of a ladder fixed in advance, each composition shared by
+every eps of its tilt.  Nothing is discretized again: the factors are the PLD's own, so the
+bracket keeps their discretization and only the composition's round-off and tail cut go; each
+side is certified (``compose.tilted``'s docstring), both sides are the maximum over the directions
+(Zhu, Dong & Wang, AISTATS 2022, Sec. 5), each direction's upper side intersected with its plain
+one, and the answer is the intersection with the plain bracket given.
 
 A side is read only where the plain composition's charges (round-off, shift and the window's tail
 cut, ``plain_charge``) at that side pass ``CHARGE_SHARE`` of the delta asked (below that the tilted
@@ -81,23 +78,44 @@ def composed_rounds(pld: PrivacyLossDistribution) -> bool:
     return any(sum(direction.values()) >= 2 for direction in pld.directions)
 
 
+def plain_charges(
+    pmf: GridPMF, factors: Sequence[tuple[GridPMF, int]], x: np.ndarray
+) -> np.ndarray:
+    """The plain composed pessimistic PMF ``pmf``'s charges at the curve arguments of ``x`` (finite),
+    one core call over the array: its round-off charge there, its shift, and its mass at +infinity
+    beyond the factors' composed one (its window's tail cut).
+
+    Parameters
+    ----------
+    pmf : GridPMF
+        A direction's plain composed pessimistic PMF.
+    factors : sequence of (GridPMF, int)
+        That direction's pessimistic PMFs and their counts.
+    x : numpy.ndarray
+        The epsilons, finite.
+
+    Returns
+    -------
+    numpy.ndarray
+        The charges, of ``x``'s shape.
+    """
+    cut = max(0.0, pmf.p_inf - tilted.composed_infinity(factors, True))
+    return np.asarray(pmf.charge_at(pmf.curve_argument(x)), dtype=np.float64) + abs(pmf.shift) + cut
+
+
 def plain_charge(pmf: GridPMF, factors: Sequence[tuple[GridPMF, int]], x: float) -> float:
-    """The plain composed pessimistic PMF ``pmf``'s charges at the curve argument of ``x``: its
-    round-off charge there, its shift, and its mass at +infinity beyond the factors' composed one
-    (its window's tail cut); inf where ``x`` is not finite."""
+    """``plain_charges`` at one ``x``; inf where ``x`` is not finite."""
     if not math.isfinite(x):
         return math.inf
-    at = pmf.curve_argument(np.array([x]))
-    cut = max(0.0, pmf.p_inf - tilted.composed_infinity(factors, True))
-    return float(pmf.charge_at(at)[0]) + abs(pmf.shift) + cut
+    return float(plain_charges(pmf, factors, np.array([x]))[0])
 
 
-def _pessimistic(direction: dict[Factor, int]) -> list[tuple[GridPMF, int]]:
+def direction_pessimistic(direction: dict[Factor, int]) -> list[tuple[GridPMF, int]]:
     """The direction's pessimistic PMFs and their counts."""
     return [(f.upper, int(c)) for f, c in direction.items()]
 
 
-def _optimistic(direction: dict[Factor, int]) -> list[tuple[GridPMF, int]] | None:
+def direction_optimistic(direction: dict[Factor, int]) -> list[tuple[GridPMF, int]] | None:
     """The direction's optimistic PMFs and their counts (``Factor.lower_terms``), None where a
     factor has none."""
     terms: list[tuple[GridPMF, int]] = []
@@ -164,9 +182,21 @@ def lower_epsilon(
     return tilted.lower_epsilon(side, delta, up)
 
 
-def _charged(charge: float, delta: float) -> bool:
-    """Whether a plain side's ``charge`` passes ``CHARGE_SHARE`` of the ``delta`` read there."""
-    return not charge <= CHARGE_SHARE * delta
+def charged(charge: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """Where a plain side's ``charge`` passes ``CHARGE_SHARE`` of the ``delta`` read there
+    (elementwise; a NaN passes).
+
+    Parameters
+    ----------
+    charge, delta : numpy.ndarray
+        The plain charges and the deltas read there (broadcast together).
+
+    Returns
+    -------
+    numpy.ndarray
+        Booleans, of the broadcast shape.
+    """
+    return np.logical_not(np.asarray(charge) <= CHARGE_SHARE * np.asarray(delta))
 
 
 def _moves(pmf: GridPMF, factors: Sequence[tuple[GridPMF, int]], at: float, delta: float) -> bool:
@@ -174,8 +204,9 @@ def _moves(pmf: GridPMF, factors: Sequence[tuple[GridPMF, int]], at: float, delt
     ``delta`` and the rise of the plain curve ``pmf`` over the step of ``question.EXACT_RELATIVE``
     of ``at`` below it: only then can removing them move that side by more than that share of it."""
     charge = plain_charge(pmf, factors, at)
-    if not (_charged(charge, delta) and math.isfinite(at)):
-        return _charged(charge, delta)
+    passes = bool(charged(np.asarray(charge), np.asarray(delta)))
+    if not (passes and math.isfinite(at)):
+        return passes
     rise = pmf.delta(np.array([at - EXACT_RELATIVE * at, at]))
     return not charge <= float(rise[0] - rise[1])
 
@@ -214,7 +245,7 @@ def own_grid_bracket(
     for j in sorted(range(len(plain)), key=lambda i: -plain[i][0]):
         up_j, read_up, read_low = plain[j]
         if read_up and up_j > up:  # below the upper sides read so far: their maximum stands
-            up_j = upper_epsilon(_pessimistic(pld.directions[j]), x, up_j)
+            up_j = upper_epsilon(direction_pessimistic(pld.directions[j]), x, up_j)
         up = max(up, up_j)
         if read_low and low < up_j < math.inf:
             low = max(low, tilted_lower(pld.directions[j], x, lower, up_j))
@@ -225,7 +256,7 @@ def tilted_lower(direction: dict[Factor, int], delta: float, lower: float, upper
     """One direction's tilted lower epsilon at ``delta`` (``lower_epsilon`` under the exponent's
     tilt at the middle of the run's plain ``lower`` and the direction's certified ``upper``,
     searched down from ``upper``); 0 where a factor has no optimistic PMF."""
-    terms = _optimistic(direction)
+    terms = direction_optimistic(direction)
     if terms is None:
         return 0.0
     return lower_epsilon(terms, delta, 0.5 * (lower + upper), upper)
@@ -240,7 +271,7 @@ def plain_sides(
     the run's plain ``lower`` side."""
     out = []
     for pmf, direction in zip(pld.composed(True), pld.directions):
-        factors = _pessimistic(direction)
+        factors = direction_pessimistic(direction)
         side = float(np.maximum(pmf.epsilon(np.array(delta)), 0.0))
         read_up = _moves(pmf, factors, side, delta)
         read_low = bound != "upper" and _moves(pmf, factors, lower, delta)
