@@ -653,6 +653,35 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
                           pld::taylor_bin_error(l1, n, plan, false), pld::taylor_bin_error(l1, n, plan, true));
 }
 
+// Each bin's power prod_j x[j, k]^counts[j] by repeated squaring in double and its bound d against inputs within
+// deltas[j] of x[j, k] (pld/compose/binary_power.hpp): (y, d, modulus, taken, dropped) per bin; where a bin is
+// not taken (outside the bound's domain) or dropped (its perturbed power at most 2^-64), y, d and modulus are 0.
+py::tuple binary_power_bins(const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& x,
+                            const std::vector<std::int64_t>& counts, const std::vector<double>& deltas) {
+    if (x.ndim() != 2 || static_cast<std::size_t>(x.shape(0)) != counts.size() || counts.size() != deltas.size() ||
+        counts.empty())
+        throw py::value_error("x must be (terms, bins), one count and one delta per term");
+    for (const std::int64_t c : counts)
+        if (c < 1) throw py::value_error("every count must be >= 1");
+    const std::size_t nt = counts.size();
+    const py::ssize_t bins = x.shape(1);
+    py::array_t<std::complex<double>> y(bins);
+    py::array_t<double> d(bins), modulus(bins);
+    py::array_t<bool> taken(bins), dropped(bins);
+    const pld::detail::BinaryPowers powers(counts);
+    std::vector<std::complex<double>> column(nt);
+    for (py::ssize_t k = 0; k < bins; ++k) {
+        for (std::size_t j = 0; j < nt; ++j) column[j] = x.at(static_cast<py::ssize_t>(j), k);
+        const pld::detail::BinaryPower b = powers(column.data(), deltas.data());
+        y.mutable_at(k) = b.y;
+        d.mutable_at(k) = b.d;
+        modulus.mutable_at(k) = b.modulus;
+        taken.mutable_at(k) = b.taken;
+        dropped.mutable_at(k) = b.dropped;
+    }
+    return py::make_tuple(y, d, modulus, taken, dropped);
+}
+
 // The core's ComposedPMF as a read-only Python class: a composed window and its charges, each a named, typed field
 // (pld/compose/options.hpp), its masses an array that views the object's own vector (no copy).
 void register_composed_pmf(py::module_& m) {
@@ -785,6 +814,9 @@ void register_pld_compose(py::module_ m) {
         },
         "Whether the transforms on one thread call numpy.fft's pocketfft loops without the GIL (numpy_fft_loops.hpp), "
         "in double and in long double.");
+    m.def("binary_power_bins", &binary_power_bins, py::arg("x"), py::kw_only(), py::arg("counts"), py::arg("deltas"),
+          "Each bin's power of x[j, k] ** counts[j] (product over j) by repeated squaring in double and its bound "
+          "against inputs within deltas[j]: (y, d, modulus, taken, dropped).");
     m.def("taylor_bins", &taylor_bins, py::arg("masses"), py::kw_only(), py::arg("m"), py::arg("keep"));
     m.def("direct_bins", &direct_bins, py::arg("masses"), py::kw_only(), py::arg("m"), py::arg("bins"),
           "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error "

@@ -216,7 +216,7 @@ G1_Q = float(np.logspace(-4, -1, 20)[13])  # 0.0113
 def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold():
     """G1's sigma 0.603, q 0.0113, 168 rounds, eps 8.5 (delta ~1e-9): its rows' estimated charge is below
     kDirectMinCharge (1e-11), so direct_bins=True alone keeps the FFT's charges (the same PMF bit for bit),
-    which leave 2 % of delta; from direct_min_charge=0 they fall >= 20x and the bracket holds the default's
+    which leave 1.5 % of delta; from direct_min_charge=0 they fall >= 20x and the bracket holds the default's
     (both certified: they overlap) within 0.3 %."""
     dist = pld.subsampled_gaussian(G1_SIGMA, G1_Q, value_discretization_interval=1e-3)
     eps = np.array([8.5])
@@ -252,7 +252,7 @@ def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold
             )
         sides[key] = (np.max(lows, axis=0), np.max(ups, axis=0))
     (lo, up), (f_lo, f_up) = sides["fft"], sides["forced"]
-    assert (up - lo)[0] > 0.02 * up[0] and (f_up - f_lo)[0] < 3e-3 * f_up[0]
+    assert (up - lo)[0] > 0.015 * up[0] and (f_up - f_lo)[0] < 3e-3 * f_up[0]
     assert f_lo[0] <= up[0] and lo[0] <= f_up[0]
 
 

@@ -25,11 +25,12 @@ namespace pld {
 namespace detail {
 
 // A row's estimated charge with its band's bins within `delta` (direct bins) and the power taken in double:
-// per bin about c delta |X|^(c-1) from the bins plus the power's rounding 2u sum c (|log|X|| + pi + 2)
-// |X|^c, where |log|X|| < -log(kDirectBandFloor) / c in the band, over `weight` = sum |X|^(2 (c - 1)) in
-// Euclidean norm (the spectral_l2 part of total_error).  Where kChargesPerBracket of it stay below
-// direct_min_charge the power in long double would only lower a charge the brackets already read as below the
-// rows' threshold, at ~10 x87 calls a bin.
+// per bin about c delta |X|^(c-1) from the bins plus the power's rounding, at most the polar form's
+// 2u sum c (|log|X|| + pi + 2) |X|^c (repeated squaring's 2.83 u c is below it: pld/compose/binary_power.hpp),
+// where |log|X|| < -log(kDirectBandFloor) / c in the band, over `weight` = sum |X|^(2 (c - 1)) in Euclidean norm
+// (the spectral_l2 part of total_error).  Where kChargesPerBracket of it stay below direct_min_charge the power
+// in long double would only lower a charge the brackets already read as below the rows' threshold, at ~10 x87
+// calls a bin.
 inline double long_power_charge(double c, double delta, double weight) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const double rounding = 2.0 * u * (-std::log(kDirectBandFloor) + (kPi + 2.0) * c);

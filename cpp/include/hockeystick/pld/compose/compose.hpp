@@ -36,9 +36,11 @@
 // each within delta_direct ~ 1.1 u ||x||_1 (pld/compose/direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1
 // is 90-160x that at M = 2^12..2^20).  The other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
 // bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
-// the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
-// relative).  At a bin where every factor is a direct one and long double has 64 bits
-// (x86-64), and the power's rounding in double would leave some factor's row a charge of at least a third of
+// the rounding of the power: taken by repeated squaring, about 2.83 u (C - 1) relative, C = sum c_i, with the
+// perturbation bounded by M s / (1 - s), M = prod |X_ik|^c_i, s = sum c_i delta_ik / |X_ik|
+// (pld/compose/binary_power.hpp, which states its domain), and outside that domain in polar form
+// (2 u sum c_i (|log|X_ik|| + pi + 2) relative).  At a bin where every factor is a direct one and long double
+// has 64 bits (x86-64), and the power's rounding in double would leave some factor's row a charge of at least a third of
 // direct_min_charge (detail::long_power_charge, kChargesPerBracket: many rounds; few rounds over a wide band
 // keep theirs below it in double, at 40-70 % of the CPU: sigma 0.6, q 1.4e-4, 10-200 rounds at h = 1.1e-4), the power
 // and the perturbed power are taken in long double instead (u_L = 2^-64;
@@ -69,8 +71,9 @@
 //
 // Dropped bins.  A frequency whose perturbed power prod_i (|X_ik| + delta_i)^c_i is at most
 // tau = 2^-64 (kDroppedPower) is not powered: its output is 0 and its error, at most the true
-// |Y_k| <= that perturbed power, is charged as 2 tau in |dY_k|.  The test is on the computed log
-// of the perturbed power raised by its rounding (2u rel in double, u_L (nt + 8) rel in long double,
+// |Y_k| <= that perturbed power, is charged as 2 tau in |dY_k|.  The test is on a certified upper bound of
+// the perturbed power (M* / (1 - s) by repeated squaring) or on its computed log raised by its rounding
+// (2u rel in polar form, u_L (nt + 8) rel in long double,
 // rel = sum_i c_i (|log|X_ik|| + pi + 2), nt factors), which grows with the counts; the per-factor
 // floors that skip bins early keep 2u sum_i c_i of headroom for it.  After many rounds the live bins are a narrow low-frequency
 // band (|X_k|^T ~ exp(-T var w_k^2 / 2)), so this keeps about sqrt(44 / 746) of the bins the

@@ -1,7 +1,9 @@
 // Each item's powered half spectrum Y = prod X_j^c_j and the sums its charges are made of (pld/compose/compose.hpp's
-// phase "power": prepare_bins, ItemPowers, powered_spectra), in double or, in an accurate band that asks for it,
-// in long double.  Invariant: every bin an item keeps is within its d of the exact power (pld/compose/compose.hpp's
-// opening comment, "Round-off"), and every bin left at 0 has a perturbed power at most tau = 2^-64, charged 2 tau.
+// phase "power": prepare_bins, ItemPowers, powered_spectra), in double by repeated squaring
+// (pld/compose/binary_power.hpp) or, where that bound does not hold, in polar form, or, in an accurate band that
+// asks for it, in long double.  Invariant: every bin an item keeps is within its d of the exact power
+// (pld/compose/compose.hpp's opening comment, "Round-off"), and every bin left at 0 has a perturbed power at most
+// tau = 2^-64, charged 2 tau.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/bands.hpp"
+#include "hockeystick/pld/compose/binary_power.hpp"
 #include "hockeystick/pld/compose/options.hpp"
 #include "hockeystick/pld/compose/plan.hpp"
 #include "hockeystick/pld/compose/spectrum.hpp"
@@ -42,17 +45,22 @@ inline double floored_mod(double a, double b) {
     return r;
 }
 
-// What the power in double needs of one bin X of a row alone: |X|, log|X|, log(|X| + delta), arg X and the
-// rounding term |log|X|| + pi + 2 (delta = direct_err in the accurate band, err elsewhere).
+// What the power in polar form needs of one bin X of a row alone: |X|, log|X|, log(|X| + delta), arg X and the
+// rounding term |log|X|| + pi + 2 (delta = the row's bound at k, bin_bound).
 struct BinTerms {
     double mod, lm, lm_pert, arg, rel;
 };
+
+// The bound of row r's bin k: direct_err in the accurate band, err elsewhere.
+inline double bin_bound(const RowSpectra& s, std::int64_t r, std::int64_t k) {
+    return k < s.band[r] ? s.direct_err[r] : s.err[r];
+}
 
 inline BinTerms bin_terms(const RowSpectra& s, std::int64_t r, std::int64_t k) {
     const std::complex<double> x = s.row(r)[k];
     const double mod = std::abs(x);
     const double lm = std::log(mod);
-    const double delta = k < s.band[r] ? s.direct_err[r] : s.err[r];
+    const double delta = bin_bound(s, r, k);
     return BinTerms{mod, lm, std::log(mod + delta), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + kPi + 2.0};
 }
 
@@ -100,27 +108,19 @@ inline bool in_long_band(const RowSpectra& s, const BatchPlan& plan, const std::
     return direct && any_long;
 }
 
-// Per row, the bins some item may keep (candidates, increasing), and the BinTerms of the bins some item powers in
-// double, computed once for all the items sharing the row (the same calls on the same numbers, so the same bits
-// as an item computing them).  Invariant: a bin of an item's row that is not a candidate is dropped for that
-// item (|X|^2 <= f^2 (1 - 16u) <= floor^2 (1 - 8u) for the item's own floor >= the row's loosest f), so an item
-// visits only its first row's candidates; terms[r * bins + k] is written where ready says so, and read there
-// alone (double_power): the bins an item's LiveTest keeps outside its long-double band, in each row of the item.
-// A bin live for no item is not prepared (a one-round factor's row keeps nearly every bin as a candidate beside
-// a many-round factor's that keeps a few), and no pass zeroes 40 bytes per bin and row.
+// Per row, the bins some item may keep (candidates, increasing), and per item the bins its LiveTest keeps.
+// Invariant: a bin of an item's row that is not a candidate is dropped for that item (|X|^2 <= f^2 (1 - 16u) <=
+// floor^2 (1 - 8u) for the item's own floor >= the row's loosest f), so an item visits only its first row's
+// candidates.
 struct PreparedBins {
-    std::unique_ptr<BinTerms[]> terms;
-    std::vector<char> ready;
     std::vector<std::vector<std::int64_t>> candidates;
     std::vector<std::vector<std::int64_t>> live;  // per item, the bins its LiveTest keeps (increasing)
 };
 
-inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>& row_floor, const BatchPlan& plan,
-                                 const RowPlan& rows, const LiveFloors& floors) {
-    const std::int64_t n_rows = static_cast<std::int64_t>(s.err.size()), bins = s.bins;
+inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>& row_floor, const RowPlan& rows,
+                                 const LiveFloors& floors) {
+    const std::int64_t n_rows = static_cast<std::int64_t>(s.err.size());
     PreparedBins prepared;
-    prepared.terms.reset(new BinTerms[static_cast<std::size_t>(n_rows * bins)]);
-    prepared.ready.assign(static_cast<std::size_t>(n_rows * bins), 0);
     prepared.candidates.resize(static_cast<std::size_t>(n_rows));
     for (std::int64_t r = 0; r < n_rows; ++r) {
         const double f = row_floor[r];
@@ -136,17 +136,8 @@ inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>&
     for (std::size_t i = 0; i < rows.item_rows.size(); ++i) {
         const std::vector<std::int64_t>& item = rows.item_rows[i];
         const LiveTest live(s, item, floors.item[i]);
-        for (const std::int64_t k : prepared.candidates[item[0]]) {
-            if (!live(k)) continue;
-            prepared.live[i].push_back(k);
-            if (in_long_band(s, plan, item, k)) continue;
-            for (const std::int64_t r : item) {
-                const std::int64_t at = r * bins + k;
-                if (prepared.ready[at]) continue;
-                prepared.terms[at] = bin_terms(s, r, k);
-                prepared.ready[at] = 1;
-            }
-        }
+        for (const std::int64_t k : prepared.candidates[item[0]])
+            if (live(k)) prepared.live[i].push_back(k);
     }
     return prepared;
 }
@@ -193,7 +184,7 @@ struct BinPower {
     }
 };
 
-// The powers of one item's bins, from the rows' spectra and the prepared terms.
+// The powers of one item's bins, from the rows' spectra.
 class ItemPowers {
   public:
     ItemPowers(const RowSpectra& s, const PreparedBins& prepared, const BatchPlan& plan)
@@ -207,7 +198,14 @@ class ItemPowers {
                         std::complex<double>* out) const {
         const std::size_t nt = terms.size();
         std::vector<double> count(nt);
-        for (std::size_t j = 0; j < nt; ++j) count[j] = static_cast<double>(terms[j].count);
+        std::vector<std::int64_t> counts(nt);
+        for (std::size_t j = 0; j < nt; ++j) {
+            count[j] = static_cast<double>(terms[j].count);
+            counts[j] = terms[j].count;
+        }
+        const BinaryPowers binary(counts);
+        std::vector<std::complex<double>> x(nt);
+        std::vector<double> delta(nt);
         double l1 = 0.0, ds = 0.0, dq = 0.0;
         const std::vector<std::int64_t>& visit = prepared_.candidates[rows[0]];
         // bins left at 0, each charged 2 tau (pld/compose/compose.hpp): those not visited, and those found so below
@@ -217,9 +215,10 @@ class ItemPowers {
         for (const std::int64_t k : visit) {
             const bool kept = next < live.size() && live[next] == k;
             next += kept ? 1 : 0;
-            const BinPower p = kept ? (in_long_band(s_, plan_, rows, k) ? long_double_power(rows, count, k)
-                                                                        : double_power(rows, count, k))
-                                    : BinPower::drop();
+            const BinPower p =
+                kept ? (in_long_band(s_, plan_, rows, k) ? long_double_power(rows, count, k)
+                                                         : double_power(rows, count, binary, x.data(), delta.data(), k))
+                     : BinPower::drop();
             if (p.dropped) {
                 ++dropped;
                 writer.put(k, std::complex<double>(0.0, 0.0));
@@ -279,13 +278,30 @@ class ItemPowers {
         return p;
     }
 
-    // The power in double in polar form, its rounding 2u sum c_i (|log|X_ik|| + pi + 2) relative.
+    // The power in double: by repeated squaring (pld/compose/binary_power.hpp) where its bound holds, x and delta
+    // the item's scratch for the rows' bins and bounds; else in polar form (polar_power).
     BinPower double_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count,
-                          std::int64_t k) const {
+                          const BinaryPowers& binary, std::complex<double>* x, double* delta, std::int64_t k) const {
+        for (std::size_t j = 0; j < rows.size(); ++j) {
+            x[j] = s_.row(rows[j])[k];
+            delta[j] = bin_bound(s_, rows[j], k);
+        }
+        const BinaryPower b = binary(x, delta);
+        if (!b.taken) return polar_power(rows, count, k);
+        if (b.dropped) return BinPower::drop();
+        BinPower p;
+        p.y = b.y;
+        p.modulus = b.modulus;
+        p.d = b.d;
+        return p;
+    }
+
+    // The power in double in polar form, its rounding 2u sum c_i (|log|X_ik|| + pi + 2) relative.
+    BinPower polar_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count,
+                         std::int64_t k) const {
         double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
         for (std::size_t j = 0; j < rows.size(); ++j) {
-            const std::int64_t at = rows[j] * s_.bins + k;
-            const BinTerms& b = prepared_.terms[at];  // prepared: a live bin outside the long band
+            const BinTerms b = bin_terms(s_, rows[j], k);
             log_mod += count[j] * b.lm;
             log_mod_pert += count[j] * b.lm_pert;
             phase += count[j] * b.arg;
@@ -328,7 +344,7 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
     RowSpectra s = row_spectra(factors, rows, plan, fft, shared);
     const LiveFloors floors = live_floors(windows, rows, s);
     AccurateBands(factors, plan, fft, s).run(windows, rows);
-    const PreparedBins prepared = prepare_bins(s, floors.row, plan, rows, floors);
+    const PreparedBins prepared = prepare_bins(s, floors.row, rows, floors);
     PoweredSpectra powered;
     powered.pairs.reset(new double[static_cast<std::size_t>(2 * items * plan.bins)]);
     powered.spectrum = reinterpret_cast<std::complex<double>*>(powered.pairs.get());
