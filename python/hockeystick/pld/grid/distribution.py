@@ -330,7 +330,7 @@ class PrivacyLossDistribution:
         (``QuestionReader.reads``), with that reader's bracket, each certified."""
         _validation.bound_side(bound)
         reader = _question_reader.get("reader")
-        if composition_only or reader is None or _reading.active or not reader.reads(self, method):
+        if composition_only or reader is None or _reading.active or not reader.reads(self):
             return self._sides(x, method, scalar, bound)
         if bound == "upper":  # the reader brackets from 0: no optimistic composition is asked
             upper = np.asarray(self._sides(x, method, False, "upper"), dtype=np.float64)
@@ -355,9 +355,9 @@ class QuestionReader(Protocol):
     """What reads a PLD per question: the run its factors describe (``Factor.source``) read on the
     grids, tails and tilts the question asks for (pld/question), every bracket certified."""
 
-    def reads(self, pld: PrivacyLossDistribution, method: Quantity) -> bool:
-        """Whether this reader answers ``method`` ("delta" or "epsilon") of ``pld``: the run its
-        factors describe, or its own factors read again."""
+    def reads(self, pld: PrivacyLossDistribution) -> bool:
+        """Whether this reader answers the questions of ``pld``: the run its factors describe, or
+        its own factors read again."""
         ...
 
     def read_many(
@@ -511,7 +511,7 @@ def read_per_question(
     reader = _question_reader.get("reader")
     if reader is None or _reading.active:
         return out
-    read = [i for i, pld in enumerate(plds) if reader.reads(pld, method)]
+    read = [i for i, pld in enumerate(plds) if reader.reads(pld)]
     if not read:
         return out
     _reading.active = True

@@ -69,7 +69,7 @@ class RunReader:
     def __init__(self, front_door: FrontDoor) -> None:
         self.front_door = front_door
 
-    def reads(self, pld: PrivacyLossDistribution, method: Quantity) -> bool:
+    def reads(self, pld: PrivacyLossDistribution) -> bool:
         """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians,
         or compose two or more rounds of any other kind (``refine.tilted_own_grid``,
         ``refine.tilted_own_grid_delta``).
@@ -78,8 +78,6 @@ class RunReader:
         ----------
         pld : PrivacyLossDistribution
             A composed PLD.
-        method : {"delta", "epsilon"}
-            What is asked of it.
 
         Returns
         -------
