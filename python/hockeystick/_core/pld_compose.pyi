@@ -1,6 +1,7 @@
 """FFT composition of grid PMFs and the reads of a composed spectrum (cpp/bindings/register_pld_compose.cpp);
 a composition's tuning as one ``ComposeOptions`` object."""
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -63,6 +64,15 @@ class ComposedPMF:
     def finite_mass(self) -> float | None: ...
 
 def _fft_direct() -> bool: ...
+def binary_power_bins(
+    x: npt.ArrayLike, *, counts: Sequence[int], deltas: Sequence[float]
+) -> tuple[
+    npt.NDArray[np.complex128],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+]: ...
 def compose_lower_many(
     masses: list[npt.NDArray[np.float64]],
     *,
