@@ -11,12 +11,19 @@ resolve:
   precision it is written with: ``2.3852`` holds when the value rounded to 4 decimals is 2.3852,
   ``5.7e-300`` when the value in 2 significant digits is 5.7e-300, an integer literal only when the value
   equals it exactly; tuples, lists and arrays elementwise, of the same length.
+  A certified side is stated outward: ``# -> <= 2.38515`` (an upper side) holds when the value is at most
+  2.38515 and within one unit of its last digit (2.38514 < value <= 2.38515: the written number is the
+  value rounded up at that precision), ``# -> >= 2.38506`` (a lower side) when it is at least 2.38506 and
+  above it by less than one unit; the comparison is exact (``Decimal`` of the double), and the forms nest
+  in a literal: ``# -> (>= 2.38506, <= 2.38515)``, or stand before one for all its numbers:
+  ``# -> <= [1.5109, 3.1411]``.
 * ``bash`` blocks: each command (continuation lines joined, ``&&`` separating commands) that starts
   with ``hockeystick`` runs through the command line's entry point (``hockeystick.cli.main``, what
   ``python -m hockeystick`` calls) and must exit 0; ``> FILE`` writes its output to FILE. ``python
   examples/X.py`` runs that script as ``__main__`` (``runpy``) in the suite's interpreter, its arguments in
   ``sys.argv``. ``pip install`` is not run (the suite runs in the installed package). A ``# -> 1.82823 1.82824`` comment states numbers its output prints, in that
-  order, each compared at its written precision. A ``text`` block right after a shell block is the
+  order, each compared at its written precision (``<= 2.38515``, ``>= 2.38506``: outward, as in python
+  blocks). A ``text`` block right after a shell block is the
   output of its last command: each of its lines other than ``...`` is a line the command prints (in
   order; numbers at their written precision, the rest verbatim up to spacing). Shell blocks without a
   ``hockeystick`` command (the test suite's own commands, a compiler line) are not command-line examples.
@@ -41,6 +48,7 @@ import shlex
 import sys
 import tokenize
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +64,8 @@ MARKER = re.compile(r"^\s*<!--\s*(skip|file)\s*:(.*?)-->\s*$")
 CLAIM = re.compile(r"#\s*->\s*(.*)$")
 NUMBER = re.compile(r"[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # a prose number checked against a computed value: "4.2279<!-- = EXPR -->"
+# an outward side in a stated value, "<= 2.38515" / ">= 2.38506", read as the comparison "_ <= 2.38515"
+OUTWARD = re.compile(r"(<=|>=)\s*(" + NUMBER.pattern + ")")
 PROSE_CLAIM = re.compile(r"([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)<!--\s*=\s*(.+?)\s*-->")
 
 
@@ -127,7 +137,16 @@ def dangling_markers(page: Path) -> list[str]:
 
 def stated_literal(text: str) -> tuple[ast.expr, str] | None:
     """The longest prefix of ``text`` that is a literal of numbers, tuples, lists, booleans and
-    strings, as (its expression node, its source): the rest of a claim is prose."""
+    strings, as (its expression node, its source): the rest of a claim is prose.  An outward side
+    ``<= NUMBER`` / ``>= NUMBER`` is read as the comparison ``_ <= NUMBER`` (``outward_matches``); a
+    side before a tuple or list, ``<= [1.5109, 3.1411]``, is the side of each of its numbers."""
+    every = re.match(r"\s*(<=|>=)\s*(?=[\[(])", text)  # "<= [1.5, 3.2]": each element that side
+    if every is not None:
+        inner = stated_literal(text[every.end() :])
+        if inner is None:
+            return None
+        return stated_literal(NUMBER.sub(lambda n: f"{every.group(1)} {n.group()}", inner[1]))
+    text = OUTWARD.sub(r"_ \1 \2", text)
     for end in range(len(text), 0, -1):
         source = text[:end].strip()
         if not source:
@@ -142,6 +161,8 @@ def stated_literal(text: str) -> tuple[ast.expr, str] | None:
 
 
 def _is_literal(node: ast.expr) -> bool:
+    if _outward(node) is not None:
+        return True
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_is_literal(element) for element in node.elts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -168,6 +189,40 @@ def number_matches(value: Any, written: str) -> bool:
     return float(f"{actual:.{digits}f}") == stated
 
 
+def _outward(node: ast.expr) -> tuple[str, ast.expr] | None:
+    """(``"<="`` or ``">="``, the number's node) of an outward side ``_ <= NUMBER``, else None."""
+    if not (
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == "_"
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], (ast.LtE, ast.GtE))
+    ):
+        return None
+    number = node.comparators[0]
+    operand = number.operand if isinstance(number, ast.UnaryOp) else number
+    if not (isinstance(operand, ast.Constant) and type(operand.value) in (int, float)):
+        return None
+    return ("<=" if isinstance(node.ops[0], ast.LtE) else ">="), number
+
+
+def outward_matches(value: Any, written: str, side: str) -> bool:
+    """``written`` is ``value`` rounded outward at its written precision: for ``side`` "<=" (an upper
+    side) value <= written < value + one unit of written's last digit, for ">=" (a lower side)
+    value - one unit < written <= value; compared exactly (``Decimal`` of the double)."""
+    try:  # printed text as the decimal it states, a double exactly
+        actual = (
+            Decimal(value.replace("_", "")) if isinstance(value, str) else Decimal(float(value))
+        )
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    text = written.lower().replace("_", "")
+    mantissa, _, exponent = text.partition("e")
+    unit = Decimal(1).scaleb(int(exponent or 0) - len(mantissa.partition(".")[2]))
+    gap = Decimal(text) - actual if side == "<=" else actual - Decimal(text)
+    return Decimal(0) <= gap < unit
+
+
 def mismatches(value: Any, node: ast.expr, source: str, path: str = "value") -> list[str]:
     """Where ``value`` differs from the literal ``node`` (written as ``source``), each as a message."""
     if isinstance(value, np.ndarray):
@@ -183,6 +238,13 @@ def mismatches(value: Any, node: ast.expr, source: str, path: str = "value") -> 
         for k, (item, element) in enumerate(zip(value, node.elts)):
             found += mismatches(item, element, source, f"{path}[{k}]")
         return found
+    outward = _outward(node)
+    if outward is not None:
+        side, number = outward
+        written = ast.get_source_segment(source, number) or ""
+        if isinstance(value, (bool, str)) or not outward_matches(value, written, side):
+            return [f"{path} is {value!r}, stated {side} {written}"]
+        return []
     written = ast.get_source_segment(source, node) or ""
     literal = ast.literal_eval(node)
     if isinstance(literal, (bool, str)):
@@ -452,19 +514,31 @@ def run_shell(block: Block) -> str:
 
 def check_printed_numbers(output: str, claim: str, where: str) -> None:
     """The numbers of ``claim`` appear in ``output`` in that order, each at its written precision."""
-    stated = []
+    stated: list[tuple[str | None, str]] = []  # (the outward side or None, the number)
+    side = None
     for word in claim.replace(",", " ").split():
+        if word in ("<=", ">=") and side is None:
+            side = word
+            continue
         if NUMBER.fullmatch(word) is None:
             break
-        stated.append(word)
+        stated.append((side, word))
+        side = None
     assert stated, f"{where}: '# -> {claim}' states no number"
     printed = NUMBER.findall(output)
     k = 0
     for number in printed:
-        if k < len(stated) and number_matches(number, stated[k]):
+        if k < len(stated) and _printed_matches(number, *stated[k]):
             k += 1
     assert k == len(stated), (
-        f"{where}: the output does not print {stated[k]} (after {stated[:k]}):\n{output}"
+        f"{where}: the output does not print {' '.join(filter(None, stated[k]))} (after "
+        f"{[' '.join(filter(None, pair)) for pair in stated[:k]]}):\n{output}"
+    )
+
+
+def _printed_matches(number: str, side: str | None, written: str) -> bool:
+    return (
+        number_matches(number, written) if side is None else outward_matches(number, written, side)
     )
 
 
@@ -726,3 +800,42 @@ def test_an_example_script_runs_as_main_with_its_arguments(tmp_path: Path) -> No
     with pytest.raises(AssertionError, match="exited 3"):
         run_script(["python", str(script), "--fail"], "page.md")
     assert sys.argv == argv and str(tmp_path) not in sys.path
+
+
+def test_an_outward_side_is_stated_rounded_away_from_the_truth() -> None:
+    upper, lower = 2.3851438667, 2.3850652146  # the README run's bracket at delta = 1e-5
+    tiny = 1.00000000000000008e-5  # the double nearest 1e-5 lies above 1e-5
+    holds = [
+        (upper, "2.38515", "<="),
+        (lower, "2.38506", ">="),
+        (upper, "2.3852", "<="),
+        (upper, "3", "<="),
+        (90.0, "90", "<="),
+        (tiny, "1.00001e-5", "<="),
+        (-upper, "-2.38515", ">="),
+    ]
+    fails = [
+        (upper, "2.38514", "<="),  # to nearest: below the upper side
+        (lower, "2.38507", ">="),  # to nearest: above the lower side
+        (upper, "2.38515", ">="),  # the wrong direction
+        (upper, "2.38516", "<="),  # a unit too loose
+        (upper, "4", "<="),
+        (90.5, "90", "<="),
+        (tiny, "1e-5", "<="),
+    ]
+    assert [outward_matches(*case) for case in holds] == [True] * len(holds)
+    assert [outward_matches(*case) for case in fails] == [False] * len(fails)
+    node, source = stated_literal("(>= 2.38506, <= 2.38515): the certified bracket") or (None, "")
+    assert node is not None and mismatches((lower, upper), node, source) == []
+    assert mismatches((upper, lower), node, source) != []
+    node, source = stated_literal("<= [[2.38515], (2.3852, 3)] each an upper side") or (None, "")
+    assert node is not None and mismatches([[upper], (upper, upper)], node, source) == []
+    assert mismatches([[upper], (upper, 4.0)], node, source) != []
+    good = Block("page.md", 1, "python", "x = 2 ** 0.5   # -> <= 1.4143: an upper side\n")
+    run_python(good, {})
+    wrong = Block("page.md", 1, "python", "x = 2 ** 0.5   # -> >= 1.4143: a wrong direction\n")
+    with pytest.raises(AssertionError, match="stated >= 1.4143"):
+        run_python(wrong, {})
+    check_printed_numbers("epsilon_upper\n2.38515\n", "<= 2.38515", "page.md")
+    with pytest.raises(AssertionError, match="does not print <= 2.38514"):
+        check_printed_numbers("epsilon_upper\n2.38515\n", "<= 2.38514", "page.md")

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import risk
 from ..base import validation as _validation
+from ..base.outward_text import outward_text
 from ._checks import accountant_value, delta_value, significance_level
 from .curve import CurveAudit, curve_and_certified_tprs
 from .epsilon import clopper_pearson_search
@@ -104,11 +105,11 @@ class AuditReport:
             The table.
         """
         confidence = f"{1 - self.significance:g}"
-        lower = "-" if self.epsilon_lower is None else f"{self.epsilon_lower:.6g}"
+        lower = "-" if self.epsilon_lower is None else outward_text(self.epsilon_lower, "lower")
         lines = [
             f"canaries\t{self.n_in} in\t{self.n_out} out",
             f"epsilon at delta={self.delta:g}\taudit lower bound ({confidence})\taccountant lower\taccountant upper\tgap",
-            f"\t{self.epsilon_audit:.6g}\t{lower}\t{self.epsilon_upper:.6g}\t{self.gap:.6g}",
+            f"\t{self.epsilon_audit:.6g}\t{lower}\t{outward_text(self.epsilon_upper, 'upper')}\t{self.gap:.6g}",
         ]
         c = self.curve
         verdict = "REFUTED" if c.refuted else "not refuted"

@@ -12,6 +12,7 @@ import numpy as np
 from .. import registry, training
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
+from ..base.outward_text import outward_text
 from ..registry import AccountantEntry
 from .extreme import calibrate
 from .vocabulary import TARGET_SYNONYMS
@@ -254,24 +255,14 @@ class FixedComputeTable:
         ]
 
     def __str__(self) -> str:
-        """The table, noise multipliers and epsilons rounded up to 6 digits (both are safe to round up only)."""
+        """The table, noise multipliers and epsilons rounded up to 6 digits (``base.outward_text``: both
+        are safe to round up only)."""
         head = f"{'batch_size':>10}  {'steps':>10}  {'noise_multiplier':>16}  {'epsilon':>10}"
         lines = [
-            f"{b:>10}  {t:>10}  {_up(z):>16}  {_up(e):>10}"
+            f"{b:>10}  {t:>10}  {outward_text(z, 'upper'):>16}  {outward_text(e, 'upper'):>10}"
             for b, t, z, e in zip(self.batch_size, self.steps, self.noise_multiplier, self.epsilon)
         ]
         return "\n".join([f"delta = {self.delta:g}, {self.sampling} sampling", head, *lines])
-
-
-def _up(x: float, digits: int = 6) -> str:
-    """``x`` > 0 rounded up to ``digits`` significant digits, as text (inf and 0 as they are)."""
-    if not np.isfinite(x) or x <= 0:
-        return f"{x:g}"
-    scale = 10.0 ** (digits - 1 - int(np.floor(np.log10(x))))
-    up = float(np.ceil(x * scale * (1 - 1e-15)) / scale)
-    while up < x:  # the decimal rounding of the quotient fell short: one unit of the last digit up
-        up = float((np.ceil(x * scale) + 1) / scale)
-    return f"{up:.{digits}g}"
 
 
 def default_batch_sizes(dataset_size: int) -> np.ndarray:

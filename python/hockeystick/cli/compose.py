@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..base.outward_text import outward_text
+from .column_sides import column_side
 from .common import UsageError
 from .report import FORMATS, json_value
 from .tables import table
@@ -187,7 +189,8 @@ def _print_table(columns: list[str], rows: list[list[float]], heading: str, rela
 
     under = " and ".join(RELATION_WORDS[r] for r in relations)
     print(f"{heading}, {under} neighbours")
-    print(table(columns, [[f"{v:.10g}" for v in row] for row in rows]))
+    sides = [column_side(c, inputs=columns[:1]) for c in columns]  # the first column is given
+    print(table(columns, [[outward_text(v, s, 10) for v, s in zip(row, sides)] for row in rows]))
 
 
 # --format -> how the rows are printed

@@ -19,6 +19,8 @@ import math
 import sys
 from typing import Any
 
+from ..base.outward_text import outward_text
+from .column_sides import column_side
 from .common import UsageError
 from .report import json_value
 from .tables import table
@@ -122,7 +124,13 @@ def along_the_run(
     print(
         table(
             columns,
-            [[f"{v:.10g}" if isinstance(v, float) else str(v) for v in row] for row in rows],
+            [
+                [
+                    outward_text(v, column_side(c), 10) if isinstance(v, float) else str(v)
+                    for c, v in zip(columns, row)
+                ]
+                for row in rows
+            ],
         )
     )
     if budget is not None and crossing is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..base.outward_text import outward_text
 from .common import UsageError
 
 __all__ = ["register", "run"]
@@ -43,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  r = {radius:<4} epsilon = {eps:<4} delta = {theta(radius, eps):.6e}")
     print(
         f"calibration: (epsilon, delta) = ({args.epsilon}, {args.delta}) needs sigma >= "
-        f"{args.sensitivity / r:.10g} for sensitivity {args.sensitivity}"
+        f"{outward_text(args.sensitivity / r, 'upper', 10)} for sensitivity {args.sensitivity}"
     )
-    print(f"  check: epsilon(delta) at that sigma = {theta_epsilon_upper(r, args.delta):.12g}")
+    check = outward_text(float(theta_epsilon_upper(r, args.delta)), "upper", 12)
+    print(f"  check: epsilon(delta) at that sigma = {check}")
     return 0

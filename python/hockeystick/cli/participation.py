@@ -16,6 +16,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..base.outward_text import outward_text
+from .column_sides import column_side
 from .common import UsageError, one_point, parameters
 
 __all__ = [
@@ -129,7 +131,7 @@ def _print(reading: Any, args: argparse.Namespace, extra: dict[str, float] | Non
         print(json.dumps({**(extra or {}), "participation": reading.participation, "rows": rows}))
         return
     for name, value in (extra or {}).items():
-        print(f"{name}: {value:.10g}")
+        print(f"{name}: {outward_text(value, column_side(name), 10)}")
     print(reading.statement())
 
 

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from .column_sides import column_side
 from .common import (
     Once,
     UsageError,
@@ -177,7 +178,8 @@ def _gdp_rows(
 
 
 def _print_gdp_table(rows: list[dict[str, float]]) -> None:
-    print(table(list(_GDP_HEADS), [[row[h] for h in _GDP_HEADS] for row in rows]))
+    heads = list(_GDP_HEADS)
+    print(table(heads, [[row[h] for h in heads] for row in rows], [column_side(h) for h in heads]))
 
 
 def _file_format(path: str, force: bool) -> str:
@@ -214,10 +216,12 @@ def _print_csv(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:
 def _print_table(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:
     """The TPR at each FPR, then the advantage (one row: it does not depend on the FPR)."""
     tpr_heads = ["fpr", *(f"tpr_{h}" for h in heads)]
-    print(table(tpr_heads, [[row[k] for k in tpr_heads] for row in rows]))
+    sides = [column_side(h) for h in tpr_heads]  # fpr is given; the tpr columns are sides
+    print(table(tpr_heads, [[row[k] for k in tpr_heads] for row in rows], sides))
     print()
     advantage_heads = [f"advantage_{h}" for h in heads]  # max TPR - FPR = delta(0)
-    print(table(advantage_heads, [[rows[0][k] for k in advantage_heads]]))
+    sides = [column_side(h) for h in advantage_heads]
+    print(table(advantage_heads, [[rows[0][k] for k in advantage_heads]], sides))
 
 
 # --format -> how the rows are printed

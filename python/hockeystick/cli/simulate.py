@@ -27,6 +27,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..base.optional import require_extra
+from ..base.outward_text import outward_text
+from .column_sides import column_side
 from .common import progress_options
 from .execute import check_address
 from .picture import check_plot_path
@@ -351,12 +353,12 @@ def _bound_table(table: Any) -> str:
     headers = ["epsilon", "sigma", "batch", "rate", "measured excess", "bound", "bound / measured"]
     body = [
         [
-            f"{r['epsilon']:.4g}",
+            outward_text(r["epsilon"], column_side("epsilon"), 4),
             f"{r['sigma']:g}",
             f"{int(r['batch'])}",
             f"{r['rate']:g}",
             f"{r['measured_excess']:.4g}",
-            f"{r['bound']:.4g}",
+            outward_text(r["bound"], column_side("bound"), 4),
             f"{r['bound'] / r['measured_excess']:.3g}" if r["measured_excess"] > 0 else "-",
         ]
         for r in table.to_dict("records")
@@ -462,7 +464,7 @@ def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
     headers = ["epsilon", f"{metric} mean", "std", *parameters]
     body = [
         [
-            f"{row['epsilon']:.4g}",
+            outward_text(row["epsilon"], column_side("epsilon"), 4),
             f"{row[f'{metric}_mean']:.4f}",
             f"{row[f'{metric}_std']:.4f}",
             *(_show(row[p]) for p in parameters),

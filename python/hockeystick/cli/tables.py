@@ -1,4 +1,9 @@
-"""Printing results: aligned tables, the summary of a large sweep, every point of a small one."""
+"""Printing results: aligned tables, the summary of a large sweep, every point of a small one.
+
+A certified side is printed rounded outward (``base.outward_text``), an upper side up and a lower
+side down, by its column's side (``column_sides``); inputs and estimates to nearest.  CSV and JSON
+carry every digit.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..base.optional import install_command
+from ..base.outward_text import Side, outward_text
+from .column_sides import grid_sides
 
-__all__ = ["table", "cell", "describe", "rate", "print_summary", "print_points", "print_plot"]
+__all__ = ["table", "describe", "print_summary", "print_points", "print_plot"]
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[cell(v) for v in row] for row in rows]
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    sides: Sequence[Side | None] | None = None,
+) -> str:
+    """The rows under their headers, aligned; column i's numbers rounded toward ``sides[i]``."""
+    column_sides = list(sides) if sides is not None else [None] * len(headers)
+    cells = [[cell(v, s) for v, s in zip(row, column_sides)] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
     lines = [
         "  ".join(h.ljust(w) for h, w in zip(headers, widths)),
@@ -22,14 +35,16 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def cell(value: Any) -> str:
+def cell(value: Any, side: Side | None = None) -> str:
+    """A value as a table prints it: text as it is, a whole number in full, any other number to 6
+    significant digits rounded toward ``side`` (``base.outward_text``; None: to nearest)."""
     if isinstance(value, str):
         return value
     if isinstance(value, (int,)) or (
         isinstance(value, float) and value.is_integer() and abs(value) < 1e15
     ):
         return f"{int(value)}"
-    return f"{value:.6g}"
+    return outward_text(value, side)
 
 
 def describe(point: dict[str, Any]) -> str:
@@ -52,15 +67,16 @@ def print_summary(result: Any) -> None:
     if grid.fixed:
         print("fixed: " + describe(dict(grid.fixed)))
     rows = []
+    sides = grid_sides(grid)  # the least and the largest of an upper column are upper sides too
     for name in grid.outputs:
         if name in summary.low:
             (lo, i), (hi, j) = summary.low[name], summary.high[name]
             rows.append(
                 [
                     name,
-                    lo,
+                    cell(lo, sides[name]),
                     _where(summary, i, summary.low_count.get(name, 1), grid.size),
-                    hi,
+                    cell(hi, sides[name]),
                     _where(summary, j, summary.high_count.get(name, 1), grid.size),
                 ]
             )
@@ -101,7 +117,8 @@ def print_points(result: Any, max_rows: int) -> None:
         rows.append(row)
     if result.grid.fixed:
         print("fixed: " + describe(dict(result.grid.fixed)))
-    print(table(names, rows))
+    sides = grid_sides(result.grid)
+    print(table(names, rows, [sides.get(n) for n in names]))
 
 
 def print_plot(path: str | None) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..base.outward_text import outward_text
+
 __all__ = ["KINDS", "PrivacyGuarantee"]
 
 # the guarantee (``PrivacyGuarantee.kind``) and what computed it (``PrivacyGuarantee.method``)
@@ -67,10 +69,12 @@ class PrivacyGuarantee:
     cost: str = ""
 
     def __str__(self) -> str:
+        """The guarantee in words, its epsilon sides rounded outward (``base.outward_text``)."""
+        upper = outward_text(self.epsilon, "upper")
         bracket = (
-            f"epsilon in [{self.epsilon_lower:.6g}, {self.epsilon:.6g}]"
+            f"epsilon in [{outward_text(self.epsilon_lower, 'lower')}, {upper}]"
             if self.epsilon_lower is not None
-            else f"epsilon <= {self.epsilon:.6g}"
+            else f"epsilon <= {upper}"
         )
         cost = f"; cost: {self.cost}" if self.cost else ""
         return (

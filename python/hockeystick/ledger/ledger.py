@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.outward_text import outward_text
 from ..base.validation import choice, delta_target, describe, flag, positive_number
 from ..pld.mechanisms import DEFAULT_INTERVAL, checked_interval
 from ..pld.reads import CurveAlongRun
@@ -748,9 +749,11 @@ def _spent_text(ledger: PrivacyLedger) -> str:
         used = (
             float(ledger._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
         )
-        return f"{used:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
+        return f"{outward_text(used, 'upper', 4)} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
     budgets, spent = chosen.budgets, ledger._rdp.upper()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         share = np.where(budgets > 0, spent / np.where(budgets > 0, budgets, 1.0), np.inf)
     k = int(np.argmin(share))
-    return f"{float(share[k]):.4g} of the RDP budget at order {ledger.orders[k]}"
+    return (
+        f"{outward_text(float(share[k]), 'upper', 4)} of the RDP budget at order {ledger.orders[k]}"
+    )

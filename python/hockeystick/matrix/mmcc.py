@@ -97,6 +97,7 @@ import numpy.typing as npt
 
 from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
+from ..base.outward_text import outward_text
 from ..base.validation import (
     as_real_array,
     certified_sides,
@@ -209,9 +210,10 @@ class MMCCEpsilon:
             else "the unamplified bound"
         )
         return (
-            f"MMCCEpsilon(delta={self.delta:g}: certified bracket [{self.lower:.6g}, {self.upper:.6g}], upper side "
-            f"{rests}; mmcc {self.mmcc:.6g} at tail_delta {self.tail_delta:.3g} + pld_delta {self.pld_delta:.3g}; "
-            f"unamplified {self.unamplified:.6g}, rho {self.unamplified_rho:.6g})"
+            f"MMCCEpsilon(delta={self.delta:g}: certified bracket [{outward_text(self.lower, 'lower')}, "
+            f"{outward_text(self.upper, 'upper')}], upper side {rests}; mmcc {outward_text(self.mmcc, 'upper')} at "
+            f"tail_delta {self.tail_delta:.3g} + pld_delta {self.pld_delta:.3g}; unamplified "
+            f"{outward_text(self.unamplified, 'upper')}, rho {outward_text(self.unamplified_rho, 'upper')})"
         )
 
     __str__ = __repr__

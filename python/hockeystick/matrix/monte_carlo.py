@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from ..base.outward_text import outward_text
 from ..base.validation import (
     count,
     describe,
@@ -122,7 +123,8 @@ class MonteCarloDelta:
             f">= {1.0 - self.beta:g} over {self.draws} draws a direction, seed {self.seed}"
             f"{'' if self.stretch == 1.0 else f', importance sampled (alpha {self.stretch:.4g}, B {self.support_bound:.3g})'}"
             f": {self.kind}, not certified; "
-            f"certified_lower {self.certified_lower:.6g} and unamplified_upper {self.unamplified_upper:.6g}: certified)"
+            f"certified_lower {outward_text(self.certified_lower, 'lower')} and unamplified_upper "
+            f"{outward_text(self.unamplified_upper, 'upper')}: certified)"
         )
 
     def statement(self) -> str:
@@ -131,7 +133,8 @@ class MonteCarloDelta:
             f"delta({self.epsilon:g}) <= {self.confidence_bound:.6g} with probability >= {1.0 - self.beta:g} over the "
             f"Monte Carlo draws ({self.draws} per direction, seed {self.seed}); Monte Carlo estimate "
             f"{self.estimate:.6g} (standard error {self.standard_error:.2g}); proved: "
-            f"{self.certified_lower:.6g} <= delta <= {self.unamplified_upper:.6g} (the upper side without amplification)"
+            f"{outward_text(self.certified_lower, 'lower')} <= delta <= {outward_text(self.unamplified_upper, 'upper')} "
+            "(the upper side without amplification)"
         )
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..base.outward_text import Side, outward_text
 from ..base.validation import (
     ParameterTypeError,
     count,
@@ -95,10 +96,15 @@ class ParticipationReading:
         return out
 
     def statement(self) -> str:
-        """The answer in words: each number with its label."""
+        """The answer in words: each number with its label, the certified sides rounded outward
+        (``base.outward_text``) and an estimate to nearest."""
         other = "epsilon" if self.quantity == "delta" else "delta"
         lines = [f"{self.quantity} at {other} = {self.at:g}, participation {self.participation}:"]
-        lines += [f"  {label}: {value:.6g}" for label, value in self.rows()]
+        sides: tuple[Side, ...] = ("lower", "upper")  # rows() opens with the two certified sides
+        lines += [
+            f"  {label}: {outward_text(value, sides[i] if i < len(sides) else None)}"
+            for i, (label, value) in enumerate(self.rows())
+        ]
         return "\n".join(lines)
 
 

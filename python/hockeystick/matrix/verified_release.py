@@ -37,6 +37,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..base.outward_text import outward_text
 from ..base.validation import count, describe, epsilon_target, in_interval, positive_number
 from .monte_carlo_bounds import MonteCarloKind
 
@@ -243,7 +244,8 @@ class PipelineGuarantee:
         return (
             f"The pipeline 'verify eps = {self.epsilon:g} at base delta {self.base_delta:.4g} with {self.draws} fresh "
             f"draws a direction (each in [0, {self.support_bound:.3g}]), run the mechanism if every direction's mean is "
-            f"<= the base, else a fallback certified (eps, base delta)-DP' is ({self.epsilon:g}, {self.delta:.4g})-DP, "
+            f"<= the base, else a fallback certified (eps, base delta)-DP' is ({self.epsilon:g}, "
+            f"{outward_text(self.delta, 'upper', 4)})-DP, "
             "the probability taken over the verification's draws and the release's noise together (Dong & Ganesh "
             f"2026, Appendix A, as jax_privacy states it). This verification {outcome} (estimate "
             f"{self.estimate:.4g}). A {self.kind}, not a certificate of the mechanism."
@@ -251,7 +253,8 @@ class PipelineGuarantee:
 
     def __repr__(self) -> str:
         return (
-            f"PipelineGuarantee({self.kind}: ({self.epsilon:g}, {self.delta:.6g})-DP for verify-then-run, base delta "
+            f"PipelineGuarantee({self.kind}: ({self.epsilon:g}, {outward_text(self.delta, 'upper')})-DP for "
+            "verify-then-run, base delta "
             f"{self.base_delta:.6g}, {self.draws} draws a direction, B {self.support_bound:.3g}, "
             f"{'verified' if self.verified else 'not verified: fallback'}; not certified)"
         )

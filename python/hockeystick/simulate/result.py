@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.outward_text import outward_text
 from .privacy import Guarantee
 
 
@@ -114,5 +115,7 @@ class RunResult:
             )
         for g in self.privacy:
             tag = "proven" if g.proven else "paper claim"
-            lines.append(f"  ({g.epsilon(delta):.6g}, {delta:g})-DP  [{tag}] {g.name}; {g.source}")
+            # an upper bound, proven or claimed: rounded up
+            epsilon = outward_text(float(g.epsilon(delta)), "upper")
+            lines.append(f"  ({epsilon}, {delta:g})-DP  [{tag}] {g.name}; {g.source}")
         return "\n".join(lines)
