@@ -32,7 +32,9 @@ resolve:
 * A block that cannot run in the suite (it needs Opacus, a cluster, an hour) is preceded by
   ``<!-- skip: REASON -->``; each such block is reported as a skipped test carrying its reason.
 * A number in the prose that restates a computed result is followed by ``<!-- = EXPR -->`` (invisible in
-  the rendered page): ``ε = 4.2279<!-- = replace_one -->``.  EXPR is evaluated once the page's blocks have
+  the rendered page): ``ε = 4.2279<!-- = replace_one -->``; a certified side by ``<!-- >= EXPR -->`` (an
+  upper side: the number is EXPR rounded up, ``2.3852<!-- >= poisson[1] -->``) or ``<!-- <= EXPR -->``
+  (a lower side, rounded down).  EXPR is evaluated once the page's blocks have
   run, in their namespace (with ``import_module``, ``importlib.import_module``, for a page whose blocks do
   not compute it), and the number is compared with its value at its written precision, as a ``# ->`` value.
 """
@@ -66,7 +68,10 @@ NUMBER = re.compile(r"[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # a prose number checked against a computed value: "4.2279<!-- = EXPR -->"
 # an outward side in a stated value, "<= 2.38515" / ">= 2.38506", read as the comparison "_ <= 2.38515"
 OUTWARD = re.compile(r"(<=|>=)\s*(" + NUMBER.pattern + ")")
-PROSE_CLAIM = re.compile(r"([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)<!--\s*=\s*(.+?)\s*-->")
+# (a certified side: "2.3852<!-- >= EXPR -->", the number at least EXPR, "2.38506<!-- <= EXPR -->" at most)
+PROSE_CLAIM = re.compile(
+    r"([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)<!--\s*(=|>=|<=)\s*(.+?)\s*-->"
+)
 
 
 @dataclass(frozen=True)
@@ -367,9 +372,16 @@ def prose_claims(text: str, page: str) -> list[tuple[str, str, str]]:
             continue
         if not inside:
             found += [
-                (f"{page}:{number}", m.group(1), m.group(2)) for m in PROSE_CLAIM.finditer(line)
+                (f"{page}:{number}", _prose_written(m.group(1), m.group(2)), m.group(3))
+                for m in PROSE_CLAIM.finditer(line)
             ]
     return found
+
+
+def _prose_written(number: str, relation: str) -> str:
+    """The prose number as a claim states it: ``2.38506`` to nearest, ``<= 2.3852`` (the value at most
+    the number: written ``2.3852<!-- >= EXPR -->``) or ``>= 2.38506`` (``2.38506<!-- <= EXPR -->``)."""
+    return number if relation == "=" else f"{'<=' if relation == '>=' else '>='} {number}"
 
 
 def check_prose(text: str, page: str, namespace: dict[str, Any]) -> None:
@@ -385,9 +397,9 @@ def check_prose(text: str, page: str, namespace: dict[str, Any]) -> None:
             raise AssertionError(
                 f"{where}: the prose value's expression {expression!r} fails: {error!r}"
             ) from error
-        assert number_matches(value, written), (
-            f"{where}: the prose says {written}, {expression} is {value!r}"
-        )
+        side, _, number = written.rpartition(" ")
+        holds = outward_matches(value, number, side) if side else number_matches(value, number)
+        assert holds, f"{where}: the prose says {written}, {expression} is {value!r}"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -836,6 +848,10 @@ def test_an_outward_side_is_stated_rounded_away_from_the_truth() -> None:
     wrong = Block("page.md", 1, "python", "x = 2 ** 0.5   # -> >= 1.4143: a wrong direction\n")
     with pytest.raises(AssertionError, match="stated >= 1.4143"):
         run_python(wrong, {})
+    prose = "at most 2.38515<!-- >= bracket[1] --> and at least 2.38506<!-- <= bracket[0] -->\n"
+    check_prose(prose, "page.md", {"bracket": (lower, upper)})
+    with pytest.raises(AssertionError, match=r"the prose says <= 2.38515, bracket\[1\]"):
+        check_prose(prose, "page.md", {"bracket": (lower, 2.385151)})
     check_printed_numbers("epsilon_upper\n2.38515\n", "<= 2.38515", "page.md")
     with pytest.raises(AssertionError, match="does not print <= 2.38514"):
         check_printed_numbers("epsilon_upper\n2.38515\n", "<= 2.38514", "page.md")

@@ -35,6 +35,7 @@ def test_a_first_round_the_rdp_filter_cannot_admit_says_why_and_what_to_change(d
     order, spent, budget = int(cost[1]), float(cost[2]), float(cost[3])
     assert spent > budget
     assert spent == pytest.approx(float(FIRST.rdp_upper((order,))[0]), rel=1e-3)
+    assert spent >= float(FIRST.rdp_upper((order,))[0])  # an upper side, printed rounded up
     # the delta it names admits the round with the same orders; a tenth of it does not
     named = float(re.search(r"delta = (\S+) admits it", text)[1])
     assert not PrivacyLedger(adaptive=True, epsilon=1.0, delta=named).should_stop(FIRST)
@@ -50,6 +51,7 @@ def test_a_first_round_the_rdp_filter_cannot_admit_says_why_and_what_to_change(d
     fixed.record(FIRST)
     quoted = float(re.search(r"it alone costs epsilon <= (\S+) at delta", text)[1])
     assert quoted == pytest.approx(fixed.composition(delta).epsilon, rel=1e-3)
+    assert quoted >= fixed.composition(delta).epsilon
     assert "PrivacyLedger(adaptive=False)" in text and "filter='gdp'" in text
 
 

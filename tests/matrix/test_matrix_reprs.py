@@ -15,7 +15,8 @@ def test_dpftrl_repr_gives_the_run_and_what_it_holds():
     text = repr(DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4))
     assert text == (
         "DPFTRL(rounds=16, noise_multiplier=2, min_separation=4, strategy='tree', participation='min_separation'): "
-        "sensitivity 6 (exact), mu 3; no amplification claimed"
+        # the certified mu, 3.000000000000004 (sensitivity 6 over z 2, rounded up), printed up
+        "sensitivity 6 (exact), mu 3.00001; no amplification claimed"
     )
     sampled = repr(
         DPFTRL(

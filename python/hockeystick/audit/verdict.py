@@ -121,7 +121,7 @@ class AuditReport:
             name = "witness threshold" if c.refuted else "closest threshold (not refuting)"
             lines.append(
                 f"\t{name} {c.threshold:.6g}: TPR >= {c.tpr_lower:.6g} at FPR <= {c.fpr_upper:.6g}; "
-                f"certified TPR <= {c.tpr_certified:.6g} there"
+                f"certified TPR <= {outward_text(c.tpr_certified, 'upper')} there"
             )
         lines.append(f"AUROC\t{self.auroc:.6g}")
         lines.append("fpr\ttpr empirical\ttpr certified upper")
@@ -129,7 +129,7 @@ class AuditReport:
         for f, e, t in zip(self.fprs, self.tpr_empirical, self.tpr_certified):
             mark = " *" if e > t else ""
             above = above or e > t
-            lines.append(f"{f:g}\t{e:.6g}{mark}\t{t:.6g}")
+            lines.append(f"{f:g}\t{e:.6g}{mark}\t{outward_text(t, 'upper')}")
         if above:
             lines.append(
                 f"*\tthe empirical TPR, a point estimate with sampling error, is above the certified TPR; the curve "

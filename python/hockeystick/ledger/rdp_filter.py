@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..base.outward_text import outward_text
 from ..base.validation import delta_target, describe, single
 from .guarantee import PrivacyGuarantee
 from .round_rdp import check_integer_orders
@@ -224,7 +225,8 @@ def best_order(
         j = int(np.argmin(excess))
         raise ValueError(
             f"no order admits one round of {planned!r} within the budget (epsilon={single(epsilon, 'epsilon'):g}, "
-            f"delta={single(delta, 'delta'):g}): at order {candidates[j]}, the closest, one round costs {step[j]:.4g} "
+            f"delta={single(delta, 'delta'):g}): at order {candidates[j]}, the closest, one round costs "
+            f"{outward_text(step[j], 'upper', 4)} "
             f"against its single-order budget {budgets[j]:.4g}; a larger delta or epsilon, more noise, a lower "
             "sampling rate, or, if every round's settings are fixed before the run, PrivacyLedger(adaptive=False) "
             "(the certified PLD composition)"

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.outward_text import outward_text
 from .gdp_filter import GdpFilter
 from .outward_sum import RunningSum
 from .rdp_filter import rdp_budgets
@@ -99,7 +100,11 @@ def _fixed_schedule(ledger: Any, one: Round, times: int, delta: float) -> str:
     except ValueError:
         upper = math.nan
     alone = "it alone costs" if times == 1 else "they alone cost"
-    cost = f" ({alone} epsilon <= {upper:.4g} at delta = {delta:g})" if upper == upper else ""
+    cost = (
+        f" ({alone} epsilon <= {outward_text(upper, 'upper', 4)} at delta = {delta:g})"
+        if upper == upper
+        else ""
+    )
     return (
         "if every round's settings are fixed before the run, PrivacyLedger(adaptive=False) certifies the PLD "
         f"composition instead{cost}"
@@ -116,13 +121,14 @@ def _rdp_refusal(ledger: Any, one: Round, times: int, epsilon: float, delta: flo
         k = _closest(after, budgets)
         return (
             f"after {ledger.rounds} rounds {name} has no room for {_what(one, times)}: at order {orders[k]}, the "
-            f"closest of its {len(orders)}, the run would have spent {after[k]:.6g} against a budget of "
-            f"{budgets[k]:.6g} (the rounds before spent {ledger._rdp.upper()[k]:.6g}); stop the run here, or run a "
-            "smaller round (more noise, a lower sampling rate) if the filter admits it"
+            f"closest of its {len(orders)}, the run would have spent {outward_text(after[k], 'upper')} against a "
+            f"budget of {budgets[k]:.6g} (the rounds before spent {outward_text(ledger._rdp.upper()[k], 'upper')}); "
+            "stop the run here, or run a smaller round (more noise, a lower sampling rate) if the filter admits it"
         )
     k = _closest(alone, budgets)
     where = (
-        f"at order {orders[k]}, the closest of its {len(orders)}, it costs {alone[k]:.4g} against a budget of "
+        f"at order {orders[k]}, the closest of its {len(orders)}, it costs {outward_text(alone[k], 'upper', 4)} "
+        "against a budget of "
         f"{budgets[k]:.4g}"
     )
     needed, order = _delta_needed(alone, epsilon, orders)

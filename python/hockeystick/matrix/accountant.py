@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
+from ..base.outward_text import Side, outward_text
 from ..base.validation import (
     ParameterTypeError,
     broadcast,
@@ -273,8 +274,9 @@ def _causal(strategy: Strategy) -> None:
         )
 
 
-def _shown(value: Any) -> str:
-    """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first values and shape."""
+def _shown(value: Any, side: Side | None = None) -> str:
+    """A parameter or result for a repr: a number as ``%g`` (a certified side rounded toward ``side``,
+    ``base.outward_text``), a word quoted, an array its first values and shape."""
     array = np.asarray(value)
     if array.dtype == object or array.dtype.kind in "US":
         flat = [str(v) for v in array.ravel()]
@@ -284,8 +286,8 @@ def _shown(value: Any) -> str:
             else f"[{', '.join(flat[:4])}{', ...' if len(flat) > 4 else ''}]"
         )
     if array.ndim == 0:
-        return f"{float(array):g}"
-    flat = [f"{float(v):g}" for v in array.ravel()[:4]]
+        return outward_text(float(array), side)
+    flat = [outward_text(float(v), side) for v in array.ravel()[:4]]
     return f"array([{', '.join(flat)}{', ...' if array.size > 4 else ''}], shape={array.shape})"
 
 
@@ -471,7 +473,8 @@ class DPFTRL(MatrixMechanism):
             if isinstance(self.sensitivity_kind, str)
             else _shown(self.sensitivity_kind)
         )
-        held = f"sensitivity {_shown(self.sensitivity)} ({kind}), mu {_shown(self.mu)}; " + (
+        mu = _shown(self.mu, "upper")  # the certified GDP parameter: rounded up
+        held = f"sensitivity {_shown(self.sensitivity)} ({kind}), mu {mu}; " + (
             "certified sides of the random participation (SampledSides)"
             if self.sampled is not None
             else "no amplification claimed"

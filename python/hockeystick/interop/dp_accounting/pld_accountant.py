@@ -48,6 +48,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
+from ...base.outward_text import outward_text
 from ...base.warning_site import outside_stacklevel
 from ...pld.accountants import (
     CompositionPlan,
@@ -159,7 +160,7 @@ def _check_no_delta_floor(plan: CompositionPlan) -> None:
     )
     if floor > 0.0:
         raise ValueError(
-            f"target_delta = 0 has no finite epsilon here: the composition's delta(epsilon) is at least {floor:.6g} at "
+            f"target_delta = 0 has no finite epsilon here: the composition's delta(epsilon) is at least {outward_text(floor, 'lower')} at "
             "every epsilon (an event that fails with probability delta: an EpsilonDeltaDpEvent with delta > 0, or a "
             "sample of a non-private event); ask at a target_delta above that floor"
         )
@@ -171,7 +172,7 @@ def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
     if top > 0.0:
         raise ValueError(
             f"target_delta = 0 has no certified epsilon here: the composition's delta(epsilon) is certified only down "
-            f"to {top:.6g} at every epsilon (a mechanism without a closed-form largest loss); ask at a positive "
+            f"to {outward_text(top, 'upper')} at every epsilon (a mechanism without a closed-form largest loss); ask at a positive "
             "target_delta"
         )
     return p.epsilon(0.0)
