@@ -53,7 +53,7 @@ def _check(x: float, side: str, digits: int) -> None:
         assert text == f"{parsed:.{digits}g}", text
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from(["upper", "lower"]),
