@@ -173,22 +173,22 @@ py::array_t<double> broadcast_rows(const std::array<strided_array, N>& in, Row r
 }
 
 // geometric_bound_from_factors along a row: by geometric_row_from_factors where the weight and the number of
-// terms are constant along it and the four factors share one stride (a factor table's inner axis), else
+// terms are constant along it and the five factor arrays share one stride (a factor table's inner axis), else
 // point by point.
 struct geometric_rows {
     hockeystick::weight_terms_logs logs{};
-    bool operator()(std::array<const char*, 6> at, const std::array<py::ssize_t, 6>& step, std::int64_t count,
+    bool operator()(std::array<const char*, 7> at, const std::array<py::ssize_t, 7>& step, std::int64_t count,
                     double* out) {
         auto value = [&](std::size_t k) { return *reinterpret_cast<const double*>(at[k]); };
         auto factor = [&](std::size_t k) { return reinterpret_cast<const double*>(at[k]); };
         const py::ssize_t s = step[2];
-        if (step[0] == 0 && step[1] == 0 && step[3] == s && step[4] == s && step[5] == s &&
+        if (step[0] == 0 && step[1] == 0 && step[3] == s && step[4] == s && step[5] == s && step[6] == s &&
             s % static_cast<py::ssize_t>(sizeof(double)) == 0)
-            return hockeystick::geometric_row_from_factors(value(0), value(1), factor(2), factor(3), factor(4),
-                                                           factor(5), s / static_cast<py::ssize_t>(sizeof(double)),
-                                                           count, out, logs);
-        auto point = at_each_point<6>([this](double a, double t, double x, double y, double z, double u) {
-            return hockeystick::geometric_bound_from_factors(a, t, x, y, z, u, logs);
+            return hockeystick::geometric_row_from_factors(
+                value(0), value(1), factor(2), factor(3), factor(4), factor(5), factor(6),
+                s / static_cast<py::ssize_t>(sizeof(double)), count, out, logs);
+        auto point = at_each_point<7>([this](double a, double t, double x, double y, double z, double u, double v) {
+            return hockeystick::geometric_bound_from_factors(a, t, x, y, z, u, v, logs);
         });
         return point(at, step, count, out);
     }
@@ -236,7 +236,7 @@ void register_factors(py::module_& m) {
         [](contiguous eps, contiguous r1, contiguous r2, double log_rest_bound, int threads) {
             if (eps.size() != r1.size() || eps.size() != r2.size())
                 throw py::value_error("internal: factor inputs must share one shape");
-            std::vector<py::ssize_t> shape{4};
+            std::vector<py::ssize_t> shape{5};
             shape.insert(shape.end(), eps.shape(), eps.shape() + eps.ndim());
             py::array_t<double> out(shape);
             const std::int64_t n = static_cast<std::int64_t>(eps.size());
@@ -245,7 +245,8 @@ void register_factors(py::module_& m) {
             const double* y = r2.data();
             double* o = out.mutable_data();
             auto has_nan = [&](std::int64_t i) {
-                return std::isnan(o[i]) || std::isnan(o[n + i]) || std::isnan(o[2 * n + i]) || std::isnan(o[3 * n + i]);
+                return std::isnan(o[i]) || std::isnan(o[n + i]) || std::isnan(o[2 * n + i]) ||
+                       std::isnan(o[3 * n + i]) || std::isnan(o[4 * n + i]);
             };
             const bool nan =
                 hb::flat_pieces(n, hb::element_piece, threads, [&](std::int64_t start, std::int64_t count) {
@@ -256,6 +257,7 @@ void register_factors(py::module_& m) {
                         o[n + i] = f.first_log;
                         o[2 * n + i] = f.product_complement;
                         o[3 * n + i] = f.product_log;
+                        o[4 * n + i] = f.product_log_complement;
                         piece_nan |= has_nan(i);
                     }
                     return piece_nan;
@@ -271,16 +273,18 @@ void register_factors(py::module_& m) {
         py::arg("log_rest_bound") = std::numeric_limits<double>::infinity(), py::arg("threads") = 0);
     m.def(
         "geometric_bound_from_factors",
-        [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
-            return broadcast_rows<6>(
-                {w, terms, av, al, bc, bl}, geometric_rows{},
-                [](double a, double t, double x, double y, double z, double u) {
-                    return first_broken({explain_terms(a, t), explain_factors(x, y, z, u)});
+        [](arr w, arr terms, arr av, arr al, arr bc, arr bl, arr blc, int threads) {
+            return broadcast_rows<7>(
+                {w, terms, av, al, bc, bl, blc}, geometric_rows{},
+                [](double a, double t, double x, double y, double z, double u, double v) {
+                    return first_broken(
+                        {explain_terms(a, t), explain_factors(x, y, z, u), not_nan("product_log_complement", v)});
                 },
                 threads);
         },
         py::arg("weight"), py::arg("terms"), py::kw_only(), py::arg("first_value"), py::arg("first_log"),
-        py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
+        py::arg("product_complement"), py::arg("product_log"), py::arg("product_log_complement"),
+        py::arg("threads") = 0);
     m.def(
         "random_stop_bound_from_factors",
         [](arr w, arr terms, arr stop, arr av, arr al, arr bc, arr bl, int threads) {

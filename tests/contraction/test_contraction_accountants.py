@@ -429,8 +429,8 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
         ),
         "geometric_factors": (
             _core.contraction.geometric_bound_from_factors,
-            _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
-            _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+            _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9), nan),
+            _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9), nan),
             "weight",
         ),
         "random_stop_factors": (
@@ -443,7 +443,9 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
     names = {  # each kernel's parameters, in the order of the arguments above (the kernels take them by name)
         "geometric": "epsilon weight terms r_first r_product",
         "random_stop": "epsilon weight terms first_stop r_first r_product",
-        "geometric_factors": "weight terms first_value first_log product_complement product_log",
+        "geometric_factors": (
+            "weight terms first_value first_log product_complement product_log product_log_complement"
+        ),
         "random_stop_factors": "weight terms first_stop first_value first_log product_complement product_log",
     }
     for name, (kernel, above, broken, argument) in kernels.items():

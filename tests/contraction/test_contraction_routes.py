@@ -57,6 +57,7 @@ def test_delta_of_epsilon_stays_below_the_target_on_every_route() -> None:
             first_log=pairs[1],
             product_complement=pairs[2],
             product_log=pairs[3],
+            product_log_complement=pairs[4],
             threads=1,
         ),
     }

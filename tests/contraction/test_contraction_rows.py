@@ -37,9 +37,16 @@ def test_factor_table_rows_are_the_per_point_kernel() -> None:
     table = c.gaussian_factor_pairs(eps, r1, r2, threads=1)
 
     def from_factors(w: np.ndarray, t: np.ndarray, factors: list[np.ndarray]) -> np.ndarray:
-        w, t, a, al, b, bl = np.broadcast_arrays(w, t, *factors)
+        w, t, a, al, b, bl, blc = np.broadcast_arrays(w, t, *factors)
         return c.geometric_bound_from_factors(
-            w, t, first_value=a, first_log=al, product_complement=b, product_log=bl, threads=1
+            w,
+            t,
+            first_value=a,
+            first_log=al,
+            product_complement=b,
+            product_log=bl,
+            product_log_complement=blc,
+            threads=1,
         )
 
     # rows along the table's axis: weight and terms constant on each (the row kernel)

@@ -33,7 +33,7 @@ def _bits(x: np.ndarray) -> np.ndarray:
 
 
 def _from_factors(w: np.ndarray, terms: np.ndarray, pairs: tuple[np.ndarray, ...]) -> np.ndarray:
-    """The geometric bound from a factor table (``gaussian_factor_pairs``' four arrays)."""
+    """The geometric bound from a factor table (``gaussian_factor_pairs``' five arrays)."""
     return _core.contraction.geometric_bound_from_factors(
         w,
         terms,
@@ -41,6 +41,7 @@ def _from_factors(w: np.ndarray, terms: np.ndarray, pairs: tuple[np.ndarray, ...
         first_log=pairs[1],
         product_complement=pairs[2],
         product_log=pairs[3],
+        product_log_complement=pairs[4],
         threads=1,
     )
 

@@ -37,6 +37,7 @@ def geometric_bound_from_factors(
     first_log: npt.ArrayLike,
     product_complement: npt.ArrayLike,
     product_log: npt.ArrayLike,
+    product_log_complement: npt.ArrayLike,
     threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...
 def power_bound_delta(

@@ -73,7 +73,7 @@ def geometric_delta(
     bound = _log_rest_bound(weight, terms, 1)
     table = _factor_table(epsilon, r_first, r_product, bound, nthreads, full)
     if table is not None:
-        w, t, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, *table)
+        w, t, a1, a2, b1, b2, b3 = np.broadcast_arrays(weight, terms, *table)
         out = _core.contraction.geometric_bound_from_factors(
             w,
             t,
@@ -81,6 +81,7 @@ def geometric_delta(
             first_log=a2,
             product_complement=b1,
             product_log=b2,
+            product_log_complement=b3,
             threads=nthreads,
         )
     else:
@@ -125,7 +126,7 @@ def random_stop_delta(
     bound = _log_rest_bound(weight, terms, 2)
     table = _factor_table(epsilon, r_first, r_product, bound, nthreads, full)
     if table is not None:
-        w, t, f, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, first_stop, *table)
+        w, t, f, a1, a2, b1, b2, _ = np.broadcast_arrays(weight, terms, first_stop, *table)
         out = _core.contraction.random_stop_bound_from_factors(
             w,
             t,

@@ -14,7 +14,8 @@
 //   schedule       delta = w sum_{t} theta_eps(r1_t) prod_{j>t} theta_eps(r2_j)  (000 Thm 2
 //                  general, Cor 1) or its random-stop double sum (000 Cor 3), O(T).
 //
-// Reported deltas are rounded up by 2^-42 relative (detail::safe_side): never below the
+// Reported deltas are rounded up by 2^-42 relative (detail::safe_side; more where T = inf and
+// 1 - theta_eps(r2) is below the double range, detail::geometric_value_below_range): never below the
 // exact value of the formula; then capped at 1 (detail::at_most_one, NaN-preserving).  Arguments outside the domain give NaN; the facade checks the theorems' conditions
 // first and raises ValueError, so NaN here means an internal error.
 #pragma once
@@ -102,13 +103,33 @@ inline bool bound_vanishes(double eps, double r_first, double log_rest_bound) {
     return x1 >= 1.0 && r_first <= x1 && -0.5 * x1 * x1 + log_rest_bound < vanishing_log;
 }
 
-// w a G(b, T): with one expm1 when everything is a normal number, else by logs (first_times_exp).  Where the
-// log route is taken (theta(r1) < 1e-250) and theta(r1) w T < e^-760, its exp returns 0 (bound_vanishes's
-// argument, G <= T) and is not evaluated.
-inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b,
-                              weight_terms_logs& logs) {
-    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
-        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
+// The factors as the closed forms read them, from a factor table's fields.
+inline contraction_factor product_factor_from(double complement, double log_value, double log_complement) {
+    return {nan, log_value, complement, nan, log_complement};
+}
+inline contraction_factor first_factor_from(double value, double log_value) {
+    return {value, log_value, 1.0 - value, nan, nan};
+}
+
+// w a G(b, T) with T = inf where 1 - b is subnormal or below the double range (b.log_complement finite):
+// e^{log a + log w - log(1 - b)}, 002 eq. 16.  The three logarithms are each within half an ulp of their magnitude
+// (2^-53 |x|) of the exact values, up to the few ulp of 1 that safe_side covers, and the two sums round by at most
+// 2^-53 of the sum of the magnitudes: the exponent errs by at most 3 * 2^-53 s < 2^-51 s with
+// s = |log a| + |log w| + |log(1 - b)|, so the value is moved up by e^{2^-51 s} besides safe_side (8.9e-13 at
+// s = 2000: here the logarithms' magnitudes far exceed log delta's, and their roundings, not delta's, set the margin).
+// A subnormal value is moved up by one step of the subnormal grid, which its rounding may have lost.
+inline double geometric_value_below_range(const contraction_factor& a, double log_weight, double log_complement) {
+    const double spread = std::fabs(a.log_value) + std::fabs(log_weight) + std::fabs(log_complement);
+    const double margin = std::isfinite(spread) ? std::exp(0x1p-51 * spread) : 1.0;  // a = 0: the bound is 0
+    const double value = first_times_exp(a, log_weight - log_complement) * margin;
+    return value > 0.0 && value < std::numeric_limits<double>::min() ? std::nextafter(value, inf) : value;
+}
+
+// w a G(b, T) by logarithms (first_times_exp): G = T where 1 - b underflows (T finite), and 1 / (1 - b) from b's
+// log_complement where T = inf and 1 - b is below the normal range.  Where theta(r1) < 1e-250 and
+// theta(r1) w T < e^-760, the exp would return 0 (bound_vanishes's argument, G <= T) and is not evaluated.
+inline double geometric_value_by_logs(double weight, double terms, const contraction_factor& a,
+                                      const contraction_factor& b, weight_terms_logs& logs) {
     logs.at(weight, terms);
     const double log_rest_bound = logs.log_weight + logs.log_terms;
     if (!(a.value >= 1e-250) && a.log_value + log_rest_bound < vanishing_log && log_rest_bound < inf &&
@@ -117,6 +138,8 @@ inline double geometric_value(double weight, double terms, const contraction_fac
     double log_sum;  // log_geometric_sum(b, terms)
     if (b.log_value == -inf)
         log_sum = 0.0;
+    else if (std::isinf(terms) && log_complement_serves(b))
+        return geometric_value_below_range(a, logs.log_weight, b.log_complement);
     else if (b.complement == 0.0 && a.value >= 1e-250)  // first_times_exp's first route, e^{rest} kept
         return a.value * logs.exp_of_sum() * safe_side;
     else if (b.complement == 0.0)
@@ -126,6 +149,14 @@ inline double geometric_value(double weight, double terms, const contraction_fac
     return first_times_exp(a, logs.log_weight + log_sum);
 }
 
+// w a G(b, T): with one expm1 when everything is a normal number, else by logs (geometric_value_by_logs).
+inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b,
+                              weight_terms_logs& logs) {
+    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
+        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
+    return geometric_value_by_logs(weight, terms, a, b, logs);
+}
+
 }  // namespace detail
 
 // ---- factors shared across a grid axis ------------------------------------------
@@ -133,49 +164,44 @@ inline double geometric_value(double weight, double terms, const contraction_fac
 // Gaussian factors are evaluated once per distinct (eps, r1, r2) and combined later.
 struct factor_pair {
     double first_value, first_log, product_complement, product_log;
+    double product_log_complement;  // the product factor's log_complement where it serves, else 0 (not read)
 };
 
 // log_rest_bound: an upper bound on log(w S) over the points the pair serves (w the weight, S the sum
 // over the second factor's powers: S <= T for the geometric sum, <= T^2 for the random stop's).  Where
 // the bound vanishes at all of them (detail::bound_vanishes), both factors are given as theta = 0, from
 // which the closed forms give 0 as they would from the factors themselves, without evaluating either.
+// The log complement of the second factor (read where T = inf) is formed only where the bound is inf.
 inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_product,
                                         double log_rest_bound = detail::inf) {
     if (r_product >= 0.0 && detail::bound_vanishes(eps, r_first, log_rest_bound))
-        return {0.0, -detail::inf, 1.0, -detail::inf};
+        return {0.0, -detail::inf, 1.0, -detail::inf, 0.0};
     const contraction_factor a = gaussian_factor(r_first, eps, false);
-    const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return {a.value, a.log_value, b.complement, b.log_value};
+    const contraction_factor b = gaussian_factor(r_product, eps, false, !(log_rest_bound < detail::inf));
+    return {a.value, a.log_value, b.complement, b.log_value, detail::log_complement_serves(b) ? b.log_complement : 0.0};
 }
-
-namespace detail {
-inline contraction_factor product_factor_from(double complement, double log_value) {
-    return {nan, log_value, complement, nan};  // the closed forms read only log_value and complement
-}
-inline contraction_factor first_factor_from(double value, double log_value) {
-    return {value, log_value, 1.0 - value, nan};
-}
-}  // namespace detail
 
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
-                                           double b_complement, double b_log, weight_terms_logs& logs) {
+                                           double b_complement, double b_log, double b_log_complement,
+                                           weight_terms_logs& logs) {
     if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
-    return detail::at_most_one(detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
-                                                       detail::product_factor_from(b_complement, b_log), logs));
+    return detail::at_most_one(
+        detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
+                                detail::product_factor_from(b_complement, b_log, b_log_complement), logs));
 }
 
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
-                                           double b_complement, double b_log) {
+                                           double b_complement, double b_log, double b_log_complement) {
     weight_terms_logs logs;
-    return geometric_bound_from_factors(weight, terms, a_value, a_log, b_complement, b_log, logs);
+    return geometric_bound_from_factors(weight, terms, a_value, a_log, b_complement, b_log, b_log_complement, logs);
 }
 
 namespace detail {
-// geometric_bound_from_factors(weight, terms, av, al, bc, bl, logs) where weight > 0, 1 <= terms < inf and
+// geometric_bound_from_factors(weight, terms, av, al, bc, bl, blc, logs) where weight > 0, 1 <= terms < inf and
 // logs is at (weight, terms), so log_rest_bound = log w + log T: the three routes of geometric_value that
 // take no logarithm at the point are written out with its expressions on the same values; the others call it.
 inline double geometric_row_point(double weight, double terms, double log_rest_bound, double av, double al, double bc,
-                                  double bl, weight_terms_logs& logs) {
+                                  double bl, double blc, weight_terms_logs& logs) {
     if (av >= 1e-250 && bc >= 1e-250 && bl > -inf)  // the expm1 route
         return at_most_one(weight * av * (-std::expm1(terms * bl) / bc) * safe_side);
     const bool numbers = !std::isnan(bl) && !std::isnan(bc);
@@ -183,24 +209,26 @@ inline double geometric_row_point(double weight, double terms, double log_rest_b
         return 0.0;  // the vanishing route
     if (bc == 0.0 && av >= 1e-250 && bl != -inf)  // G = T: the kept e^{log w + log T}
         return at_most_one(av * logs.exp_of_sum() * safe_side);
-    return geometric_bound_from_factors(weight, terms, av, al, bc, bl, logs);
+    return geometric_bound_from_factors(weight, terms, av, al, bc, bl, blc, logs);
 }
 }  // namespace detail
 
-// geometric_bound_from_factors(weight, terms, a_value[j s], a_log[j s], b_complement[j s], b_log[j s]) -> out[j]
-// for j < n: a row of a grid along which the weight and the number of terms are constant (a factor table's
-// inner axis), each point by detail::geometric_row_point.  Returns whether an output is NaN.
+// geometric_bound_from_factors(weight, terms, a_value[j s], a_log[j s], b_complement[j s], b_log[j s],
+// b_log_complement[j s]) -> out[j] for j < n: a row of a grid along which the weight and the number of terms are
+// constant (a factor table's inner axis), each point by detail::geometric_row_point.  Returns whether an output
+// is NaN.
 inline bool geometric_row_from_factors(double weight, double terms, const double* a_value, const double* a_log,
-                                       const double* b_complement, const double* b_log, std::ptrdiff_t s,
-                                       std::int64_t n, double* out, weight_terms_logs& logs) {
+                                       const double* b_complement, const double* b_log, const double* b_log_complement,
+                                       std::ptrdiff_t s, std::int64_t n, double* out, weight_terms_logs& logs) {
     const bool row_constants = weight > 0.0 && terms >= 1.0 && std::isfinite(terms);
     if (row_constants) logs.at(weight, terms);
     const double log_rest_bound = logs.log_weight + logs.log_terms;
     bool nan = false;
     for (std::int64_t j = 0; j < n; ++j) {
         const double av = a_value[j * s], al = a_log[j * s], bc = b_complement[j * s], bl = b_log[j * s];
-        out[j] = row_constants ? detail::geometric_row_point(weight, terms, log_rest_bound, av, al, bc, bl, logs)
-                               : geometric_bound_from_factors(weight, terms, av, al, bc, bl, logs);
+        const double blc = b_log_complement[j * s];
+        out[j] = row_constants ? detail::geometric_row_point(weight, terms, log_rest_bound, av, al, bc, bl, blc, logs)
+                               : geometric_bound_from_factors(weight, terms, av, al, bc, bl, blc, logs);
         nan |= std::isnan(out[j]);
     }
     return nan;
@@ -211,8 +239,8 @@ inline double random_stop_bound_from_factors(double weight, double terms, double
     if (!(weight > 0.0) || !(first_stop >= 1.0 && first_stop <= terms)) return detail::nan;
     return detail::at_most_one(detail::first_times_exp(
         detail::first_factor_from(a_value, a_log),
-        std::log(weight) +
-            log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop)));
+        std::log(weight) + log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log, detail::nan),
+                                                         terms, first_stop)));
 }
 
 // ---- geometric: w theta(r1) G(theta(r2), T) ---------------------------------------
@@ -221,7 +249,7 @@ inline log_and_slope geometric_bound_log(double eps, double weight, double terms
     if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0))
         return {detail::nan, detail::nan};
     const contraction_factor a = gaussian_factor(r_first, eps);
-    const contraction_factor b = gaussian_factor(r_product, eps);
+    const contraction_factor b = gaussian_factor(r_product, eps, true, std::isinf(terms));
     const log_and_slope g = log_geometric_sum_and_slope(b, terms);
     return {std::log(weight) + a.log_value + g.log_value, a.log_slope + g.slope};
 }
@@ -231,7 +259,7 @@ inline double geometric_bound_delta(double eps, double weight, double terms, dou
     // G(b, T) <= T: the bound is w theta(r1) G <= w T theta(r1), 0 in double far out in theta's tail
     if (eps > 38.0 * r_first && detail::bound_vanishes(eps, r_first, std::log(weight * terms))) return 0.0;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
-    const contraction_factor b = gaussian_factor(r_product, eps, false);
+    const contraction_factor b = gaussian_factor(r_product, eps, false, std::isinf(terms));
     weight_terms_logs logs;
     return detail::at_most_one(detail::geometric_value(weight, terms, a, b, logs));
 }

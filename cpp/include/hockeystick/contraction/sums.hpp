@@ -9,7 +9,8 @@
 //   geometric   G(b, T) = sum_{k<T} b^k = (1 - b^T) / (1 - b)          (constant schedule)
 //               = -expm1(T log b) / (1 - b), with log b = log1p(-(1 - b)) and 1 - b
 //               taken from the factor's accurate complement: no cancellation as b -> 1
-//               (G -> T) or b -> 0 (G -> 1); T = inf gives 1 / (1 - b) (002 eq. 16).
+//               (G -> T) or b -> 0 (G -> 1); T = inf gives 1 / (1 - b) (002 eq. 16), by the
+//               factor's log(1 - b) where 1 - b is subnormal or below the double range.
 //   random-stop geometric  sum_{tau=tau0..T} G(b, tau) = H(N) + G(b, tau0) G(b, N),
 //               N = T - tau0 + 1,  H(N) = sum_{k<N} G(b, k) = (N - G(b, N)) / (1 - b)
 //                 = [expm1(N l) - N expm1(l)] / (1 - b)^2,  l = log b;
@@ -62,18 +63,21 @@ inline double log_add_exp(double x, double y) {
 }  // namespace detail
 
 // log G(b, terms), G = sum_{k < terms} b^k, terms >= 1 (integer or +inf).
-// The closed forms read only b's log_value and complement.
+// The closed forms read only b's log_value, complement and (terms = inf) log_complement.
 inline double log_geometric_sum(const contraction_factor& b, double terms) {
     if (b.log_value == -detail::inf) return 0.0;
+    if (std::isinf(terms) && detail::log_complement_serves(b)) return -b.log_complement;  // 1 / (1 - b)
     if (b.complement == 0.0) return std::log(terms);
     return std::log(-std::expm1(terms * b.log_value)) - std::log(b.complement);
 }
 
 // log G(b, terms) and d log G / d eps = (d log G / d b) * b * (d log b / d eps), with
 // d log G / d b = 1/(1 - b) - T b^{T-1} / (1 - b^T) in [0, T - 1] (clamped there: near
-// b = 1 the difference cancels, and Newton needs only a few correct digits of it).
+// b = 1 the difference cancels, and Newton needs only a few correct digits of it).  Where terms = inf and
+// 1 - b is below the double range the slope is not formed (NaN).
 inline log_and_slope log_geometric_sum_and_slope(const contraction_factor& b, double terms) {
     if (b.log_value == -detail::inf) return {0.0, 0.0};
+    if (std::isinf(terms) && detail::log_complement_serves(b)) return {-b.log_complement, detail::nan};
     if (b.complement == 0.0) return {std::log(terms), 0.0};
     if (std::isinf(terms)) return {-std::log(b.complement), b.value * b.log_slope / b.complement};
     const double power_minus_one = std::expm1(terms * b.log_value);  // b^T - 1 < 0
