@@ -17,6 +17,8 @@ import pytest
 
 import hockeystick._core as core
 
+from .source_tree import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "python" / "hockeystick" / "_core"  # the stubs: __init__.pyi and one per submodule
 
@@ -189,10 +191,10 @@ FREE_TEXT_METHODS = {
 
 def str_methods(package: Path) -> set[tuple[str, str]]:
     """(module, name) of every parameter or class field named ``*method`` annotated ``str`` in the
-    package's modules and stubs."""
+    package's modules and stubs (their nodes as the architecture guards read them, walked once a process)."""
     found = set()
     for path in sorted([*package.rglob("*.py"), *package.rglob("*.pyi")]):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.arg):
                 name, annotation = node.arg, node.annotation
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
