@@ -1,7 +1,7 @@
 """The aligned cells' lower PMF as the core builds it (cpp/include/hockeystick/pld/refine/aligned_lower.hpp through
 ``_core.pld_refine``; ``pld.refine.aligned_lower`` is its front end).
 
-Held against 50-digit mpmath: one round's PMF has its mean loss at most the round's (every atom at most its
+Held against 30-digit mpmath: one round's PMF has its mean loss at most the round's (every atom at most its
 cell's conditional mean: Jensen) and within a small share of a grid step of it (a PMF rounded down a cell per round
 is a half step below), and its mass at most 1 and close to it.  The centring certificate is worth something (the
 PMF with every rounded cell a step lower has a lower mean), the core's constants are the front end's, the reads
@@ -20,29 +20,31 @@ from hockeystick.pld.refine import aligned_lower
 from hockeystick.pld.refine.aligned_lower import RareRound, aligned_pmf, cells
 
 
-def mean_loss_50_digits(sigma: float, q: float) -> mpmath.mpf:
+def mean_loss_30_digits(sigma: float, q: float) -> mpmath.mpf:
     """E_P[log(1 + q (e^z - 1))], P = (1 - q) N(0, s^2) + q N(1, s^2), z = (2 x - 1) / (2 s^2), by mpmath's
-    quadrature at 50 digits (the line split where the loss and the density turn)."""
-    mpmath.mp.dps = 50
-    s, qq = mpmath.mpf(sigma), mpmath.mpf(q)
+    quadrature at 30 digits (the line split where the loss and the density turn).  In the cases tested the PMF's
+    mean lies 1.4e-4 to 5.3e-4 of the mean loss below it, and these quadratures agree with 50-digit ones to 5e-28
+    relative: each comparison is decided far above the reference's own error."""
+    with mpmath.workdps(30):
+        s, qq = mpmath.mpf(sigma), mpmath.mpf(q)
 
-    def integrand(x: mpmath.mpf) -> mpmath.mpf:
-        density = (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)
-        return mpmath.log1p(qq * mpmath.expm1((2 * x - 1) / (2 * s * s))) * density
+        def integrand(x: mpmath.mpf) -> mpmath.mpf:
+            density = (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)
+            return mpmath.log1p(qq * mpmath.expm1((2 * x - 1) / (2 * s * s))) * density
 
-    ends = [
-        -mpmath.inf,
-        -4 * s,
-        -s,
-        0,
-        mpmath.mpf(0.5),
-        1,
-        1 + s,
-        1 + 4 * s,
-        1 + 12 * s,
-        mpmath.inf,
-    ]
-    return mpmath.quad(integrand, ends)
+        ends = [
+            -mpmath.inf,
+            -4 * s,
+            -s,
+            0,
+            mpmath.mpf(0.5),
+            1,
+            1 + s,
+            1 + 4 * s,
+            1 + 12 * s,
+            mpmath.inf,
+        ]
+        return mpmath.quad(integrand, ends)
 
 
 def pmf_mean(pmf, offset: float) -> float:
@@ -56,7 +58,7 @@ def pmf_mean(pmf, offset: float) -> float:
 )
 def test_one_rounds_pmf_has_its_mean_loss_at_most_the_rounds_and_close_to_it(sigma, q, h):
     pmf, offset = aligned_pmf(sigma, q, h)
-    exact = mean_loss_50_digits(sigma, q)
+    exact = mean_loss_30_digits(sigma, q)
     mean = pmf_mean(pmf, offset)
     assert mean <= exact  # each atom at most its cell's conditional mean
     # far closer than rounding down a cell per round, which loses ~h / 2 of mean loss a round
