@@ -98,7 +98,8 @@ def test_epsilon_with_a_complement_below_range_keeps_its_delta() -> None:
 
 def test_subnormal_bound_with_a_complement_below_range_is_not_below_it() -> None:
     """Where w theta(r1) / (1 - theta(r2)) is subnormal (and 1 - theta(r2) below the normal range), its
-    rounding onto the subnormal grid is made up."""
+    rounding onto the subnormal grid is made up (within four steps of it): two steps for exp's and the product's rounding
+    (``up_from_subnormal``), one for the margin's product (``geometric_value_below_range``)."""
     eps, weight, r1, r2 = (p[1:] for p in _points(705.0, 730.0, n=24, seed=7))
     weight = np.ones_like(weight)
     exact = [_exact(*p)[0] for p in zip(eps, weight, r1, r2)]
@@ -112,4 +113,4 @@ def test_subnormal_bound_with_a_complement_below_range_is_not_below_it() -> None
     step = np.nextafter(0.0, 1.0)
     with mp.workdps(40):
         for v, e in zip(direct[subnormal], np.array(exact)[subnormal]):
-            assert e <= mp.mpf(float(v)) <= e * (1 + mp.mpf(1e-11)) + 2 * step
+            assert e <= mp.mpf(float(v)) <= e * (1 + mp.mpf(1e-11)) + 4 * step

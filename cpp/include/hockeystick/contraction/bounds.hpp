@@ -79,10 +79,31 @@ inline double log_solver_target(double delta) {
 // binding reports it, rather than passing as a plausible answer.
 inline double at_most_one(double delta) { return delta > 1.0 ? 1.0 : delta; }
 
-// delta = first * exp(rest_log), accurate while the first factor is a normal number.
+// Whether x is at least the least normal double, where a product rounds relative to its value.
+inline bool normal(double x) { return x >= std::numeric_limits<double>::min(); }
+
+// A value below the normal range moved up by two steps of the subnormal grid (4.9e-324 each).  There safe_side's
+// relative margin may fall below one step, so it no longer covers exp's rounding (at most one step) and the product's
+// (half a step): e^x (1 + 2^-42), which bounds the exact value (the argument's rounding is within 2^-42), is at most
+// 1.6 steps above the computed value.
+inline double up_from_subnormal(double value) {
+    if (!(value > 0.0) || normal(value)) return value;
+    return std::nextafter(std::nextafter(value, inf), inf);
+}
+
+// delta = first * exp(rest_log): the product of two numbers where it and both of them are normal, else
+// e^{log first + rest_log} (first's logarithm is accurate where its value is not), moved up from the subnormal grid.
+// exp returns 0 only below e^-745.13, which e^{x} (1 + 2^-42) may still pass; above e^-745.2 a zero is reported as the
+// least subnormal.  Below it the exact value is under half the least subnormal, 2.47e-324, and rounds to 0.
 inline double first_times_exp(const contraction_factor& first, double rest_log) {
-    if (first.value >= 1e-250) return first.value * std::exp(rest_log) * safe_side;
-    return std::exp(first.log_value + rest_log) * safe_side;
+    if (first.value >= 1e-250) {
+        const double rest = std::exp(rest_log);
+        if (normal(rest) && normal(first.value * rest * safe_side)) return first.value * rest * safe_side;
+    }
+    const double x = first.log_value + rest_log;
+    const double value = std::exp(x) * safe_side;
+    if (value == 0.0 && x > -745.2) return std::numeric_limits<double>::denorm_min();
+    return up_from_subnormal(value);
 }
 
 inline bool valid_common(double eps, double weight, double r_first) {
@@ -140,8 +161,8 @@ inline double geometric_value_by_logs(double weight, double terms, const contrac
         log_sum = 0.0;
     else if (std::isinf(terms) && log_complement_serves(b))
         return geometric_value_below_range(a, logs.log_weight, b.log_complement);
-    else if (b.complement == 0.0 && a.value >= 1e-250)  // first_times_exp's first route, e^{rest} kept
-        return a.value * logs.exp_of_sum() * safe_side;
+    else if (b.complement == 0.0 && a.value >= 1e-250 && normal(a.value * logs.exp_of_sum() * safe_side))
+        return a.value * logs.exp_of_sum() * safe_side;  // first_times_exp's first route, e^{rest} kept
     else if (b.complement == 0.0)
         log_sum = logs.log_terms;
     else
@@ -152,7 +173,8 @@ inline double geometric_value_by_logs(double weight, double terms, const contrac
 // w a G(b, T): with one expm1 when everything is a normal number, else by logs (geometric_value_by_logs).
 inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b,
                               weight_terms_logs& logs) {
-    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
+    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms) &&
+        normal(weight * a.value))
         return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
     return geometric_value_by_logs(weight, terms, a, b, logs);
 }
@@ -202,13 +224,15 @@ namespace detail {
 // take no logarithm at the point are written out with its expressions on the same values; the others call it.
 inline double geometric_row_point(double weight, double terms, double log_rest_bound, double av, double al, double bc,
                                   double bl, double blc, weight_terms_logs& logs) {
-    if (av >= 1e-250 && bc >= 1e-250 && bl > -inf)  // the expm1 route
+    if (av >= 1e-250 && bc >= 1e-250 && bl > -inf && normal(weight * av))  // the expm1 route
         return at_most_one(weight * av * (-std::expm1(terms * bl) / bc) * safe_side);
     const bool numbers = !std::isnan(bl) && !std::isnan(bc);
     if (!(av >= 1e-250) && al + log_rest_bound < vanishing_log && log_rest_bound < inf && numbers)
         return 0.0;  // the vanishing route
-    if (bc == 0.0 && av >= 1e-250 && bl != -inf)  // G = T: the kept e^{log w + log T}
-        return at_most_one(av * logs.exp_of_sum() * safe_side);
+    if (bc == 0.0 && av >= 1e-250 && bl != -inf) {
+        const double value = av * logs.exp_of_sum() * safe_side;  // G = T: the kept e^{log w + log T}
+        if (normal(value)) return at_most_one(value);
+    }
     return geometric_bound_from_factors(weight, terms, av, al, bc, bl, blc, logs);
 }
 }  // namespace detail
@@ -328,7 +352,10 @@ inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponen
 inline double power_bound_delta(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
     if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0)) return detail::nan;
     const contraction_factor a = noise_factor(kind, g_first, eps);
-    if (exponent == 0.0) return detail::at_most_one(a.value * detail::safe_side);
+    if (exponent == 0.0)
+        return detail::at_most_one(detail::normal(a.value)
+                                       ? a.value * detail::safe_side
+                                       : detail::up_from_subnormal(std::exp(a.log_value) * detail::safe_side));
     const contraction_factor b = noise_factor(kind, g_product, eps);
     return detail::at_most_one(detail::first_times_exp(a, exponent * b.log_value));
 }
@@ -364,9 +391,9 @@ inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t 
 
 inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
                                    const double* r_first, const double* r_product) {
-    return detail::at_most_one(
+    return detail::at_most_one(detail::up_from_subnormal(
         std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
-        detail::safe_side);
+        detail::safe_side));
 }
 
 inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,
