@@ -14,6 +14,7 @@ import numpy as np
 from hockeystick import _core
 
 from .test_contraction_reference import geometric_sum, theta
+from .test_contraction_vanishing import _from_factors
 
 
 def _points(
@@ -63,16 +64,7 @@ def test_infinite_sum_with_a_complement_below_range_is_reported() -> None:
     )
     table = c.gaussian_factor_pairs(eps, r1, r2, threads=1)
     assert (table[2] < 1e-300).all() and (table[2] == 0).any() and (table[2] > 0).any()
-    tabled = c.geometric_bound_from_factors(
-        weight,
-        terms,
-        first_value=table[0],
-        first_log=table[1],
-        product_complement=table[2],
-        product_log=table[3],
-        product_log_complement=table[4],
-        threads=1,
-    )
+    tabled = _from_factors(weight, terms, table)
     np.testing.assert_array_equal(tabled, direct)
     excess = _excess(direct, exact)
     assert (excess >= 0).all(), excess.min()
