@@ -10,6 +10,7 @@ order of the listing.
 from __future__ import annotations
 
 import importlib
+import threading
 
 from ...training.sampling_schemes import sampling_schemes
 
@@ -90,6 +91,12 @@ MODULES: dict[str, tuple[str, ...]] = {
 # name -> the module of the catalogue that registers it
 OWNER: dict[str, str] = {name: module for module, names in MODULES.items() for name in names}
 
+# One thread imports catalogue modules at a time.  CPython's import takes a submodule's lock before its
+# package's: a thread importing ``rdp.mechanisms`` while another runs ``rdp/__init__`` (which imports it) can
+# hold the lock the other waits for, and the import system raises _DeadlockError in one of them.  Re-entrant:
+# a module being imported asks the registry whether a name is taken, on the same thread.
+_IMPORTING = threading.RLock()
+
 
 def load(name: object) -> None:
     """Import the catalogue module that registers ``name``, or every module when the table names none for it.
@@ -107,15 +114,16 @@ def load(name: object) -> None:
     Notes
     -----
     A name the table does not give imports every module, so that an entry is never missed: the
-    answer for an unregistered name (every name listed in the refusal) needs them all anyway.  The
-    import system makes this safe from threads: a module being imported by another thread is waited
-    for, and one being imported by this thread (a module that registers a name, asking whether it is
-    taken) is returned as it stands.
+    answer for an unregistered name (every name listed in the refusal) needs them all anyway.  Safe
+    from threads: one thread imports at a time (``_IMPORTING``), the others wait for it, and a module
+    being imported by this thread (a module that registers a name, asking whether it is taken) is
+    returned as it stands.
     """
     module = OWNER.get(name) if isinstance(name, str) else None
     if module is None:
         load_all()
-    else:
+        return
+    with _IMPORTING:
         importlib.import_module(f"{__name__}.{module}")
 
 
@@ -127,5 +135,6 @@ def load_all() -> None:
     None
         Every entry of the catalogue is in the registry afterwards.
     """
-    for module in MODULES:  # an imported module is returned from ``sys.modules`` at once
-        importlib.import_module(f"{__name__}.{module}")
+    with _IMPORTING:
+        for module in MODULES:  # an imported module is returned from ``sys.modules`` at once
+            importlib.import_module(f"{__name__}.{module}")
