@@ -500,16 +500,26 @@ def test_a_named_family_and_a_names_join_as_repeated_a(capsys):
 def _risk_python(accountant, fprs: list[float]) -> str:
     """What hockeystick risk prints for ``accountant`` (both sides), from hockeystick.risk directly."""
     from hockeystick import risk
+    from hockeystick.cli.column_sides import column_side
     from hockeystick.cli.tables import table
 
     (tpr_low, tpr_up), (adv_low, adv_up) = (
         risk.tpr_at_fpr(accountant, fprs, bound="both"),
         risk.advantage(accountant, bound="both"),
     )
-    tprs = table(
-        ["fpr", "tpr_lower", "tpr_upper"], [[f, lo, hi] for f, lo, hi in zip(fprs, tpr_low, tpr_up)]
+    tpr_heads, advantage_heads = (
+        ["fpr", "tpr_lower", "tpr_upper"],
+        ["advantage_lower", "advantage_upper"],
     )
-    return f"{tprs}\n\n{table(['advantage_lower', 'advantage_upper'], [[adv_low, adv_up]])}\n"
+    tprs = table(
+        tpr_heads,
+        [[f, lo, hi] for f, lo, hi in zip(fprs, tpr_low, tpr_up)],
+        [column_side(h) for h in tpr_heads],
+    )
+    advantages = table(
+        advantage_heads, [[adv_low, adv_up]], [column_side(h) for h in advantage_heads]
+    )
+    return f"{tprs}\n\n{advantages}\n"
 
 
 @pytest.mark.parametrize("family", sorted(FAMILY_RUNS))

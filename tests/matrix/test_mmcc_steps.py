@@ -11,6 +11,7 @@ import pytest
 import hockeystick.matrix.mmcc as mmcc_module
 from hockeystick.base.accountant import Accountant
 from hockeystick.base.accountant_docs import contract_sections
+from hockeystick.base.outward_text import outward_text
 from hockeystick.matrix import MMCC, Banded, Tree
 from hockeystick.matrix.mmcc_steps import CERTIFIED, MMCC_STEPS, cited_steps
 
@@ -49,7 +50,9 @@ def test_repr_says_what_the_upper_side_rests_on() -> None:
     amplified = _run(noise_multiplier=3.0, sampling_rate=0.01, lower_side=False).get_epsilon(1e-6)
     assert amplified.upper_rests_on_citations and amplified.upper == amplified.mmcc
     text = repr(amplified)
-    assert text.startswith(f"MMCCEpsilon(delta=1e-06: certified bracket [0, {amplified.upper:.6g}]")
+    assert text.startswith(
+        f"MMCCEpsilon(delta=1e-06: certified bracket [0, {outward_text(amplified.upper, 'upper')}]"
+    )
     assert (
         "resting on cited steps: reduction (most likely Thm 4.8) (cited, number unconfirmed)"
         in text

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from hockeystick import pld, rdp, risk
+from hockeystick.base.outward_text import outward_text
 from hockeystick.cli import main
 from hockeystick.fdp import GaussianDP
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
@@ -422,7 +423,10 @@ def test_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(lines[1].replace(" ", "")) == {"-"}  # an aligned table: the header's rule
     for line, lo, hi in zip(lines[2:4], low, up):
         fpr, printed_lo, printed_hi = map(float, line.split())
-        assert (printed_lo, printed_hi) == (float(f"{lo:.6g}"), float(f"{hi:.6g}"))
+        assert (printed_lo, printed_hi) == (
+            float(outward_text(lo, "lower")),
+            float(outward_text(hi, "upper")),
+        )
     assert lines[5].startswith("advantage")
     assert main(["risk", "-a", "gaussian", "-p", "sigma=1,2", "--fpr", "0.1"]) == 2
     assert "one number per parameter" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from hockeystick import pld
+from hockeystick.base.outward_text import outward_text
 from hockeystick.calibrate import calibrate
 from hockeystick.interop import opacus
 from hockeystick.training import DPSGD, DPFedAvg
@@ -250,7 +251,7 @@ def test_cli_takes_opacus_words(capsys):
         ]
         code, out, err = _cli(capsys, argv)
         assert code == 0, err
-        assert f"{expected:.6g}" in out
+        assert outward_text(expected, "upper") in out
     code, out, err = _cli(
         capsys,
         [
@@ -267,7 +268,9 @@ def test_cli_takes_opacus_words(capsys):
     )
     assert (
         code == 0
-        and f"{DPSGD(sample_rate=0.0042667, epochs=60, noise_multiplier=1.1).epsilon(1e-5):.6g}"
+        and outward_text(
+            DPSGD(sample_rate=0.0042667, epochs=60, noise_multiplier=1.1).epsilon(1e-5), "upper"
+        )
         in out
     )
 
