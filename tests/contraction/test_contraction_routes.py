@@ -13,6 +13,8 @@ import numpy as np
 
 from hockeystick import _core
 
+from .test_contraction_vanishing import _from_factors
+
 
 def _grid() -> tuple[np.ndarray, ...]:
     """(d, w, T, r1, r2) on a grid of sigma, batch size, rounds and targets, flattened."""
@@ -50,16 +52,7 @@ def test_delta_of_epsilon_stays_below_the_target_on_every_route() -> None:
                 for e, a, b, x, y in zip(eps, w, t, r1, r2)
             ]
         ),
-        "geometric, factor table": c.geometric_bound_from_factors(
-            w,
-            t,
-            first_value=pairs[0],
-            first_log=pairs[1],
-            product_complement=pairs[2],
-            product_log=pairs[3],
-            product_log_complement=pairs[4],
-            threads=1,
-        ),
+        "geometric, factor table": _from_factors(w, t, pairs),
     }
     routes_rs = {
         "random stop, points": c.random_stop_bound_delta(
