@@ -560,12 +560,12 @@ def test_unreadable_sweep_file(capsys, places, path, message):
 def test_an_arithmetic_error_inside_calibrate_is_a_usage_error(capsys, places, monkeypatch):
     """An OverflowError from the library (here forced, in the calibration a sweep's point calls) names the
     accountant and the parameters."""
-    from hockeystick.sweep import evaluation
+    import hockeystick.calibrate
 
     def overflowing(*args, **kwargs):
         raise OverflowError("math range error")
 
-    monkeypatch.setattr(evaluation, "calibrate", overflowing)
+    monkeypatch.setattr(hockeystick.calibrate, "calibrate", overflowing)
     code, out, err = _invoke(
         capsys, ["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"]
     )

@@ -271,7 +271,7 @@ def walk_failures(
         assert code == 0, f"the base line fails: {' '.join(line)}\n{err}"
     parser = build_parser()
     state = _parser_state(parser)
-    with mock.patch.object(hockeystick.cli, "build_parser", lambda: parser):
+    with mock.patch.object(hockeystick.cli, "build_parser", lambda command=None: parser):
         failures = _walk(command, sub, lines, values)
     assert _parser_state(parser) == state, f"a {command} line changed the parser it read"
     return failures

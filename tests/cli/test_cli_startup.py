@@ -4,11 +4,15 @@ imports its machinery when it runs.  Checked on sys.modules in a fresh interpret
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 
 import pytest
+
+import hockeystick.cli
+from hockeystick.cli import SUBCOMMANDS, build_parser, main
 
 HEAVY = (
     "numpy",
@@ -88,6 +92,44 @@ def test_version_and_help_import_no_numerics(argv):
         f"    assert exit_.code == 0, exit_.code"
     )
     assert _loaded_after(code) == set()
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_each_subcommand_parser_is_built_from_its_module_alone():
+    """``build_parser(command)`` (what ``main`` builds for a line naming its subcommand) registers the module
+    ``SUBCOMMANDS`` names and no other: it holds that subcommand, with the same options and help as in the
+    parser of every subcommand (``--help``'s list)."""
+    every = _commands(build_parser())
+    assert list(every) == list(SUBCOMMANDS)
+    for command, module in SUBCOMMANDS.items():
+        alone = _commands(build_parser(command))
+        assert set(alone) == {c for c, m in SUBCOMMANDS.items() if m == module}, command
+        assert alone[command].format_help() == every[command].format_help(), command
+
+
+def test_the_words_before_the_subcommand_choose_the_parser(capsys, monkeypatch):
+    """--debug before the subcommand is the top-level option, read by the subcommand's own parser; --help
+    before it is the top-level help, from the parser of every subcommand, listing them."""
+    built = []
+    monkeypatch.setattr(
+        hockeystick.cli,
+        "build_parser",
+        lambda command=None: built.append(command) or build_parser(command),
+    )
+    line = ["--debug", "epsilon", "-a", "gaussian", "-p", "sigma=2", "--delta", "0"]
+    assert main(line) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "epsilon: error: --delta must lie strictly between 0 and 1" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    assert built == ["epsilon", None]
+    lines = capsys.readouterr().out.split("\n  COMMAND\n", 1)[1].splitlines()
+    listed = [line.split()[0] for line in lines if line[:4] == "    " and line[4:5].strip()]
+    assert listed == list(SUBCOMMANDS)
 
 
 def test_a_subcommand_imports_its_machinery_when_it_runs():

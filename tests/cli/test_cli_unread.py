@@ -226,7 +226,7 @@ def parser():
 
 @pytest.fixture
 def one_parser(parser, monkeypatch):
-    monkeypatch.setattr(hockeystick.cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(hockeystick.cli, "build_parser", lambda command=None: parser)
 
 
 REFUSED = _cases(accepted=False)

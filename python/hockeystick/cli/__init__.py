@@ -29,30 +29,18 @@ missing optional dependency (one line on stderr saying what to change, such as p
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import signal
 import sys
 import threading
-import traceback
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 from .. import __version__
 from ..base.optional import MissingExtraError, extra_of
-from . import (
-    accountants,
-    audit,
-    calibrate,
-    compose,
-    demo,
-    evaluate,
-    figures,
-    plot,
-    risk,
-    simulate,
-    sweep,
-)
 from .arguments import command_line_words, given_words
 from .common import (
     EXIT_FAILURE,
@@ -69,27 +57,65 @@ from .unread import check_unread
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
-# One module per subcommand, each exposing register(subparsers); the order is the order of --help.
-SUBCOMMANDS = (
-    sweep,
-    evaluate,
-    calibrate,
-    risk,
-    audit,
-    compose,
-    plot,
-    simulate,
-    figures,
-    accountants,
-    demo,
-)
+# Each subcommand's module (below this package), exposing register(subparsers) for the commands it
+# names; the order is the order of --help.  A command line naming its subcommand imports that module
+# alone and builds its parser alone (``build_parser(command)``).
+SUBCOMMANDS = {
+    "sweep": "sweep",
+    "delta": "evaluate",
+    "epsilon": "evaluate",
+    "calibrate": "calibrate",
+    "risk": "risk",
+    "audit": "audit",
+    "compose": "compose",
+    "plot": "plot",
+    "simulate": "simulate",
+    "figures": "figures",
+    "accountants": "accountants",
+    "demo": "demo",
+}
+
+# the options the top-level parser takes before COMMAND without ending the line (--help and
+# --version print the top-level parser's words: those lines build every subcommand)
+_BEFORE_COMMAND = frozenset({"--debug"})
 
 
 class _Terminated(BaseException):
     """SIGTERM, turned into an exception so that a sweep keeps its finished chunks and says so."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _asked_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` runs, when its first word after the top-level options (--debug) names
+    one; None for a line the top-level parser answers (--help, --version, a misspelled command)."""
+    for word in argv:
+        if word in SUBCOMMANDS:
+            return word
+        if word not in _BEFORE_COMMAND:
+            return None
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand's, or ``command``'s alone.
+
+    Parameters
+    ----------
+    command : str or None, optional
+        A subcommand (a key of ``SUBCOMMANDS``): the parser holds it (and the others its module
+        registers) alone, importing no other subcommand's module; None (the default): every
+        subcommand, as --help lists them.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The top-level parser, its subcommands' parsers below it.
+
+    Raises
+    ------
+    KeyError
+        If ``command`` is no subcommand.
+    """
+    modules = dict.fromkeys(SUBCOMMANDS.values()) if command is None else (SUBCOMMANDS[command],)
     # the module's docstring is the help, read on a terminal: its literals without their reST quotes
     description = (__doc__ or "").replace("``", "")
     parser = Parser(
@@ -110,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         common,
     )
-    for module in SUBCOMMANDS:
-        module.register(subparsers)
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}").register(subparsers)
     return parser
 
 
@@ -188,8 +214,8 @@ def _stderr_log(prog: str, command: str, verbose: bool) -> logging.Handler:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(_asked_command(words)).parse_args(words)
     prog = f"{PROG} {args.command}"
     handler = _stderr_log(
         prog, args.command, verbose=args.command == "sweep" or bool(getattr(args, "out", None))
@@ -225,6 +251,8 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
             return args.func(args)
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
         if args.debug:  # the traceback, then the same line and exit status as without --debug
+            import traceback  # lazy: --debug only
+
             traceback.print_exc(file=sys.stderr)
         print(f"{prog}: error: {_one_line(exc, args)}", file=sys.stderr)
         return EXIT_USAGE

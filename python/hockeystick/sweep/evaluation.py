@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ..calibrate import calibrate
 from ..registry import AccountantEntry, CalculatorEntry
 from .grid import Chunk, Grid
 
@@ -112,6 +111,8 @@ def _sides(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[s
     elif grid.output == "epsilon":
         sides = entry.build(**mine).epsilon(params["delta"], bound=grid.bound)
     else:
+        from ..calibrate import calibrate  # lazy: start-up time; a calibrated output only
+
         sides = calibrate(
             entry,
             grid.output,
@@ -140,6 +141,8 @@ def _upper_value(
         return entry.build(**mine).delta(params["epsilon"])
     if grid.output == "epsilon":
         return entry.build(**mine).epsilon(params["delta"])
+    from ..calibrate import calibrate  # lazy: start-up time; a calibrated output only
+
     return calibrate(entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], **mine)
 
 

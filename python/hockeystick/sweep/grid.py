@@ -45,11 +45,6 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 from .. import registry
 from ..base import validation as _validation
 from ..base.accountant import BOUND_SIDES, Bound
@@ -864,6 +859,11 @@ def _integer_range(name: str, values: np.ndarray) -> None:
 
 def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[str, Any]:
     """The raw contents of a sweep file (accountants, output, [parameters], chunk_size)."""
+    # lazy: start-up time; only a sweep file is TOML
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

@@ -20,21 +20,22 @@ import os
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..base import progress as progress_hook
 from ..base.optional import require_extra
 from .bars import BlockProgress, checking_bar, progress_bar
-from .checkpoint import Workspace
 from .evaluation import default_chunk_size, evaluate, evaluate_chunk
 from .grid import Chunk, Grid
-from .labelled import read_sweep, to_dataset
 from .plan import SweepPlan, plan_sweep
 from .summary import Summary
 from .units import duration_text
 from .writers import MemoryWriter, check_destination, open_writer
+
+if TYPE_CHECKING:
+    from .checkpoint import Workspace
 
 __all__ = [
     "run_sweep",
@@ -219,6 +220,8 @@ class SweepResult:
         """The result as an ``xarray.Dataset``: a dimension per axis with its values as coordinate,
         fixed parameters as scalar coordinates, outputs as variables (``labelled.to_dataset``); a
         sweep written to a file and not kept in memory is read back from it."""
+        from .labelled import read_sweep, to_dataset  # lazy: start-up time
+
         if self.columns is None:
             if self.path is None:
                 raise ValueError("this sweep kept no values: run it with a path or in memory")
@@ -371,7 +374,7 @@ def run_sweep(
         time.perf_counter() if evaluated is None else checking
     )  # the run's seconds count its evaluation
     pace = Pace(grid.size, plan.seconds)
-    workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
+    workspace = None if path is None else _workspace(path, grid, chunk_size, resume=resume)
     writers = _open_writers(grid, path, workspace, keep=keep, overwrite=overwrite)
     finished = workspace.finished() if workspace is not None and resume else set()
     source = _ChunkOutputs(grid, workspace, finished, evaluated, pace)
@@ -410,6 +413,16 @@ def _measured(
     probe)."""
     checked = grid.size if evaluated is not None else _probe_points(grid.probe_parameters())
     return checked, time.perf_counter() - checking
+
+
+def _workspace(
+    path: str | os.PathLike[str], grid: Grid, chunk_size: int, *, resume: bool
+) -> Workspace:
+    """The working directory of a run written to ``path`` (its checkpoints), its module imported by a
+    run that writes a file: a run kept in memory keeps none."""
+    from .checkpoint import Workspace  # lazy: start-up time
+
+    return Workspace.open_for(path, grid, chunk_size, resume=resume)
 
 
 def _open_writers(

@@ -34,9 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..base.optional import require_extra
-from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
-from .labelled import to_dataset
 
 __all__ = [
     "FORMATS",
@@ -122,6 +120,8 @@ class _FileWriter:
         """Flush and close the temporary file."""
 
     def close(self) -> None:
+        from .checkpoint import publish  # lazy: start-up time; a file only
+
         self._finish()
         publish(self.tmp, self.path)
 
@@ -342,6 +342,8 @@ class _LabelledWriter(_NpzWriter):
     """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled Dataset."""
 
     def _assemble(self, names: list[str]) -> None:
+        from .labelled import to_dataset  # lazy: start-up time; a labelled file only
+
         arrays = {name: np.load(self.workdir / f"{name}.npy", mmap_mode="r") for name in names}
         dataset = to_dataset(self.grid, arrays)
         if self.path.suffix.lower() == ".nc":
@@ -350,6 +352,8 @@ class _LabelledWriter(_NpzWriter):
             dataset.to_zarr(self.tmp, mode="w", consolidated=False)
 
     def close(self) -> None:
+        from .checkpoint import new_file_mode, publish  # lazy: start-up time; a file only
+
         self._finish()
         if not self.tmp.is_dir():
             publish(self.tmp, self.path)
