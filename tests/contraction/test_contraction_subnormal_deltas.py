@@ -4,7 +4,9 @@ Below 2.2e-308 a double's spacing is absolute (4.9e-324), so the 2^-42 relative 
 delta carries (contraction/bounds.hpp, ``safe_side``) may fall below one step and no longer covers the
 rounding of exp and of the products.  A subnormal result is moved up by two steps of that grid
 (``up_from_subnormal``), and a product whose factor ``w theta(r1)`` or whose value leaves the normal
-range is taken by logarithms instead; a value exp returns as 0 above e^-745.2 is the least subnormal.  The bounds here are the papers' formulas at 120 digits
+range is taken by logarithms instead; a positive bound whose double is 0 (below half the least subnormal, or
+skipped far out in theta's tail) is the least subnormal, and only a bound whose factor is exactly 0 is 0.
+The bounds here are the papers' formulas at 120 digits
 (test_contraction_reference): 000 Thm 2 (geometric, schedule), 000 Cor 3 (random stop), 002's power
 bound; each weight is chosen so that the exact bound lands at 10^u, u drawn below -300 (subnormal
 results, and normal results of a subnormal ``w theta(r1)`` times a large geometric sum).
@@ -38,12 +40,12 @@ def _targets(rng: np.random.Generator, n: int) -> list[mp.mpf]:
 
 def _check(reported: np.ndarray, exact: list[mp.mpf]) -> None:
     """Each reported value is at least its exact bound and within 4 subnormal steps (or 1e-11 relative)
-    of it; an exact value below half the least subnormal (2^-1075) may be reported as 0."""
+    of it; a positive exact value below half the least subnormal (2^-1075) is the least subnormal."""
     subnormal = 0
     with mp.workdps(40):
         for value, bound in zip(reported, exact):
             if bound < mp.mpf(2) ** -1075:
-                assert value == 0.0, (float(value), bound)
+                assert value == (STEP if bound > 0 else 0.0), (float(value), bound)
                 continue
             v = mp.mpf(float(value))
             assert v >= bound, (float(value), bound)
@@ -135,3 +137,71 @@ def test_power_bounds_at_the_bottom_of_the_range() -> None:
         "laplace", np.zeros(n), exponent=k, g_first=g, g_product=g, threads=1
     )
     _check(reported, laplace_exact)
+
+
+def test_positive_bounds_far_below_the_range_are_the_least_subnormal() -> None:
+    """Bounds near 1e-1000 (theta(r1) far out in its tail; each kernel's skip and log routes) report the
+    least subnormal, never 0, and a bound with an exactly vanishing factor (r1 = 0, eps = inf, the
+    Laplace factor at eps >= g) reports 0."""
+    c = _core.contraction
+    eps = np.array([60.0, 400.0, np.inf, 60.0])
+    r1 = np.array([1.0, 0.5, 1.0, 0.0])
+    expected = np.array([STEP, STEP, 0.0, 0.0])
+    assert all(0 < theta(float(r), float(e)) < mp.mpf("1e-700") for r, e in zip(r1[:2], eps[:2]))
+    four = np.ones(4)
+    kw = {"weight": 0.5 * four, "r_first": r1, "r_product": 2.0 * four, "threads": 1}
+    for terms in (7.0, np.inf):
+        got = c.geometric_bound_delta(eps, terms=terms * four, **kw)
+        np.testing.assert_array_equal(got, expected)
+    got = c.random_stop_bound_delta(eps, terms=50.0 * four, first_stop=3.0 * four, **kw)
+    np.testing.assert_array_equal(got, expected)
+    # the factor table's route: its skipped and evaluated pairs alike
+    for bound in (np.inf, float(np.log(0.5 * 7.0))):
+        table = c.gaussian_factor_pairs(eps, r1, 2.0 * four, log_rest_bound=bound, threads=1)
+        got = c.geometric_bound_from_factors(
+            0.5 * four,
+            7.0 * four,
+            first_value=table[0],
+            first_log=table[1],
+            product_complement=table[2],
+            product_log=table[3],
+            product_log_complement=table[4],
+            threads=1,
+        )
+        np.testing.assert_array_equal(got, expected)
+    for exponent in (0.0, 3.0):
+        got = c.power_bound_delta(
+            "gaussian", eps, exponent=exponent * four, g_first=r1, g_product=2.0 * four, threads=1
+        )
+        np.testing.assert_array_equal(got, expected)
+    # Laplace: (1 - e^{(eps - g)/2})^3 at g = 1e-300 above eps = 0: positive, far below the range; 0 at eps >= g
+    two = np.ones(2)
+    got = c.power_bound_delta(
+        "laplace",
+        np.array([0.0, 2.0]),
+        exponent=2.0 * two,
+        g_first=1e-300 * two,
+        g_product=1e-300 * two,
+        threads=1,
+    )
+    np.testing.assert_array_equal(got, [STEP, 0.0])
+    # the schedule: a positive round kept by a positive product factor; one whose product factor is 0 (r = 0)
+    # cuts what came before it
+    got = c.schedule_bound_delta(
+        np.array([60.0, np.inf]),
+        weight=1.0,
+        first_stop=0,
+        r_first=np.array([1.0, 0.0]),
+        r_product=np.array([2.0, 2.0]),
+        threads=1,
+    )
+    np.testing.assert_array_equal(got, [STEP, 0.0])
+    cut = c.schedule_bound_delta(
+        np.array([60.0]),
+        weight=1.0,
+        first_stop=0,
+        r_first=np.array([1.0, 0.0]),
+        r_product=np.array([2.0, 0.0]),
+        threads=1,
+    )
+    np.testing.assert_array_equal(cut, [0.0])

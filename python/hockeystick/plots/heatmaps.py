@@ -112,10 +112,14 @@ def heatmap(
 
 
 def colour_norm(panels: Sequence[np.ndarray]) -> Any:
-    """A log colour scale shared by the panels when their positive values span more than 100x (else None)."""
+    """A log colour scale shared by the panels when their normal positive values span more than 100x
+    (else None).  Subnormal values (a certified delta below the double range is reported as the least
+    positive double, 4.9e-324) are left out of the scale, which they would stretch over 300 decades;
+    they take its lowest colour."""
     from matplotlib.colors import LogNorm  # lazy: matplotlib is an optional extra
 
-    finite = np.concatenate([z[np.isfinite(z) & (z > 0)] for z in panels])
+    tiny = np.finfo(float).tiny
+    finite = np.concatenate([z[np.isfinite(z) & (z >= tiny)] for z in panels])
     return (
         LogNorm(finite.min(), finite.max())
         if finite.size and finite.max() / finite.min() > 100

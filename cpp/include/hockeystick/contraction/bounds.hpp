@@ -93,18 +93,30 @@ inline double up_from_subnormal(double value) {
 
 // delta = first * exp(rest_log): the product of two numbers where it and both of them are normal, else
 // e^{log first + rest_log} (first's logarithm is accurate where its value is not), moved up from the subnormal grid.
-// exp returns 0 only below e^-745.13, which e^{x} (1 + 2^-42) may still pass; above e^-745.2 a zero is reported as the
-// least subnormal.  Below it the exact value is under half the least subnormal, 2.47e-324, and rounds to 0.
+// exp returns 0 below e^-745.13, which e^{x} (1 + 2^-42) may still pass: the bound's kernel then reports the least
+// subnormal where the exact bound is positive (at_least_least_subnormal).
 inline double first_times_exp(const contraction_factor& first, double rest_log) {
     if (first.value >= 1e-250) {
         const double rest = std::exp(rest_log);
         if (normal(rest) && normal(first.value * rest * safe_side)) return first.value * rest * safe_side;
     }
-    const double x = first.log_value + rest_log;
-    const double value = std::exp(x) * safe_side;
-    if (value == 0.0 && x > -745.2) return std::numeric_limits<double>::denorm_min();
-    return up_from_subnormal(value);
+    return up_from_subnormal(std::exp(first.log_value + rest_log) * safe_side);
 }
+
+// A delta whose double is 0 where the exact bound is positive, reported as the least subnormal (4.9e-324): an upper
+// bound is never below the truth, and the least double above a positive number under half that step is the step
+// itself.  A bound is exactly 0 only where a factor is (theta_eps(0), eps = inf, the Laplace factor for eps >= g).
+inline double at_least_least_subnormal(double delta, bool exact_positive) {
+    return delta == 0.0 && exact_positive ? std::numeric_limits<double>::denorm_min() : delta;
+}
+
+// Whether theta_eps(r) > 0: for every r > 0 and finite eps (N(r, 1) and N(0, 1) differ on every event of one's
+// positive measure), 0 at r = 0 and at eps = inf.
+inline bool gaussian_positive(double r, double eps) { return r > 0.0 && eps < inf; }
+
+// Whether the first factor of a factor table's entry is positive: its value, or its logarithm where the value is
+// below the double range (gaussian_factor_pair gives a vanishing positive factor the least finite logarithm).
+inline bool table_first_positive(double a_value, double a_log) { return a_value > 0.0 || a_log > -inf; }
 
 inline bool valid_common(double eps, double weight, double r_first) {
     return eps >= 0.0 && weight > 0.0 && r_first >= 0.0;
@@ -192,24 +204,31 @@ struct factor_pair {
 // log_rest_bound: an upper bound on log(w S) over the points the pair serves (w the weight, S the sum
 // over the second factor's powers: S <= T for the geometric sum, <= T^2 for the random stop's).  Where
 // the bound vanishes at all of them (detail::bound_vanishes), both factors are given as theta = 0, from
-// which the closed forms give 0 as they would from the factors themselves, without evaluating either.
+// which the closed forms give what they would from the factors themselves, without evaluating either: the
+// first factor's logarithm is the least finite double where theta_eps(r1) > 0 (its bound is then reported as
+// the least subnormal), -inf where it is 0.
 // The log complement of the second factor (read where T = inf) is formed only where the bound is inf.
 inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_product,
                                         double log_rest_bound = detail::inf) {
+    constexpr double vanishing_positive = std::numeric_limits<double>::lowest();  // table_first_positive's mark
+    const bool positive = detail::gaussian_positive(r_first, eps);
     if (r_product >= 0.0 && detail::bound_vanishes(eps, r_first, log_rest_bound))
-        return {0.0, -detail::inf, 1.0, -detail::inf, 0.0};
+        return {0.0, positive ? vanishing_positive : -detail::inf, 1.0, -detail::inf, 0.0};
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false, !(log_rest_bound < detail::inf));
-    return {a.value, a.log_value, b.complement, b.log_value, detail::log_complement_serves(b) ? b.log_complement : 0.0};
+    const double a_log = a.log_value == -detail::inf && positive ? vanishing_positive : a.log_value;
+    return {a.value, a_log, b.complement, b.log_value, detail::log_complement_serves(b) ? b.log_complement : 0.0};
 }
 
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
                                            double b_complement, double b_log, double b_log_complement,
                                            weight_terms_logs& logs) {
     if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
-    return detail::at_most_one(
-        detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
-                                detail::product_factor_from(b_complement, b_log, b_log_complement), logs));
+    return detail::at_least_least_subnormal(
+        detail::at_most_one(detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
+                                                    detail::product_factor_from(b_complement, b_log, b_log_complement),
+                                                    logs)),
+        detail::table_first_positive(a_value, a_log));
 }
 
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
@@ -228,7 +247,7 @@ inline double geometric_row_point(double weight, double terms, double log_rest_b
         return at_most_one(weight * av * (-std::expm1(terms * bl) / bc) * safe_side);
     const bool numbers = !std::isnan(bl) && !std::isnan(bc);
     if (!(av >= 1e-250) && al + log_rest_bound < vanishing_log && log_rest_bound < inf && numbers)
-        return 0.0;  // the vanishing route
+        return at_least_least_subnormal(0.0, table_first_positive(av, al));  // the vanishing route
     if (bc == 0.0 && av >= 1e-250 && bl != -inf) {
         const double value = av * logs.exp_of_sum() * safe_side;  // G = T: the kept e^{log w + log T}
         if (normal(value)) return at_most_one(value);
@@ -261,10 +280,12 @@ inline bool geometric_row_from_factors(double weight, double terms, const double
 inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
                                              double a_log, double b_complement, double b_log) {
     if (!(weight > 0.0) || !(first_stop >= 1.0 && first_stop <= terms)) return detail::nan;
-    return detail::at_most_one(detail::first_times_exp(
-        detail::first_factor_from(a_value, a_log),
-        std::log(weight) + log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log, detail::nan),
-                                                         terms, first_stop)));
+    return detail::at_least_least_subnormal(
+        detail::at_most_one(detail::first_times_exp(
+            detail::first_factor_from(a_value, a_log),
+            std::log(weight) + log_random_stop_geometric_sum(
+                                   detail::product_factor_from(b_complement, b_log, detail::nan), terms, first_stop))),
+        detail::table_first_positive(a_value, a_log));
 }
 
 // ---- geometric: w theta(r1) G(theta(r2), T) ---------------------------------------
@@ -280,12 +301,15 @@ inline log_and_slope geometric_bound_log(double eps, double weight, double terms
 
 inline double geometric_bound_delta(double eps, double weight, double terms, double r_first, double r_product) {
     if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0)) return detail::nan;
-    // G(b, T) <= T: the bound is w theta(r1) G <= w T theta(r1), 0 in double far out in theta's tail
-    if (eps > 38.0 * r_first && detail::bound_vanishes(eps, r_first, std::log(weight * terms))) return 0.0;
+    // G(b, T) <= T: the bound is w theta(r1) G <= w T theta(r1), below the double range far out in theta's tail
+    const bool positive = detail::gaussian_positive(r_first, eps);  // G >= 1
+    if (eps > 38.0 * r_first && detail::bound_vanishes(eps, r_first, std::log(weight * terms)))
+        return detail::at_least_least_subnormal(0.0, positive);
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false, std::isinf(terms));
     weight_terms_logs logs;
-    return detail::at_most_one(detail::geometric_value(weight, terms, a, b, logs));
+    return detail::at_least_least_subnormal(detail::at_most_one(detail::geometric_value(weight, terms, a, b, logs)),
+                                            positive);
 }
 
 inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product,
@@ -317,8 +341,10 @@ inline double random_stop_bound_delta(double eps, double weight, double terms, d
         return detail::nan;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return detail::at_most_one(
-        detail::first_times_exp(a, std::log(weight) + log_random_stop_geometric_sum(b, terms, first_stop)));
+    return detail::at_least_least_subnormal(
+        detail::at_most_one(
+            detail::first_times_exp(a, std::log(weight) + log_random_stop_geometric_sum(b, terms, first_stop))),
+        detail::gaussian_positive(r_first, eps));  // the sum over tau is at least 1
 }
 
 inline double random_stop_bound_epsilon(double delta, double weight, double terms, double first_stop, double r_first,
@@ -340,6 +366,13 @@ inline contraction_factor noise_factor(noise_kind kind, double g, double eps) {
     return kind == noise_kind::gaussian ? gaussian_factor(g, eps) : laplace_factor(g, eps);
 }
 
+namespace detail {
+// Whether F(g) > 0: theta_eps(g) for g > 0 and finite eps; the Laplace factor [1 - e^{(eps - g)/2}]_+ for eps < g.
+inline bool noise_positive(noise_kind kind, double g, double eps) {
+    return kind == noise_kind::gaussian ? gaussian_positive(g, eps) : eps < g;
+}
+}  // namespace detail
+
 inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
     if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0))
         return {detail::nan, detail::nan};
@@ -352,12 +385,16 @@ inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponen
 inline double power_bound_delta(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
     if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0)) return detail::nan;
     const contraction_factor a = noise_factor(kind, g_first, eps);
+    const bool first_positive = detail::noise_positive(kind, g_first, eps);
     if (exponent == 0.0)
-        return detail::at_most_one(detail::normal(a.value)
-                                       ? a.value * detail::safe_side
-                                       : detail::up_from_subnormal(std::exp(a.log_value) * detail::safe_side));
+        return detail::at_least_least_subnormal(
+            detail::at_most_one(detail::normal(a.value)
+                                    ? a.value * detail::safe_side
+                                    : detail::up_from_subnormal(std::exp(a.log_value) * detail::safe_side)),
+            first_positive);
     const contraction_factor b = noise_factor(kind, g_product, eps);
-    return detail::at_most_one(detail::first_times_exp(a, exponent * b.log_value));
+    return detail::at_least_least_subnormal(detail::at_most_one(detail::first_times_exp(a, exponent * b.log_value)),
+                                            first_positive && detail::noise_positive(kind, g_product, eps));
 }
 
 inline double power_bound_epsilon(noise_kind kind, double delta, double exponent, double g_first, double g_product,
@@ -389,11 +426,29 @@ inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t 
     return {std::log(weight) + s.log_value, s.slope};
 }
 
+namespace detail {
+// Whether the schedule's bound is positive, by the recursion's own order (sums.hpp, contraction_recursion): S
+// after round t is b_t S + a_t, positive where a_t is or where b_t and the S before are; with first_stop >= 1
+// the bound sums S after the rounds t + 1 >= first_stop.
+inline bool schedule_positive(double eps, std::int64_t first_stop, std::int64_t rounds, const double* r_first,
+                              const double* r_product) {
+    bool s = false, r = false;
+    for (std::int64_t t = 0; t < rounds; ++t) {
+        s = gaussian_positive(r_first[t], eps) || (s && gaussian_positive(r_product[t], eps));
+        if (first_stop > 0 && t + 1 >= first_stop) r = r || s;
+    }
+    return first_stop > 0 ? r : s;
+}
+}  // namespace detail
+
 inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
                                    const double* r_first, const double* r_product) {
-    return detail::at_most_one(detail::up_from_subnormal(
+    const double delta = detail::at_most_one(detail::up_from_subnormal(
         std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
         detail::safe_side));
+    if (delta != 0.0 || !(weight > 0.0)) return delta;
+    return detail::at_least_least_subnormal(delta,
+                                            detail::schedule_positive(eps, first_stop, rounds, r_first, r_product));
 }
 
 inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,
