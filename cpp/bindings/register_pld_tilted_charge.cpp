@@ -1,8 +1,10 @@
 // Binding of the tilted window's weighted round-off charge (pld/reads/tilted_charge.hpp), in _core.pld_reads: the
 // closed-form bounds on the weights' sum and norm at each position (any shape), and the charge at each curve
 // argument of one window.  Both run in loops.hpp's loop (GIL released, its thread rule); a NaN output raises a
-// ValueError naming the argument and its rule (its NaN policy).
+// ValueError naming the argument and its rule (its NaN policy).  Beside them, the tilted upper read's window tail and
+// its cut checks (pld/reads/tilted_read_tail.hpp), each a read of one round's masses with the GIL released.
 #include <hockeystick/pld/reads/tilted_charge.hpp>
+#include <hockeystick/pld/reads/tilted_read_tail.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -47,6 +49,21 @@ py::array_t<double> charge(const hb::input_array& x, std::int64_t k_lo, std::int
         [](double v) { return hb::not_nan("x", v); }, threads);
 }
 
+// One round's finite masses p (one-dimensional) at grid indices k_lo, k_lo + 1, ... on the grid h.
+pld::RoundMasses round_masses(const hb::input_array& p, std::int64_t k_lo, double h) {
+    if (p.ndim() != 1) throw py::value_error("p must be one-dimensional (a round's masses)");
+    if (!(h > 0.0 && std::isfinite(h))) throw py::value_error("h must be a finite number > 0 (the grid step)");
+    return {p.data(), static_cast<std::int64_t>(p.size()), k_lo, h};
+}
+
+// The wrap ladder's rungs (wrap_rung), in order.
+py::array_t<double> wrap_ladder() {
+    py::array_t<double> out(pld::kWrapLadder);
+    double* dst = out.mutable_data();
+    for (int i = 0; i < pld::kWrapLadder; ++i) dst[i] = pld::wrap_rung(i);
+    return out;
+}
+
 }  // namespace tilted_charge_binding
 
 void register_pld_tilted_charge(py::module_ m) {
@@ -62,4 +79,47 @@ void register_pld_tilted_charge(py::module_ m) {
           "untilted curve reads at each argument x (before the untilt factor): the charges' bound at the lesser of "
           "the closed-form weights and the count of masses at or above floor(x / h); 0 above the window "
           "(pld/reads/tilted_charge.hpp).");
+    m.def(
+        "saddle_looseness",
+        [](const hb::input_array& p, std::int64_t k_lo, double h, double rounds, double lam) {
+            const pld::RoundMasses pmf = tb::round_masses(p, k_lo, h);
+            py::gil_scoped_release release;
+            return pld::saddle_looseness(pmf, rounds, lam);
+        },
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("rounds"), py::arg("lam"),
+        "(looseness, spread): the saddle-point estimate lam (lam + 1) sqrt(2 pi K'') of the Chernoff bound's looseness "
+        "of `rounds` rounds of the masses p at the tilt lam, and sqrt(K''); (inf, 0) where K'' is not finite and "
+        "positive (pld/reads/tilted_read_tail.hpp).");
+    m.def(
+        "tilted_read_tail",
+        [](const hb::input_array& p, std::int64_t k_lo, double h, double rounds, double lam) {
+            const pld::RoundMasses pmf = tb::round_masses(p, k_lo, h);
+            py::gil_scoped_release release;
+            return pld::read_tail(pmf, rounds, lam);
+        },
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("rounds"), py::arg("lam"),
+        "The window tail of a tilted upper read of `rounds` rounds of the masses p, from the saddle-point estimates at "
+        "lam (the Chernoff tilt of the delta asked): a power of ten from 1e-6 down to the composition's default tail "
+        "(pld/reads/tilted_read_tail.hpp).");
+    m.def(
+        "wrapped_mass",
+        [](const hb::input_array& p, std::int64_t k_lo, double h, double rounds, double theta, double x,
+           std::int64_t length, double enough) {
+            const pld::RoundMasses pmf = tb::round_masses(p, k_lo, h);
+            py::gil_scoped_release release;
+            return pld::wrapped_mass(pmf, rounds, theta, x, static_cast<double>(length), enough);
+        },
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("rounds"), py::arg("theta"), py::arg("x"),
+        py::arg("length"), py::arg("enough") = 0.0,
+        "A Chernoff bound on what the mass above a window composed under the tilt theta adds to a read at grid loss x "
+        "by wrapping around a circular convolution of `length` points; the first rungs' bound where at most `enough` "
+        "(pld/reads/tilted_read_tail.hpp).");
+    m.def("wrap_lambdas", &tb::wrap_ladder,
+          "The tilts wrapped_mass tries, as multiples of the window's (pld/reads/tilted_read_tail.hpp's wrap_rung).");
+    m.def("cut_charge_too_large", &pld::cut_charge_too_large, py::arg("charge"), py::arg("wrapped"), py::arg("delta"),
+          "Whether a cut window's charge at the answer passes 1e-11 delta or its wrapped mass 1e-3 delta: its read is "
+          "then made again on the uncut window (pld/reads/tilted_read_tail.hpp).");
+    m.attr("READ_TAIL") = pld::kReadTail;
+    m.attr("CUT_CHECK_SHARE") = pld::kCutCheckShare;
+    m.attr("WRAP_CHECK_SHARE") = pld::kWrapCheckShare;
 }

@@ -1,7 +1,8 @@
 """The PLD pipeline's reads stage (cpp/bindings/register_pld.cpp): a grid PMF's hockey-stick curves, charged
 sides and scans; its charges as one ``Charges`` object; the max-of-outputs test's certified lower reads of a run
 (cpp/bindings/register_pld_max_of_outputs.cpp); a tilted window's round-off charge of the weighted sum its
-untilted curve reads (cpp/bindings/register_pld_tilted_charge.cpp)."""
+untilted curve reads and the tilted upper read's window tail and cut checks
+(cpp/bindings/register_pld_tilted_charge.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -204,3 +205,26 @@ def tilted_window_charge(
     charges: Charges,
     threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...
+def saddle_looseness(
+    p: npt.ArrayLike, *, k_lo: int, h: float, rounds: float, lam: float
+) -> tuple[float, float]: ...
+def tilted_read_tail(
+    p: npt.ArrayLike, *, k_lo: int, h: float, rounds: float, lam: float
+) -> float: ...
+def wrapped_mass(
+    p: npt.ArrayLike,
+    *,
+    k_lo: int,
+    h: float,
+    rounds: float,
+    theta: float,
+    x: float,
+    length: int,
+    enough: float = 0.0,
+) -> float: ...
+def wrap_lambdas() -> npt.NDArray[np.float64]: ...
+def cut_charge_too_large(charge: float, wrapped: float, delta: float) -> bool: ...
+
+READ_TAIL: float
+CUT_CHECK_SHARE: float
+WRAP_CHECK_SHARE: float
