@@ -198,14 +198,14 @@ def test_gdpnum_estimates_against_the_bracket(noise_multiplier, sample_rate, ste
 
 @pytest.fixture(scope="module")
 def direct_gdp():
-    """The bracket of 50 rounds of the subsampled Gaussian (sigma 1, rate 0.01) read off its PLD directly, which
+    """The bracket of 1000 rounds of the subsampled Gaussian (sigma 2, rate 0.02) read off its PLD directly, which
     the ledger and DP-FedAvg doors of the same composition must reach."""
-    return certified_gdp(SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=50))
+    return certified_gdp(SubsampledGaussianPLD(sigma=2.0, sampling_rate=0.02, rounds=1000))
 
 
 def test_ledger_reaches_the_composition_bracket(direct_gdp):
     ledger = PrivacyLedger(adaptive=False)
-    ledger.record(Round.subsampled_gaussian(1.0, 0.01), rounds=50)
+    ledger.record(Round.subsampled_gaussian(2.0, 0.02), rounds=1000)
     from_ledger = certified_gdp(ledger)
     direct = direct_gdp
     assert from_ledger.mu_lower <= direct.mu_upper and direct.mu_lower <= from_ledger.mu_upper
@@ -247,11 +247,11 @@ def test_cli_gdp(capsys):
 def test_other_accountants_reach_it(direct_gdp):
     """A DP-FedAvg run and an RDP accountant (any object with .delta): the upper side covers the RDP
     conversion's curve, whose lower side is 0 (it gives no lower delta)."""
-    fedavg = DPFedAvg(noise_multiplier=1.0, total_clients=10_000, clients_per_round=100, rounds=50)
+    fedavg = DPFedAvg(noise_multiplier=2.0, total_clients=5_000, clients_per_round=100, rounds=1000)
     g = certified_gdp(fedavg)
     direct = direct_gdp
     assert g.mu_lower <= direct.mu_upper and direct.mu_lower <= g.mu_upper
-    rdp = certified_gdp(SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=50))
+    rdp = certified_gdp(SubsampledGaussianRDP(sigma=2.0, sampling_rate=0.02, rounds=1000))
     assert rdp.mu_lower == 0.0 and rdp.mu_upper >= g.mu_lower
 
 
