@@ -37,6 +37,7 @@
 #include "elementwise.hpp"
 #include "explain.hpp"
 #include "loops.hpp"
+#include "side_read.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -541,26 +542,6 @@ void register_epsilon_width(py::module_& m) {
         py::arg("x"), py::kw_only(), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
 }
 
-// The fields of a grid PMF (any object with GridPMF's: p, k_lo, h, p_inf, shift, pessimistic and the
-// charges) as a SideRead, its masses kept referenced in `masses`; the arguments and results left to the
-// caller.  Under the GIL.
-pld::SideRead side_read_of(const py::handle& pmf, std::vector<input_array>& masses) {
-    masses.push_back(pmf.attr("p").cast<input_array>());
-    if (masses.back().ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
-    const auto n = static_cast<std::int64_t>(masses.back().size());
-    const pld::PmfView view{masses.back().data(), n, pmf.attr("k_lo").cast<std::int64_t>(),
-                            pmf.attr("p_inf").cast<double>(), pmf.attr("loss_shift").cast<double>()};
-    pld::GridCharges charges;
-    charges.shift = pmf.attr("shift").cast<double>();
-    charges.slack = pld::suffix_sum_slack(n);
-    charges.entry = pmf.attr("entry_error").cast<double>();
-    charges.total = pmf.attr("total_error").cast<double>();
-    charges.l2 = pmf.attr("spectral_l2").cast<double>();
-    charges.inverse = pmf.attr("inverse_error").cast<double>();
-    charges.inverse_l2 = pmf.attr("inverse_l2").cast<double>();
-    return pld::side_read(view, pmf.attr("h").cast<double>(), charges, pmf.attr("pessimistic").cast<bool>());
-}
-
 // One array per PMF, as the caller gave it (flat, double): refused by count.
 std::vector<input_array> arrays_per_pmf(const py::sequence& arrays, std::int64_t count, const char* name) {
     if (static_cast<std::int64_t>(py::len(arrays)) != count)
@@ -598,7 +579,7 @@ void register_charged_sides(py::module_& m) {
             std::vector<pld::SideRead> reads;
             std::int64_t work = 0;
             for (std::int64_t i = 0; i < count; ++i) {
-                pld::SideRead r = side_read_of(pmfs[static_cast<py::size_t>(i)], masses);
+                pld::SideRead r = hb::side_read_of(pmfs[static_cast<py::size_t>(i)], masses);
                 const input_array& x = args[static_cast<std::size_t>(i)];
                 outs.emplace_back(x.size());
                 r.eps = x.data();
@@ -630,7 +611,7 @@ void register_charged_sides(py::module_& m) {
             std::vector<double> finite;
             for (std::int64_t i = 0; i < count; ++i) {
                 const py::object pmf = pmfs[static_cast<py::size_t>(i)];
-                pld::SideRead r = side_read_of(pmf, masses);
+                pld::SideRead r = hb::side_read_of(pmf, masses);
                 const input_array& x = args[static_cast<std::size_t>(i)];
                 if (vals[static_cast<std::size_t>(i)].size() != x.size())
                     throw py::value_error("values must give one value per epsilon");

@@ -18,6 +18,7 @@
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
+#include <hockeystick/pld/refine/step_sides.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -33,6 +34,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "side_read.hpp"
 
 namespace py = pybind11;
 namespace pld = hockeystick::pld;
@@ -456,6 +459,71 @@ py::list delta_step_brackets(const pld::PointsRules& rules, const std::vector<in
     return out;
 }
 
+// One side of each of a point's reads (pld/refine/step_sides.hpp's StepSide): each PMF's fields (its masses kept in
+// `masses`), its values at the point's m arguments (kept in `kept`) and, on the pessimistic side, its finite mass.
+std::vector<pld::StepSide> step_sides_of(const py::sequence& pmfs, const py::sequence& values, std::size_t m,
+                                         std::vector<input_array>& masses, std::vector<input_array>& kept,
+                                         const char* side) {
+    if (py::len(pmfs) != py::len(values))
+        throw std::invalid_argument(std::string("internal: one array of values per ") + side + " PMF");
+    std::vector<pld::StepSide> sides;
+    for (std::size_t d = 0; d < py::len(pmfs); ++d) {
+        pld::StepSide s;
+        s.read = hockeystick_bindings::side_read_of(pmfs[d], masses);
+        kept.push_back(py::reinterpret_borrow<py::object>(values[d]).cast<input_array>());
+        if (static_cast<std::size_t>(kept.back().size()) != m)
+            throw std::invalid_argument(std::string("internal: each ") + side + " read must hold m values");
+        s.values = kept.back().data();
+        // read on the pessimistic side alone, the one whose model takes it (fixed_part.hpp)
+        s.finite_mass = s.read.pessimistic ? pmfs[d].attr("finite_mass").cast<double>() : 0.0;
+        sides.push_back(s);
+    }
+    return sides;
+}
+
+// _core.pld_refine.delta_step_sides (its docstring): the PMFs' fields and the arrays read with the interpreter lock,
+// every point's bracket (pld/refine/step_sides.hpp) computed without it.
+py::list delta_step_sides(const pld::PointsRules& rules, const std::vector<input_array>& xs,
+                          const std::vector<std::int64_t>& own, const std::vector<py::sequence>& uppers,
+                          const std::vector<py::sequence>& upper_values, const std::vector<py::sequence>& lowers,
+                          const std::vector<py::sequence>& lower_values,
+                          const std::vector<std::optional<std::pair<input_array, input_array>>>& before) {
+    const std::size_t n = xs.size();
+    if (own.size() != n || uppers.size() != n || upper_values.size() != n || lowers.size() != n ||
+        lower_values.size() != n || before.size() != n)
+        throw std::invalid_argument("internal: xs, own, the sides and before must have one entry a point");
+    std::vector<pld::RefinedPoint> points(n);
+    std::vector<std::vector<pld::StepSide>> ups(n), lows(n);
+    std::vector<input_array> masses, kept;
+    std::vector<std::optional<pld::PointRecord>> records(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        points[i] = refined_point({0.0, 0.0, 0.0, 1.0}, xs[i], own[i], 0.0);
+        const std::size_t m = points[i].x.size();
+        ups[i] = step_sides_of(uppers[i], upper_values[i], m, masses, kept, "upper");
+        lows[i] = step_sides_of(lowers[i], lower_values[i], m, masses, kept, "lower");
+        if (before[i])
+            records[i] = pld::PointRecord{0.0,
+                                          PythonPointsSource::values(before[i]->first, m, "record's lower"),
+                                          PythonPointsSource::values(before[i]->second, m, "record's upper"),
+                                          {}};
+    }
+    std::vector<pld::StepBracket> found(n);
+    {
+        py::gil_scoped_release release;
+        for (std::size_t i = 0; i < n; ++i)
+            found[i] = pld::step_sides(rules, points[i], ups[i], lows[i], records[i] ? &*records[i] : nullptr);
+    }
+    py::list out;
+    for (const pld::StepBracket& b : found) {
+        const auto m = static_cast<py::ssize_t>(b.lower.size());
+        py::array_t<double> fixed(std::vector<py::ssize_t>{2, m});
+        std::copy(b.fixed.begin(), b.fixed.end(), fixed.mutable_data());
+        py::object add = b.add.empty() ? py::object(py::none()) : py::object(PythonPointsSource::array(b.add));
+        out.append(py::make_tuple(PythonPointsSource::array(b.lower), PythonPointsSource::array(b.upper), fixed, add));
+    }
+    return out;
+}
+
 // The values of one read at a point's m arguments, checked against the size of the read it is compared with.
 const double* same_size(const input_array& values, py::ssize_t m, const char* what) {
     if (values.size() != m) throw std::invalid_argument(std::string("internal: ") + what + " must hold m values");
@@ -561,6 +629,13 @@ void register_points(py::module_ m) {
           "point's arguments and their fixed parts (two rows), `before` each point's record of its grid before "
           "(lower, upper) or None. Returns per point (lower, upper, fixed part (2, m), wide: where the caller raises "
           "the lower side to its suffix maxima, the add direction's upper side or None).");
+    m.def("delta_step_sides", &delta_step_sides, py::kw_only(), py::arg("rules"), py::arg("xs"), py::arg("own"),
+          py::arg("uppers"), py::arg("upper_values"), py::arg("lowers"), py::arg("lower_values"), py::arg("before"),
+          "One step's delta brackets of many points from their composed PMFs (pld/refine/step_sides.hpp): per point, "
+          "each direction's pessimistic PMF with its certified upper values at the point's arguments, the optimistic "
+          "PMFs that can raise the lower side with their charged lower values (no suffix maxima), and `before` its "
+          "record of its grid before (lower, upper) or None. Returns per point (lower, upper, fixed part (2, m), the "
+          "add direction's upper side or None), the lower side raised to the suffix maxima where still wide.");
     m.def(
         "direct_bins_charge",
         [](double least_delta, double first_delta, double charge_share, double min_charge) -> std::optional<double> {

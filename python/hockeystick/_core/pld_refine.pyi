@@ -145,6 +145,24 @@ def delta_step_brackets(
         npt.NDArray[np.float64] | None,
     ]
 ]: ...
+def delta_step_sides(
+    *,
+    rules: PointsRules,
+    xs: list[npt.NDArray[np.float64]],
+    own: list[int],
+    uppers: list[list[Any]],
+    upper_values: list[list[npt.NDArray[np.float64]]],
+    lowers: list[list[Any]],
+    lower_values: list[list[npt.NDArray[np.float64]]],
+    before: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None],
+) -> list[
+    tuple[
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64] | None,
+    ]
+]: ...
 def plan_next_grid(
     *,
     h: float,

@@ -1,6 +1,6 @@
 """A pessimistic composition's window carries the sum of its masses as numpy sums it (ComposedPMF.finite_mass,
 support/pairwise_sum.hpp), which the facade's GridPMF.finite_mass takes in place of its own numpy sum: the same
-bits, or the refinement's next grid (refine.step_brackets.fixed_parts) would move."""
+bits, or the refinement's next grid (pld/refine/fixed_part.hpp) would move."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 cpp/include/hockeystick/pld/reads/charged_sides.hpp): the same doubles as each PMF's own
 ``GridPMF.delta`` (its envelope off on an optimistic side), each side on its side of the exact
 Gaussian curve, and bad arguments refused by name; and the refinement's fixed parts in one call
-(``step_brackets.fixed_parts``, pld/refine/fixed_part.hpp), the same doubles as the numpy formula's (``fixed_part`` here)."""
+(``_core.pld_reads.fixed_parts``, pld/refine/fixed_part.hpp), the same doubles as the numpy formula's (``fixed_part`` here)."""
 
 import math
 
@@ -14,7 +14,6 @@ from hockeystick import _core
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine.dominated_direction import charged_sides
-from hockeystick.pld.refine.step_brackets import fixed_parts
 
 
 def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -108,15 +107,15 @@ def test_bad_arguments_refused_by_name():
 
 
 def test_fixed_parts_same_doubles_as_fixed_part():
-    """``step_brackets.fixed_parts``: each PMF's ``fixed_part`` at its arguments and its own values,
+    """``_core.pld_reads.fixed_parts``: each PMF's ``fixed_part`` at its arguments and its own values,
     bit for bit, on both sides (loss shifts, charges, a mass at +infinity); and a value count other
     than the arguments' refused by name."""
     pmfs = composed_pmfs()
     cases = [(pmf, x) for pmf in pmfs for x in ARGUMENTS[:2] + ARGUMENTS[3:]]
     values = [pmf.delta(x, envelope=False) for pmf, x in cases]
-    got = fixed_parts([p for p, _ in cases], [x for _, x in cases], values)
+    got = _core.pld_reads.fixed_parts([p for p, _ in cases], [x for _, x in cases], values)
     for g, (pmf, x), v in zip(got, cases, values):
         np.testing.assert_array_equal(g, fixed_part(pmf, x, v))
     assert any(np.any(g[1] > 0.0) for g in got)  # the edge factor's row is read, not zeros alone
     with pytest.raises(ValueError, match="one value per epsilon"):
-        fixed_parts([pmfs[0]], [np.array([0.5, 1.0])], [np.array([0.1])])
+        _core.pld_reads.fixed_parts([pmfs[0]], [np.array([0.5, 1.0])], [np.array([0.1])])

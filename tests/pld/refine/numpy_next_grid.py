@@ -60,7 +60,7 @@ class NextGrid:
         h: float,
     ) -> np.ndarray | None:
         """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own
-        argument that the gap's grid-independent part (``step_brackets.fixed_parts``: ``fixed[0]``
+        argument that the gap's grid-independent part (pld/refine/fixed_part.hpp: ``fixed[0]``
         the round-off charges, slack and mass at +infinity, plus where the upper side is above
         ``NEAR_ONE`` the cells' edge factor ``fixed[1]``) alone would leave: that of [up - fixed,
         up] (the least over the offsets' rows; inf where the charges exceed the curve's drop to

@@ -153,9 +153,9 @@ def test_a_unit_reads_each_point_as_alone():
     )
     assert any(len(side) > 0 for _, _, side in parts)
     steps = StepBrackets(ACCURACY, "epsilon", 1e-14, build=None)
-    together = steps.assembled([0, 1, 2], parts, xs, {}, [5, 5, 5], 1)
+    together = steps.assembled([0, 1, 2], parts, xs, {}, [5, 5, 5])
     for i in range(3):
-        (alone,) = steps.assembled([i], [parts[i]], [xs[i]] * 3, {}, [5, 5, 5], 1)
+        (alone,) = steps.assembled([i], [parts[i]], [xs[i]] * 3, {}, [5, 5, 5])
         for g, w in zip(together[i][:3], alone[:3]):
             np.testing.assert_array_equal(g, w)
     assert not np.array_equal(together[0][2], together[1][2])  # the points' fixed parts differ

@@ -13,7 +13,6 @@ import numpy as np
 from ... import _core
 from ...base.accountant import Quantity
 from ..grid.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
-from ..grid.pmf import GridPMF
 from . import constants, dominated_direction, tuning
 from .dominated_direction import DeltaSides
 from .grid_rules import points_rules
@@ -25,42 +24,6 @@ PLDKey = tuple[float, float, float, float, float, bool]
 Build = Callable[..., None]
 # a point's bracket on an earlier grid: (h, lower, upper, width)
 Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
-
-
-def fixed_parts(
-    pmfs: list[GridPMF], eps: list[np.ndarray], values: list[np.ndarray]
-) -> list[np.ndarray]:
-    """Each PMF's part of its certified delta at its arguments (``values`` its certified values
-    there) that no finer grid removes, two rows (the charges, slack and tail; the cells' edge factor),
-    in one core call
-    (``_core.pld_reads.fixed_parts``, cpp/include/hockeystick/pld/refine/fixed_part.hpp): a unit's
-    points and directions read without an interpreter round trip per PMF."""
-    return cast(list[np.ndarray], _core.pld_reads.fixed_parts(pmfs, eps, values))
-
-
-def raised_to_envelope(
-    sides: dict[int, tuple[GridPMF, np.ndarray]],
-    eps: np.ndarray,
-    lower: np.ndarray,
-    wide: np.ndarray,
-    threads: int,
-) -> np.ndarray:
-    """``lower`` (the largest of ``sides``' charged lower values at ``eps``) raised, where
-    ``wide``, to the largest of each side's suffix maxima (``GridPMF.lower_with_envelope``: delta
-    does not increase, so a charged lower value at any grid point above eps bounds it too)."""
-    if wide.any():
-        at = eps[wide]
-        lower[wide] = np.maximum(
-            lower[wide],
-            np.max(
-                [
-                    sides[d][0].lower_with_envelope(at, sides[d][1][wide], threads)
-                    for d in sorted(sides)
-                ],
-                axis=0,
-            ),
-        )
-    return lower
 
 
 class StepBrackets:
@@ -227,7 +190,7 @@ class StepBrackets:
             parts = self.screened_parts(batch, points, step, xs, threads, direct, charge)
         else:
             parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
-        return self.assembled(batch, parts, xs, best, own, threads)
+        return self.assembled(batch, parts, xs, best, own)
 
     def assembled(
         self,
@@ -236,53 +199,27 @@ class StepBrackets:
         xs: list[np.ndarray],
         best: Best,
         own: list[int],
-        threads: int,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """Each point's delta bracket from its directions' reads, in the core
-        (``_core.pld_refine.delta_step_brackets``, cpp/include/hockeystick/pld/refine/step_bracket.hpp,
+        """Each point's delta bracket from its directions' composed PMFs and reads, in one core call
+        (``_core.pld_refine.delta_step_sides``, cpp/include/hockeystick/pld/refine/step_sides.hpp,
         without the interpreter lock): each side the largest over the neighbouring directions (Zhu,
         Dong & Wang, AISTATS 2022, Sec. 5), the own lower side raised by the right offsets' rows
-        (delta does not increase in eps), the part of the gap no grid removes (``fixed_parts`` of
-        the direction that sets each side: one direction's mass at +infinity is no part of a bound
+        (delta does not increase in eps), the part of the gap no grid removes (pld/refine/fixed_part.hpp
+        of the direction that sets each side: one direction's mass at +infinity is no part of a bound
         the other one sets), and the add direction's upper side; then, where the bracket
         intersected with ``best``'s record is still wider than ``accuracy``, the lower side raised
-        to its suffix maxima (``GridPMF.lower_with_envelope``, an O(n) pass over each composed
-        window that the other arguments do without)."""
-        upper_parts, lower_parts = self.unit_fixed_parts(batch, parts, xs)
-        found = _core.pld_refine.delta_step_brackets(
+        to its sides' suffix maxima (pld/reads/lower_envelope.hpp, ``GridPMF.lower_with_envelope``'s
+        doubles: an O(n) pass over each composed window that the other arguments do without)."""
+        return _core.pld_refine.delta_step_sides(
             rules=points_rules(self.accuracy, 0.0, "delta", self.kind),
             xs=[xs[i] for i in batch],
             own=[own[i] for i in batch],
-            uppers=[ups for _, ups, _ in parts],
-            upper_parts=upper_parts,
-            lowers=[[low for _, low in side.values()] for _, _, side in parts],
-            lower_parts=lower_parts,
+            uppers=[pess for pess, _, _ in parts],
+            upper_values=[ups for _, ups, _ in parts],
+            lowers=[[pmf for pmf, _ in side.values()] for _, _, side in parts],
+            lower_values=[[low for _, low in side.values()] for _, _, side in parts],
             before=[None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
         )
-        return [
-            (raised_to_envelope(side, xs[i], lower, wide, threads), upper, charges, add)
-            for i, (_, _, side), (lower, upper, charges, wide, add) in zip(batch, parts, found)
-        ]
-
-    @staticmethod
-    def unit_fixed_parts(
-        batch: list[int], parts: list[DeltaSides], xs: list[np.ndarray]
-    ) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
-        """Per point of a unit, the fixed part (``fixed_parts``) of each direction's upper side
-        and of each lower side, at the point's arguments, read in one core call."""
-        reads = [
-            (pmf, xs[i], value)
-            for i, (pess, ups, side) in zip(batch, parts)
-            for pmf, value in [*zip(pess, ups), *side.values()]
-        ]
-        fixed = iter(
-            fixed_parts([r[0] for r in reads], [r[1] for r in reads], [r[2] for r in reads])
-        )
-        upper_parts, lower_parts = [], []
-        for pess, _, side in parts:  # each point's directions, then its lower sides, as read
-            upper_parts.append([next(fixed) for _ in pess])
-            lower_parts.append([next(fixed) for _ in side])
-        return upper_parts, lower_parts
 
     def epsilon_brackets(
         self,

@@ -1,5 +1,5 @@
 // The part of a grid PMF's certified delta at eps that no finer grid removes (python
-// refine.step_brackets.fixed_parts; the test's numpy formula, the same doubles): a model for sizing the refinement's next
+// _core.pld_reads.fixed_parts, step_sides.hpp; the test's numpy formula, the same doubles): a model for sizing the refinement's next
 // grid, not a bound.  At the curve's argument a (eps moved by the loss shift s outward,
 // loss_shifted), with c(a) the round-off charge of the grid points above a (charge_at_argument), u
 // the suffix sums' slack and v the PMF's certified value at eps, two rows:
