@@ -14,7 +14,9 @@
 // direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
 // accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls,
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
-// grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit; before those grids, the lower side is
+// grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit; after the descent, the
+// epsilon's upper side is lowered to the package's fine read (TiltedReader's fine_upper: each direction on half the
+// peers' grid under the Chernoff exponent's tilt at the upper side); before those grids, the lower side is
 // raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
 // against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
 // grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read

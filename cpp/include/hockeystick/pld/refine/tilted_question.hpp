@@ -15,8 +15,10 @@
 // (delta is the larger of the two directions' curves), on grids from a start down by kTiltGridStep while the upper
 // side still falls by a quarter of the accuracy asked and the bracket is wider than it, at most kTiltGrids grids,
 // each window within kTiltMaxPoints (where the start's windows pass it, on the first of kTiltFineGrids, coarser,
-// whose windows fit); every bracket found is certified and the answer is their intersection with the
-// one given.  A tilt only chooses where the charge is least: every tilt gives a certified read (tilted.hpp), so the
+// whose windows fit); after the descent, the upper side is lowered to the package's fine read of the default
+// (fine_upper: each direction on half the peers' grid under the Chernoff exponent's tilt at the upper side, the
+// package's bracket whatever the accuracy asked); every bracket found is certified and the answer is their
+// intersection with the one given.  A tilt only chooses where the charge is least: every tilt gives a certified read (tilted.hpp), so the
 // search over the ladder of tilts (best_tilt) affects tightness, never validity.
 //
 // delta at eps is read the same way: each direction's pessimistic and optimistic PMFs composed under the exponent's
@@ -75,6 +77,10 @@ constexpr int kTiltGrids = 4;
 // delta 1e-10: 8.7e6 points on the accuracy 1e-3's first grid 7.1e-6, 1.4e6 on 2.5e-5, where the upper side reads
 // 1.077758 against 1.078504 on 5e-5).
 constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
+// The grids of the package's fine upper read (TiltedReader's fine_upper; python pld/refine/tilted_question.py's
+// fine_upper), finest first: half the peers' default grid (question.FINE_INTERVAL), then theirs where its windows
+// pass the cap.
+constexpr double kTiltFineUpperGrids[] = {5e-5, 1e-4};
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
 // The tilts tried, lam = theta / h: kTiltLadder values geometric from kTiltLeast to kTiltMost; searched every
@@ -324,7 +330,37 @@ class TiltedReader {
             h /= kTiltGridStep;
             directions_.clear();  // no read returns to a coarser grid: its rounds' memory is freed
         }
+        directions_.clear();
+        upper = fine_upper(delta, upper);
         return {lower, std::max(lower, upper)};
+    }
+
+    // `upper` (a certified upper epsilon at delta) lowered to the package's fine read (python
+    // pld/refine/tilted_question.py's fine_upper, the default's upper side whatever the accuracy asked): per
+    // direction, its pessimistic rounds on the first of kTiltFineUpperGrids whose windows fit, composed under the
+    // Chernoff exponent's tilt at `upper` and searched from it; the maximum over the directions.  As given where
+    // `upper` is not finite, no grid's windows fit or a tilt overflows a moment.  Certified: every tilted read is.
+    double fine_upper(double delta, double upper) {
+        if (!std::isfinite(upper)) return upper;
+        for (const double h : kTiltFineUpperGrids) {
+            try {
+                double most = 0.0;
+                for (const bool remove : {true, false}) {
+                    const Direction& d = direction(h, remove, tail(remove, delta), false);
+                    const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
+                    most = std::max(
+                        most, tilted_upper_epsilon(ups, delta, exponent_tilt(ups, upper), upper, fft_, max_points_));
+                }
+                directions_.clear();  // no read returns to the fine grid
+                return std::min(upper, most);
+            } catch (const std::length_error&) {  // past the caps: the next, coarser grid
+                directions_.clear();
+            } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+                directions_.clear();
+                break;
+            }
+        }
+        return upper;
     }
 
     // (lower, upper) intersected with read(h) (a bracket on grid h: grid_bracket's or grid_delta_bracket's) on the
