@@ -294,15 +294,15 @@ def test_calibrate_tpr_subsampled_gaussian_meets_the_target() -> None:
         "sigma",
         fpr=fpr,
         tpr=tpr,
-        sampling_rate=0.01,
-        rounds=200,
+        sampling_rate=0.1,
+        rounds=20,
         rtol=1e-6,
         levels=2,
         points=8,
     )
-    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=200)
+    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.1, rounds=20)
     assert risk.tpr_at_fpr(acc, fpr) <= tpr * (1 + 1e-4)
-    smaller = pld.SubsampledGaussianPLD(sigma=sigma * 0.98, sampling_rate=0.01, rounds=200)
+    smaller = pld.SubsampledGaussianPLD(sigma=sigma * 0.98, sampling_rate=0.1, rounds=20)
     assert risk.tpr_at_fpr(smaller, fpr, bound="lower") > tpr * 0.98  # close to the extreme
 
 
