@@ -412,6 +412,17 @@ std::vector<pld::DirectionRead> direction_reads(const std::vector<input_array>& 
     return reads;
 }
 
+// A point's record of its earlier grids as a step's bracket reads it: (lower, upper), m values each; none before its
+// first grid.
+std::optional<pld::PointRecord> step_record(const std::optional<std::pair<input_array, input_array>>& before,
+                                            std::size_t m) {
+    if (!before) return std::nullopt;
+    return pld::PointRecord{0.0,
+                            PythonPointsSource::values(before->first, m, "record's lower"),
+                            PythonPointsSource::values(before->second, m, "record's upper"),
+                            {}};
+}
+
 // _core.pld_refine.delta_step_brackets (its docstring): the arrays read with the interpreter lock, every point's
 // bracket (pld/refine/step_bracket.hpp) computed without it.
 py::list delta_step_brackets(const pld::PointsRules& rules, const std::vector<input_array>& xs,
@@ -432,11 +443,7 @@ py::list delta_step_brackets(const pld::PointsRules& rules, const std::vector<in
         const std::size_t m = points[i].x.size();
         up_reads[i] = direction_reads(uppers[i], upper_parts[i], m, "upper");
         low_reads[i] = direction_reads(lowers[i], lower_parts[i], m, "lower");
-        if (before[i])
-            records[i] = pld::PointRecord{0.0,
-                                          PythonPointsSource::values(before[i]->first, m, "record's lower"),
-                                          PythonPointsSource::values(before[i]->second, m, "record's upper"),
-                                          {}};
+        records[i] = step_record(before[i], m);
     }
     std::vector<pld::StepBracket> found(n);
     {
@@ -501,11 +508,7 @@ py::list delta_step_sides(const pld::PointsRules& rules, const std::vector<input
         const std::size_t m = points[i].x.size();
         ups[i] = step_sides_of(uppers[i], upper_values[i], m, masses, kept, "upper");
         lows[i] = step_sides_of(lowers[i], lower_values[i], m, masses, kept, "lower");
-        if (before[i])
-            records[i] = pld::PointRecord{0.0,
-                                          PythonPointsSource::values(before[i]->first, m, "record's lower"),
-                                          PythonPointsSource::values(before[i]->second, m, "record's upper"),
-                                          {}};
+        records[i] = step_record(before[i], m);
     }
     std::vector<pld::StepBracket> found(n);
     {

@@ -26,6 +26,7 @@ from .test_contraction_reference import (
     schedule_sum,
     theta,
 )
+from .test_contraction_vanishing import _from_factors
 
 STEP = float(np.nextafter(0.0, 1.0))
 TINY = float(np.finfo(float).tiny)
@@ -158,16 +159,7 @@ def test_positive_bounds_far_below_the_range_are_the_least_subnormal() -> None:
     # the factor table's route: its skipped and evaluated pairs alike
     for bound in (np.inf, float(np.log(0.5 * 7.0))):
         table = c.gaussian_factor_pairs(eps, r1, 2.0 * four, log_rest_bound=bound, threads=1)
-        got = c.geometric_bound_from_factors(
-            0.5 * four,
-            7.0 * four,
-            first_value=table[0],
-            first_log=table[1],
-            product_complement=table[2],
-            product_log=table[3],
-            product_log_complement=table[4],
-            threads=1,
-        )
+        got = _from_factors(0.5 * four, 7.0 * four, table)
         np.testing.assert_array_equal(got, expected)
     for exponent in (0.0, 3.0):
         got = c.power_bound_delta(
