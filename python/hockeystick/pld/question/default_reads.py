@@ -150,15 +150,63 @@ def question_of(front: DefaultFront, point: Point, delta: float) -> Question:
 
 
 def epsilon_brackets(
-    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
-) -> tuple[list[Bracket], dict[Any, Any]]:
-    """The default's epsilon bracket of each point at its deltas (steps 1 to 5 of the module
-    docstring), and the fixed grid's PLDs where ``keep``.
+    front: DefaultFront,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    fixed: list[Bracket | None],
+    adds: list[np.ndarray | None],
+    threads: int,
+) -> list[Bracket]:
+    """The default's epsilon bracket of each point at its deltas: steps 2 to 6 of the module
+    docstring over step 1's reads (``fixed_reads``).
 
     Parameters
     ----------
     front : DefaultFront
-        The front end asking (its tail, builder and fixed grid).
+        The front end asking (its tail and builder).
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity), 0 < q < 1.
+    xs : list of numpy.ndarray
+        Each point's deltas.
+    fixed : list
+        Each point's certified (lower, upper) on the fixed grid, None where it was not read.
+    adds : list
+        Each point's certified upper side of the add direction alone on the fixed grid, None where
+        not read.
+    threads : int
+        OpenMP threads of the C++ calls (0: all).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper) of each point.
+    """
+    found = list(fixed)
+    todo = [
+        i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
+    ]
+    fine_read: set[int] = set()
+    readers: dict[int, tilted_question.TiltedReader] = {}
+    if todo:
+        _refine_to_question(front, pts, xs, todo, found, threads, fine_read, readers)
+    return _last_reads(pts, xs, found, given_tail(front), fine_read, threads, adds, readers)
+
+
+def fixed_reads(
+    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
+) -> tuple[list[Bracket | None], list[np.ndarray | None], dict[Any, Any]]:
+    """Step 1 of the module docstring: each point's bracket on the fixed grid where the grid fits
+    its question (``question.fixed_grid_fits``), and that grid's upper side of the add direction
+    alone (the fine read need not screen that direction where it is below the remove direction's:
+    ``tilted_question.fine_brackets``' add_upper).  Each point's rounds are read on their own
+    (``fixed_grid.fixed_sides``), so a point's reads are those it gets asked alone, bit for bit,
+    unless the fixed grid's transforms are shared along a run (then a composition depends on its
+    batch).
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end asking (its tail and fixed grid).
     pts : list of (float, float, float, float)
         Points (sigma, q, rounds, sensitivity), 0 < q < 1.
     xs : list of numpy.ndarray
@@ -171,17 +219,16 @@ def epsilon_brackets(
     Returns
     -------
     tuple
-        The certified (lower, upper) of each point, and the PLDs kept (empty unless ``keep``).
+        Each point's certified (lower, upper) on the fixed grid (None where the grid does not fit),
+        its add direction's upper side there (None where not read), and the PLDs kept (empty unless
+        ``keep``).
     """
     found: list[Bracket | None] = [None] * len(pts)
+    adds: list[np.ndarray | None] = [None] * len(pts)
     tried = [
         i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, front.tail)
     ]
     store: dict[Any, Any] = {}
-    # the fixed grid's upper side of the add direction alone: the fine read need not screen that
-    # direction where it is below the remove direction's (``tilted_question.fine_brackets``'
-    # add_upper)
-    adds: list[np.ndarray | None] = [None] * len(pts)
     if tried:
         tried_adds: list[np.ndarray | None] = []
         fixed, store = front._fixed_brackets(
@@ -195,30 +242,26 @@ def epsilon_brackets(
         )
         for i, bracket, add in zip(tried, fixed, tried_adds):
             found[i], adds[i] = bracket, add
-    todo = [
-        i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
-    ]
-    fine_read: set[int] = set()
-    readers: dict[int, tilted_question.TiltedReader] = {}
-    if todo:
-        _refine_to_question(front, pts, xs, todo, found, threads, fine_read, readers)
-    return _last_reads(pts, xs, found, given_tail(front), fine_read, threads, adds, readers), store
+    return found, adds, store
 
 
 def each_epsilon_bracket(
     front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
 ) -> tuple[list[Bracket], dict[Any, Any]]:
-    """``epsilon_brackets`` of each point at each of its distinct deltas asked alone (``by_value``,
-    each point on its own), so that an element of an array gets the bracket the scalar question
-    gets, bit for bit (every step of the chain reads its batch as one: the least delta sets the
-    tails, the fixed grid's fit and the refinement's grids, the widest bracket the reads taken).
+    """The default's epsilon bracket of each point at each of its distinct deltas asked alone
+    (``by_value``), so that an element of an array gets the bracket the scalar question gets, bit
+    for bit: the points asking one delta read the fixed grid in one call (``fixed_reads``: each
+    point's reads its own, unless the grid's transforms are shared along a run, when each point is
+    read on its own), then the rest of the chain point by point (``epsilon_brackets``: each of its
+    steps reads its batch as one, the least delta setting the tails and the refinement's grids, the
+    widest bracket the reads taken).
     Each bracket read is kept (read-only) for a later ``accuracy=`` question of the same
     point and delta (``kept_epsilon_brackets``).
 
     Parameters
     ----------
     front, pts, xs, threads, keep
-        As ``epsilon_brackets``': the front end, its points, each point's deltas, the OpenMP threads
+        As ``fixed_reads``': the front end, its points, each point's deltas, the OpenMP threads
         and whether the fixed grid's PLDs are returned.
 
     Returns
@@ -230,16 +273,19 @@ def each_epsilon_bracket(
     store: dict[Any, Any] = {}
 
     def read(points: list[Point], deltas: list[np.ndarray]) -> list[Bracket]:
-        found, kept = epsilon_brackets(front, points, deltas, threads, keep)
+        fixed, adds, kept = fixed_reads(front, points, deltas, threads, keep)
         store.update(kept)
-        # one point at one delta (``by_value``, not together)
-        lower, upper = (np.array(side, dtype=np.float64) for side in found[0])
-        lower.setflags(write=False)
-        upper.setflags(write=False)
-        _KEPT.keep(question_of(front, points[0], float(deltas[0][0])), (lower, upper))
+        found = []
+        for i, (point, delta) in enumerate(zip(points, deltas)):
+            (bracket,) = epsilon_brackets(front, [point], [delta], [fixed[i]], [adds[i]], threads)
+            lower, upper = (np.array(side, dtype=np.float64) for side in bracket)
+            lower.setflags(write=False)
+            upper.setflags(write=False)
+            _KEPT.keep(question_of(front, point, float(delta[0])), (lower, upper))
+            found.append(bracket)
         return found
 
-    return by_value(pts, xs, read, together=False), store
+    return by_value(pts, xs, read, together=not front._along_run), store
 
 
 def kept_epsilon_brackets(
