@@ -2,7 +2,11 @@
 // closed-form bounds on the weights' sum and norm at each position (any shape), and the charge at each curve
 // argument of one window.  Both run in loops.hpp's loop (GIL released, its thread rule); a NaN output raises a
 // ValueError naming the argument and its rule (its NaN policy).  Beside them, the tilted upper read's window tail and
-// its cut checks (pld/reads/tilted_read_tail.hpp), each a read of one round's masses with the GIL released.
+// its cut checks (pld/reads/tilted_read_tail.hpp), each a read of one round's masses with the GIL released; the tilt's
+// arithmetic (pld/compose/tilted_masses.hpp: a factor's masses tilted, a window's untilted, the untilt factor's bound)
+// and the ladders of tilts (pld/grid/tilt_ladders.hpp), the package's and the C library's one arithmetic.
+#include <hockeystick/pld/compose/tilted_masses.hpp>
+#include <hockeystick/pld/grid/tilt_ladders.hpp>
 #include <hockeystick/pld/reads/tilted_charge.hpp>
 #include <hockeystick/pld/reads/tilted_read_tail.hpp>
 
@@ -56,11 +60,27 @@ pld::RoundMasses round_masses(const hb::input_array& p, std::int64_t k_lo, doubl
     return {p.data(), static_cast<std::int64_t>(p.size()), k_lo, h};
 }
 
-// The wrap ladder's rungs (wrap_rung), in order.
-py::array_t<double> wrap_ladder() {
-    py::array_t<double> out(pld::kWrapLadder);
+// A ladder's `count` rungs (rung(i)), in order.
+template <class Rung>
+py::array_t<double> ladder(int count, Rung rung) {
+    py::array_t<double> out(count);
     double* dst = out.mutable_data();
-    for (int i = 0; i < pld::kWrapLadder; ++i) dst[i] = pld::wrap_rung(i);
+    for (int i = 0; i < count; ++i) dst[i] = rung(i);
+    return out;
+}
+
+// A one-dimensional array of doubles, its entries computed by fill(source, n, destination) with the GIL released.
+template <class Fill>
+py::array_t<double> mapped(const hb::input_array& source, const char* name, Fill fill) {
+    if (source.ndim() != 1) throw py::value_error(std::string(name) + " must be one-dimensional");
+    const std::int64_t n = static_cast<std::int64_t>(source.size());
+    py::array_t<double> out(static_cast<py::ssize_t>(n));
+    const double* src = source.data();
+    double* dst = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        fill(src, n, dst);
+    }
     return out;
 }
 
@@ -114,11 +134,46 @@ void register_pld_tilted_charge(py::module_ m) {
         "A Chernoff bound on what the mass above a window composed under the tilt theta adds to a read at grid loss x "
         "by wrapping around a circular convolution of `length` points; the first rungs' bound where at most `enough` "
         "(pld/reads/tilted_read_tail.hpp).");
-    m.def("wrap_lambdas", &tb::wrap_ladder,
-          "The tilts wrapped_mass tries, as multiples of the window's (pld/reads/tilted_read_tail.hpp's wrap_rung).");
+    m.def(
+        "wrap_lambdas", [] { return tb::ladder(pld::kWrapLadder, pld::wrap_rung); },
+        "The tilts wrapped_mass tries, as multiples of the window's (pld/reads/tilted_read_tail.hpp's wrap_rung).");
     m.def("cut_charge_too_large", &pld::cut_charge_too_large, py::arg("charge"), py::arg("wrapped"), py::arg("delta"),
           "Whether a cut window's charge at the answer passes 1e-11 delta or its wrapped mass 1e-3 delta: its read is "
           "then made again on the uncut window (pld/reads/tilted_read_tail.hpp).");
+    m.def(
+        "tilt_lambdas", [] { return tb::ladder(pld::kTiltLadder, pld::tilt_rung); },
+        "The tilts lam = theta / h a tilted read's best tilt is searched among: 481 rungs geometric from 1e-2 to 1e6 "
+        "(pld/grid/tilt_ladders.hpp's tilt_rung).");
+    m.def(
+        "above_lambdas", [] { return tb::ladder(pld::kAboveLadder, pld::above_rung); },
+        "The tilts per grid step lam h of the Chernoff bound on the mass above a cut window: 97 rungs geometric "
+        "from 1e-6 to 5 (pld/grid/tilt_ladders.hpp's above_rung).");
+    m.def(
+        "tilted_masses",
+        [](const hb::input_array& p, std::int64_t k_lo, double theta, double log_m, bool pessimistic) {
+            return tb::mapped(p, "p", [&](const double* src, std::int64_t n, double* dst) {
+                pld::tilted_masses(src, n, k_lo, theta, log_m, pessimistic, dst);
+            });
+        },
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("theta"), py::arg("log_m"), py::arg("pessimistic"),
+        "The masses p (>= 0, at grid indices k_lo, k_lo + 1, ...) tilted by e^{theta k - log_m} and rounded outward on "
+        "the side (pld/compose/tilted_masses.hpp's tilted_masses).");
+    m.def(
+        "untilted_masses",
+        [](const hb::input_array& tilted, std::int64_t first, double theta, double log_scale, double scale_magnitude,
+           bool pessimistic) {
+            return tb::mapped(tilted, "tilted", [&](const double* src, std::int64_t n, double* dst) {
+                pld::untilted_masses(src, n, first, theta, log_scale, scale_magnitude, pessimistic, dst);
+            });
+        },
+        py::arg("tilted"), py::kw_only(), py::arg("first"), py::arg("theta"), py::arg("log_scale"),
+        py::arg("scale_magnitude"), py::arg("pessimistic"),
+        "The tilted window entries at grid indices first, first + 1, ... untilted by e^{log_scale - theta K} and "
+        "rounded outward on the side (pld/compose/tilted_masses.hpp's untilted_masses).");
+    m.def("untilt_factor", &pld::untilt_factor, py::arg("scaled"), py::kw_only(), py::arg("log_scale"),
+          py::arg("scale_magnitude"),
+          "An upper bound on e^{log_scale - theta K} over grid losses K h >= x, given scaled = theta x / h; 0 where "
+          "scaled is not below +inf (pld/compose/tilted_masses.hpp's untilt_factor).");
     m.attr("READ_TAIL") = pld::kReadTail;
     m.attr("CUT_CHECK_SHARE") = pld::kCutCheckShare;
     m.attr("WRAP_CHECK_SHARE") = pld::kWrapCheckShare;

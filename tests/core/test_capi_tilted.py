@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 import hockeystick as hs
+from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_epsilon
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
@@ -453,6 +454,36 @@ def test_the_tilted_composition_refuses_what_it_cannot_certify(gaussian_lines):
     assert refused["theta"].startswith("compose_tilted: theta must be a finite number > 0")
     assert refused["side"] == "lower_epsilon needs the optimistic side's composition"
     assert refused["mass"] == "tilted_factor: a tilted factor's masses must be >= 0"
+
+
+def test_the_c_programs_tilt_arithmetic_is_the_packages_bit_for_bit(gaussian_lines):
+    """The tilted masses, the untilted window entries and the ladders of tilts of the core's headers, compiled as the
+    C library compiles them (IEEE as written: -ffp-contract=off, libm's exp and log), are the package's doubles
+    (``_core.pld_reads``, the same functions in the wheel's build), on both sides."""
+    lines = {
+        (line[0], line[1]): [float.fromhex(v) for v in line[2:]]
+        for line in gaussian_lines
+        if line[0] in ("tilted", "untilted", "ladder")
+    }
+    masses = np.arange(1, 65) * 2.0**-20
+    window = np.where(np.arange(64) % 5 == 0, -masses, masses)
+    reads = _core.pld_reads
+    for side, pessimistic in (("pessimistic", True), ("optimistic", False)):
+        tilted = reads.tilted_masses(
+            masses, k_lo=-20, theta=0.37, log_m=1.25, pessimistic=pessimistic
+        )
+        untilted = reads.untilted_masses(
+            window,
+            first=-20,
+            theta=0.37,
+            log_scale=3.5,
+            scale_magnitude=4.0,
+            pessimistic=pessimistic,
+        )
+        assert lines[("tilted", side)] == tilted.tolist()
+        assert lines[("untilted", side)] == untilted.tolist()
+    assert lines[("ladder", "tilt")] == reads.tilt_lambdas().tolist()
+    assert lines[("ladder", "above")] == reads.above_lambdas().tolist()
 
 
 # ---- the composition calls: a handle's brackets read under the tilt where its round-off charge limits them ----

@@ -6,8 +6,12 @@
 //   "delta sigma rounds h eps lam lower upper"       the certified delta bracket at eps under the exponent's tilt
 //   "plain sigma rounds h delta lower upper"         the plain composition's certified epsilon bracket at delta
 //   "refused what message"                           a refusal of the tilted composition's domain
+//   "tilted side v0 .. v63", "untilted side v0 .. v63", "ladder name v0 .."   the tilt's arithmetic the package shares
+//                                                    (pld/compose/tilted_masses.hpp, pld/grid/tilt_ladders.hpp; %a)
 //   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -I /usr/include/eigen3 tilted_gaussian.cpp
 #include <hockeystick/pld/compose/compose.hpp>
+#include <hockeystick/pld/compose/tilted_masses.hpp>
+#include <hockeystick/pld/grid/tilt_ladders.hpp>
 #include <hockeystick/pld/reads/tilted.hpp>
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
@@ -77,5 +81,29 @@ int main() {
     pld::GridPMF negative = upper;
     negative.p[1] = -1e-300;
     refused("mass", [&] { pld::tilted_factor(negative, 1e-3, true); });
+    // the masses (j + 1) 2^-20, j = 0 .. 63 (exact), at grid indices -20 .. 43 tilted by theta 0.37 and log M 1.25;
+    // the same with every fifth negated, as window entries from K = -20, untilted by log_scale 3.5 (magnitude 4)
+    const auto print = [](const char* what, const char* name, const std::vector<double>& v) {
+        std::printf("%s %s", what, name);
+        for (const double x : v) std::printf(" %a", x);
+        std::printf("\n");
+    };
+    std::vector<double> masses(64), window(64), out(64);
+    for (int j = 0; j < 64; ++j) {
+        masses[j] = (j + 1) * 0x1p-20;
+        window[j] = j % 5 == 0 ? -masses[j] : masses[j];
+    }
+    for (const bool side : {true, false}) {
+        pld::tilted_masses(masses.data(), 64, -20, 0.37, 1.25, side, out.data());
+        print("tilted", side ? "pessimistic" : "optimistic", out);
+        pld::untilted_masses(window.data(), 64, -20, 0.37, 3.5, 4.0, side, out.data());
+        print("untilted", side ? "pessimistic" : "optimistic", out);
+    }
+    std::vector<double> rungs;
+    for (int i = 0; i < pld::kTiltLadder; ++i) rungs.push_back(pld::tilt_rung(i));
+    print("ladder", "tilt", rungs);
+    rungs.clear();
+    for (int i = 0; i < pld::kAboveLadder; ++i) rungs.push_back(pld::above_rung(i));
+    print("ladder", "above", rungs);
     return 0;
 }

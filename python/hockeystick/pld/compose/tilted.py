@@ -38,15 +38,18 @@ tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward (uppe
 how the composition of the same measures is computed), and so does their loss shift s: the curve is
 read at eps - s (upper) or eps + s (lower), rounded outward (pld/grid/pmf.py's docstring).
 
-Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log
-M - theta K} are computed in double: each exponent a sum of a few terms of at most a few rounding
-errors each, so the computed exponential is within a relative 16 u (|theta k| + |log M| + 1) of the
-exact one (u = 2^-53, the exp's own error inside), and the masses are raised (upper side) or lowered
-(lower side) by that factor, a negative entry of the tilted window clipped to 0 on the upper side
-(it only raises the sum) and untilted with the factor of the other direction on the lower side; a
-tilted mass that underflows is raised to twice the least normal double on the upper side (dropped on
-the lower).  The untilted entries' suffix sums carry ``suffix_sum_slack`` as any grid's; the
-products that may underflow are covered by an absolute ``TINY`` per entry.
+Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log M
+- theta K} are computed by the core (cpp/include/hockeystick/pld/compose/tilted_masses.hpp, the C
+library's arithmetic too: ``_core.pld_reads.tilted_masses``, ``untilted_masses``, ``untilt_factor``)
+in double with libm's exp and log: each exponent a sum of a few terms of at most a few rounding errors
+each, and libm's exp and log within a few ulp (glibc's: 0.511 and 0.519 ulp), so the computed
+exponential is within a relative 16 u (|theta k| + |log M| + 1) of the exact one (u = 2^-53), and the
+masses are raised (upper side) or lowered (lower side) by twice that, a negative entry of the tilted
+window clipped to 0 on the upper side (it only raises the sum) and untilted with the factor of the
+other direction on the lower side; a tilted mass that underflows is raised to twice the least normal
+double on the upper side (dropped on the lower).  The untilted entries' suffix sums carry
+``suffix_sum_slack`` as any grid's; the products that may underflow are covered by an absolute
+``TINY`` per entry.
 """
 
 from __future__ import annotations
@@ -74,31 +77,19 @@ MAX_EXPONENT = 700.0
 # room)
 TINY = 2.0**-1060
 # the tilts per grid step (lam h) tried for the Chernoff bound on the mass above a window cut short
-# (``mass_above``): any is valid, the least bound is kept
-ABOVE_LAMBDAS = np.exp(np.linspace(math.log(1e-6), math.log(5.0), 97))
+# (``summed_moments``): any is valid, the least bound is kept; the core's ladder
+# (cpp/include/hockeystick/pld/grid/tilt_ladders.hpp), 97 geometric from 1e-6 to 5
+ABOVE_LAMBDAS: np.ndarray = _core.pld_reads.above_lambdas()
 # how far past a cut window's top ``upper_epsilon`` looks for its start: the window's span, doubled
 # this many times
 CUT_DOUBLINGS = 6
 
 
-def exp_margin(
-    exponent_terms: np.ndarray | float, out: np.ndarray | None = None
-) -> np.ndarray | float:
-    """The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of
-    products whose magnitudes add up to ``exponent_terms`` (module docstring), doubled for the
-    product that applies it; written into ``out`` (which may be ``exponent_terms``) where given."""
-    if out is None:
-        return 32.0 * UNIT_ROUNDOFF * (np.abs(exponent_terms) + 1.0)
-    np.abs(exponent_terms, out=out)
-    out += 1.0
-    out *= 32.0 * UNIT_ROUNDOFF
-    return out
-
-
 def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     """``pmf``'s finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite
-    part's moment at lam = theta / h, computed in double: any positive M is valid), rounded outward
-    on ``pmf``'s side, with no mass at +infinity and ``pmf``'s loss shift; and log_m."""
+    part's moment at lam = theta / h, ``log_mgf_at``: any positive M is valid), rounded outward
+    on ``pmf``'s side by the core (``_core.pld_reads.tilted_masses``, module docstring), with no
+    mass at +infinity and ``pmf``'s loss shift; and log_m."""
     if not np.all(pmf.p >= 0.0) or pmf.shift != 0.0 or pmf.total_error != 0.0:
         raise ValueError(
             "a tilted factor must be a discretized round: masses >= 0, no shift and no round-off charges "
@@ -109,62 +100,12 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
         raise ValueError(
             f"the tilt theta = {theta!r} overflows the factor's moment: take a smaller tilt"
         )
-    # the formula's operations in its order on four arrays reused in place (a PMF of a little noise
-    # on a fine grid holds ~3e7 masses): theta k, k exact (integers below 2^53)
-    scaled = np.arange(pmf.k_lo, pmf.k_lo + pmf.p.size, dtype=np.float64)
-    scaled *= theta
-    live = pmf.p > 0.0
-    with np.errstate(divide="ignore"):
-        log_p = np.log(pmf.p)  # -inf where p_k = 0, so the exponent is -inf there
-    # p_k e^{theta k - log M} as one exponential (each term is at most 1: no overflow where p_k is
-    # tiny)
-    tilted = np.add(log_p, scaled)
-    tilted -= log_m
-    np.exp(tilted, out=tilted)
-    # exp_margin(|log p_k| (0 where p_k = 0) + |theta k| + |log M|), then 1 +- it
-    margin = np.abs(log_p, out=log_p)
-    margin[~live] = 0.0
-    margin += np.abs(scaled, out=scaled)
-    margin += abs(log_m)
-    exp_margin(margin, out=margin)
-    if pmf.pessimistic:
-        margin += 1.0
-    else:
-        np.subtract(1.0, margin, out=margin)
-    tilted *= margin
-    if (
-        pmf.pessimistic
-    ):  # a mass that underflows is raised to twice the least normal double (above its true value)
-        least = 2.0 * np.finfo(np.float64).tiny
-        tilted[live & (tilted < least)] = least
+    tilted = _core.pld_reads.tilted_masses(
+        pmf.p, k_lo=int(pmf.k_lo), theta=float(theta), log_m=log_m, pessimistic=pmf.pessimistic
+    )
     return GridPMF(
         pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift
     ), log_m
-
-
-def raised_untilted(
-    tilted: np.ndarray, first: int, theta: float, log_scale: float, scale_magnitude: float
-) -> np.ndarray:
-    """The pessimistic side's untilted masses max(p~_K, 0) e^{log_scale - theta K} (1 +
-    ``exp_margin``( ``scale_magnitude`` + |theta K|)) of the tilted entries ``tilted`` at K =
-    ``first``, ``first`` + 1, ... (module docstring), the formula's operations in its order
-    (``untilted_masses``)."""
-    return untilted_masses(tilted, first, theta, log_scale, scale_magnitude, True)
-
-
-def lowered_untilted(
-    tilted: np.ndarray, first: int, theta: float, log_scale: float, scale_magnitude: float
-) -> np.ndarray:
-    """The optimistic side's untilted masses p~_K e^{log_scale - theta K} (1 -+ ``exp_margin``(
-    ``scale_magnitude`` + |theta K|)), the margin lowering each entry (subtracted where p~_K >= 0,
-    added where negative), of the tilted entries ``tilted`` at K = ``first``, ``first`` + 1, ...
-    (module docstring), the formula's operations in its order (``untilted_masses``)."""
-    return untilted_masses(tilted, first, theta, log_scale, scale_magnitude, False)
-
-
-# the entries ``untilted_masses`` computes per pass: its temporaries of this many entries stay
-# in the core's cache (a window after 10^8 rounds on a fine grid holds ~5e7 entries)
-UNTILT_CHUNK = 1 << 14
 
 
 def untilted_masses(
@@ -176,39 +117,39 @@ def untilted_masses(
     pessimistic: bool,
 ) -> np.ndarray:
     """The untilted masses of the tilted entries ``tilted`` at K = ``first``, ``first`` + 1, ...
-    on one side (``raised_untilted``, ``lowered_untilted``), over ``UNTILT_CHUNK`` entries at a
-    time: each entry's operations are the formula's, in its order (K exact, integers below 2^53;
-    theta K; e^{log_scale - theta K}; 32 u (|theta K| + ``scale_magnitude`` + 1); the products), so
-    the masses are the formula's bit for bit, read and written once instead of a pass over the whole
-    window per operation."""
-    n = tilted.size
-    masses = np.empty(n, dtype=np.float64)
-    offsets = np.arange(min(UNTILT_CHUNK, n), dtype=np.float64)
-    scaled, factor = np.empty(offsets.size), np.empty(offsets.size)
-    sign = np.empty(offsets.size, dtype=bool)
-    for start in range(0, n, UNTILT_CHUNK):
-        m = min(UNTILT_CHUNK, n - start)
-        k, f, out = scaled[:m], factor[:m], masses[start : start + m]
-        np.add(offsets[:m], float(first + start), out=k)  # K, exact
-        np.multiply(theta, k, out=k)  # theta K
-        np.subtract(log_scale, k, out=f)
-        np.exp(f, out=f)
-        margin = np.abs(k, out=k)
-        margin += scale_magnitude
-        exp_margin(margin, out=margin)  # 32 u (|theta K| + scale_magnitude + 1)
-        if pessimistic:
-            margin += 1.0
-            np.maximum(tilted[start : start + m], 0.0, out=out)
-            out *= f
-            out *= margin
-        else:  # p~_K e^{..} (1 - margin) where p~_K >= 0, (1 + margin) where negative
-            np.greater_equal(tilted[start : start + m], 0.0, out=sign[:m])
-            np.multiply(tilted[start : start + m], f, out=out)
-            np.subtract(1.0, margin, out=f)
-            np.add(1.0, margin, out=margin)
-            np.copyto(margin, f, where=sign[:m])
-            out *= margin
-    return masses
+    on one side, by the core (``_core.pld_reads.untilted_masses``, module docstring): the
+    pessimistic side's max(p~_K, 0) e^{log_scale - theta K} (1 + m_K), the optimistic side's p~_K
+    e^{log_scale - theta K} (1 -+ m_K), the margin lowering each entry (subtracted where p~_K >= 0,
+    added where negative), m_K = 32 u (``scale_magnitude`` + |theta K| + 1).
+
+    Parameters
+    ----------
+    tilted : numpy.ndarray
+        The tilted window's entries (one-dimensional).
+    first : int
+        The grid index K of the first entry.
+    theta : float
+        The tilt per grid step.
+    log_scale : float
+        T log M, the sum of the factors' count x log M_i.
+    scale_magnitude : float
+        The sum of those terms' magnitudes (which bounds the rounding of their sum).
+    pessimistic : bool
+        The side: raised (True) or lowered (False).
+
+    Returns
+    -------
+    numpy.ndarray
+        The untilted masses, one per entry.
+    """
+    return _core.pld_reads.untilted_masses(
+        np.ascontiguousarray(tilted, dtype=np.float64),
+        first=int(first),
+        theta=float(theta),
+        log_scale=float(log_scale),
+        scale_magnitude=float(scale_magnitude),
+        pessimistic=bool(pessimistic),
+    )
 
 
 @overload
@@ -343,15 +284,14 @@ class TiltedComposition:
         """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
         w = self.window
         start = self.floor_index - int(w.k_lo)
-        tilted = w.p[start:]
-        if self.pessimistic:
-            masses = raised_untilted(
-                tilted, self.floor_index, self.theta, self.log_scale, self.scale_magnitude
-            )
-        else:
-            masses = lowered_untilted(
-                tilted, self.floor_index, self.theta, self.log_scale, self.scale_magnitude
-            )
+        masses = untilted_masses(
+            w.p[start:],
+            self.floor_index,
+            self.theta,
+            self.log_scale,
+            self.scale_magnitude,
+            self.pessimistic,
+        )
         profile = _core.pld_reads.GridProfile(
             np.ascontiguousarray(masses, dtype=np.float64),
             k_lo=self.floor_index,
@@ -364,11 +304,12 @@ class TiltedComposition:
         """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``);
         0 where theta x / h is infinite (x infinite, or x / h past the doubles): there, as wherever
         the factor underflows, its products are below the absolute ``TINY`` per entry a side adds."""
-        if not self.theta * (x / self.h) < math.inf:
-            return 0.0
-        exponent = self.log_scale - self.theta * (x / self.h)
-        return math.exp(exponent) * (
-            1.0 + float(exp_margin(self.scale_magnitude + abs(self.theta * (x / self.h))))
+        return float(
+            _core.pld_reads.untilt_factor(
+                self.theta * (x / self.h),
+                log_scale=self.log_scale,
+                scale_magnitude=self.scale_magnitude,
+            )
         )
 
     @cached_property

@@ -165,8 +165,8 @@ def block_rounds(mechanism: tuple[float, float, float], h: float, rounds: int) -
 def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
     """``count`` rounds of the pessimistic ``pmf`` composed under the tilt ``lam``
     (``compose.tilted``) and untilted entry by entry: each window entry raised by the window's
-    ``entry_error``, times its untilt factor e^{log_scale - theta K} raised by
-    ``tilted.exp_margin``, so that its round-off stays relative to the curve the blocks are read
+    ``entry_error``, times its untilt factor e^{log_scale - theta K} raised by its margin
+    (``tilted.untilted_masses``), so that its round-off stays relative to the curve the blocks are read
     under (a plain composition's absolute round-off, ~4e-13 a fine cell over 10^6 rounds, would sit
     on the block's far tail, where its true mass is below 1e-20).  The entries whose untilt factor
     passes e^``MAX_UNTILT`` are dropped, and their mass with the mass below the window (at most the
@@ -193,9 +193,13 @@ def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
     if keep.size == 0:
         raise ValueError("no entry of the tilted block untilts within e^MAX_UNTILT")
     first = int(keep[0])
-    margin = tilted.exp_margin(side.scale_magnitude + np.abs(theta * k[first:]))
-    masses = (
-        (np.maximum(w.p[first:], 0.0) + w.entry_error) * np.exp(exponent[first:]) * (1.0 + margin)
+    masses = tilted.untilted_masses(
+        np.maximum(w.p[first:], 0.0) + w.entry_error,
+        int(w.k_lo) + first,
+        theta,
+        side.log_scale,
+        side.scale_magnitude,
+        True,
     )
     bottom = (w.k_lo + first) * w.h
     lams = tilted.ABOVE_LAMBDAS / pmf.h

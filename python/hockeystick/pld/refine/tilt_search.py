@@ -12,17 +12,18 @@ below beyond them, and a score non-increasing in K from above there.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
+from ... import _core
 from ..compose.log_moments import log_mgf_at, log_mgf_bounds_at
 from ..grid.pmf import GridPMF
 
-# the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first
-# (``best_tilt``)
-LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
+# the tilts tried, lam = theta / h, for the Chernoff optima: the core's ladder
+# (cpp/include/hockeystick/pld/grid/tilt_ladders.hpp, the C library's too), 481 geometric from 1e-2
+# to 1e6; searched every COARSE_STEP-th first (``best_tilt``)
+LAMBDAS: np.ndarray = _core.pld_reads.tilt_lambdas()
 COARSE_STEP = 8
 
 

@@ -33,15 +33,9 @@
 // changes only how the composition of the same measures is computed), and so does their loss shift s: the curve is
 // read at eps - s (upper) or eps + s (lower), rounded outward (loss_shifted).
 //
-// Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log M - theta K}
-// are computed in double: each exponent a sum of a few terms of at most a few rounding errors each, so the computed
-// exponential is within a relative 16 u (|theta k| + |log M| + 1) of the exact one (u = 2^-53, the exp's own error
-// inside), and the masses are raised (upper side) or lowered (lower side) by twice that (tilt_margin), a negative
-// entry of the tilted window untilted with the factor of the other direction on the lower side (the composition
-// clips its entries at 0, which only moves them towards the true masses); a tilted mass that underflows is raised
-// to twice the least normal double on the upper side (dropped on the lower).  The untilted entries' suffix sums
-// carry suffix_sum_slack as any grid's; the products that may underflow are covered by an absolute kTiltTiny per
-// entry.
+// Rounding outward.  The tilted masses and the untilted entries are those of pld/compose/tilted_masses.hpp, rounded
+// outward there (its comment: libm's exp and log inside a relative margin).  The untilted entries' suffix sums carry
+// suffix_sum_slack as any grid's; the products that may underflow are covered by an absolute kTiltTiny per entry.
 //
 // upper_epsilon and lower_epsilon invert a side: a certified epsilon is one whose certified delta was evaluated on
 // the right side of the target, found by a bracketing search (python pld/compose/atoms_epsilon.py's epsilon_search:
@@ -59,6 +53,7 @@
 #include "hockeystick/pld/compose/compose.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/compose/options.hpp"
+#include "hockeystick/pld/compose/tilted_masses.hpp"
 #include "hockeystick/pld/grid/grid_pmf.hpp"
 #include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/reads/epsilon_bracket.hpp"
@@ -79,49 +74,6 @@ constexpr std::int64_t kTiltMaxPoints = std::int64_t(1) << 22;
 namespace tilted_detail {
 constexpr double kUnit = 0x1p-53;  // u
 }  // namespace tilted_detail
-
-// The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of products whose magnitudes
-// add up to `terms` (the header's comment), doubled for the product that applies it.
-inline double tilt_margin(double terms) { return 32.0 * tilted_detail::kUnit * (std::fabs(terms) + 1.0); }
-
-// One factor of a tilted composition: its masses p~_k (the header's (1)) with no mass at +infinity and the
-// factor's loss shift, and log M.
-struct TiltedFactor {
-    GridPMF pmf;
-    double log_m = 0.0;
-};
-
-// pmf's finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite part's moment at lam =
-// theta / h, grid_log_mgf, computed in double: any positive M is valid), rounded outward on the side `pessimistic`.
-// Throws std::invalid_argument for a negative mass or a moment that overflows (take a smaller tilt).
-inline TiltedFactor tilted_factor(const GridPMF& pmf, double theta, bool pessimistic) {
-    const std::int64_t n = static_cast<std::int64_t>(pmf.p.size());
-    for (const double x : pmf.p)
-        if (!(x >= 0.0)) throw std::invalid_argument("tilted_factor: a tilted factor's masses must be >= 0");
-    const double lam = theta / pmf.h;
-    TiltedFactor out;
-    grid_log_mgf(pmf.p.data(), n, pmf.k_lo, pmf.h, &lam, 1, &out.log_m);
-    if (!std::isfinite(out.log_m))
-        throw std::invalid_argument("tilted_factor: the tilt overflows the factor's moment: take a smaller tilt");
-    out.pmf.k_lo = pmf.k_lo;
-    out.pmf.h = pmf.h;
-    out.pmf.connect_dots = pmf.connect_dots;
-    out.pmf.loss_shift = pmf.loss_shift;
-    out.pmf.p.assign(static_cast<std::size_t>(n), 0.0);
-    const double least = 2.0 * std::numeric_limits<double>::min();
-    for (std::int64_t j = 0; j < n; ++j) {
-        const double p = pmf.p[static_cast<std::size_t>(j)];
-        if (!(p > 0.0)) continue;
-        const double log_p = std::log(p);
-        const double scaled = theta * static_cast<double>(pmf.k_lo + j);
-        // p_k e^{theta k - log M} as one exponential (each term at most about 1: no overflow where p_k is tiny)
-        const double margin = tilt_margin(std::fabs(log_p) + std::fabs(scaled) + std::fabs(out.log_m));
-        double t = std::exp(log_p + scaled - out.log_m) * (pessimistic ? 1.0 + margin : 1.0 - margin);
-        if (pessimistic && t < least) t = least;  // raised above its true value
-        out.pmf.p[static_cast<std::size_t>(j)] = t;
-    }
-    return out;
-}
 
 // 1 - prod_i (1 - p_inf,i)^{c_i} over (p_inf, count) pairs, rounded up (`pessimistic`) or down by a relative 1e-12
 // (far above the few roundings of log1p, the products and expm1).
@@ -177,9 +129,7 @@ class TiltedComposition {
     // infinite (x infinite, or x / h past the doubles): there, as wherever the factor underflows, its products are
     // below the absolute kTiltTiny per entry a side adds (the product 0 x inf would be NaN).
     double untilt_factor(double x) const {
-        const double scaled = theta_ * (x / window_.h);
-        if (!(scaled < std::numeric_limits<double>::infinity())) return 0.0;
-        return std::exp(log_scale_ - scaled) * (1.0 + tilt_margin(scale_magnitude_ + std::fabs(scaled)));
+        return pld::untilt_factor(theta_ * (x / window_.h), log_scale_, scale_magnitude_);
     }
 
     // The certified delta on this side at the curve argument x (already moved by the loss shift): the untilted curve
@@ -227,15 +177,9 @@ class TiltedComposition {
         const std::int64_t start = floor_index_ - window_.k_lo;
         const std::int64_t n = static_cast<std::int64_t>(window_.p.size()) - start;
         std::vector<double> out(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-        for (std::int64_t i = 0; i < n; ++i) {
-            const double tilted = window_.p[static_cast<std::size_t>(start + i)];
-            const double scaled = theta_ * static_cast<double>(floor_index_ + i);
-            const double factor = std::exp(log_scale_ - scaled);
-            const double margin = tilt_margin(scale_magnitude_ + std::fabs(scaled));
-            out[static_cast<std::size_t>(i)] = pessimistic_
-                                                   ? std::max(tilted, 0.0) * factor * (1.0 + margin)
-                                                   : tilted * factor * (tilted >= 0.0 ? 1.0 - margin : 1.0 + margin);
-        }
+        if (n > 0)
+            pld::untilted_masses(window_.p.data() + start, n, floor_index_, theta_, log_scale_, scale_magnitude_,
+                                 pessimistic_, out.data());
         return out;
     }
 

@@ -40,6 +40,7 @@
 
 #include "hockeystick/pld/compose/options.hpp"
 #include "hockeystick/pld/grid/moments.hpp"
+#include "hockeystick/pld/grid/tilt_ladders.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -77,13 +78,8 @@ constexpr int kWrapFirstStep = 3;
 // The relative step of the central difference for K''.
 constexpr double kCurvatureStep = 1e-3;
 
-// The wrap ladder's i-th rung: e^{a + i (b - a) / (kWrapLadder - 1)} with a = log(kWrapLeast), b = log(kWrapMost),
-// the last e^b (the ladder ends at kWrapMost's logarithm exactly).
-inline double wrap_rung(int i) {
-    const double a = std::log(kWrapLeast), b = std::log(kWrapMost);
-    if (i == kWrapLadder - 1) return std::exp(b);
-    return std::exp(static_cast<double>(i) * ((b - a) / static_cast<double>(kWrapLadder - 1)) + a);
-}
+// The wrap ladder's i-th rung (pld/grid/tilt_ladders.hpp's geometric ladder).
+inline double wrap_rung(int i) { return geometric_rung(kWrapLeast, kWrapMost, kWrapLadder, i); }
 
 // The grid PMF a read tail is estimated from: its finite masses p[0 .. n) at grid indices k_lo, k_lo + 1, ... on
 // the grid h (the one round's pessimistic PMF of a direction).

@@ -57,6 +57,7 @@
 #include "hockeystick/pld/reads/tilted.hpp"
 #include "hockeystick/pld/grid/cells.hpp"
 #include "hockeystick/pld/grid/connect_dots.hpp"
+#include "hockeystick/pld/grid/tilt_ladders.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
 #include "hockeystick/pld/reads/max_of_outputs.hpp"
 #include "hockeystick/pld/refine/aligned_lower.hpp"
@@ -83,18 +84,9 @@ constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
 constexpr double kTiltFineUpperGrids[] = {5e-5, 1e-4};
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
-// The tilts tried, lam = theta / h: kTiltLadder values geometric from kTiltLeast to kTiltMost; searched every
-// kTiltCoarseStep-th first (best_tilt).
-constexpr int kTiltLadder = 481;
+// The tilts tried are the search ladder's (pld/grid/tilt_ladders.hpp: tilt_rung); searched every kTiltCoarseStep-th
+// first (best_tilt).
 constexpr int kTiltCoarseStep = 8;
-constexpr double kTiltLeast = 1e-2;
-constexpr double kTiltMost = 1e6;
-
-// The tilt ladder's i-th rung, exp(log(kTiltLeast) + i (log(kTiltMost) - log(kTiltLeast)) / (kTiltLadder - 1)).
-inline double tilt_rung(int i) {
-    const double a = std::log(kTiltLeast), b = std::log(kTiltMost);
-    return std::exp(a + static_cast<double>(i) * ((b - a) / static_cast<double>(kTiltLadder - 1)));
-}
 
 // K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} of the factors at each of the n lams (grid_log_mgf, rounded up).
 inline std::vector<double> summed_log_mgf(const std::vector<CountedPmf>& terms, const std::vector<double>& lams) {
