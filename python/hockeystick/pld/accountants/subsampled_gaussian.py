@@ -642,7 +642,15 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         """The brackets of the ``pending`` points (each with the flat positions asking for it) into
         ``flat_lo`` and ``flat_up``, unit by unit (``work_units``: the points sharing a
         discretization), in this accountant's threads or its caller's pool; the last unit's PLDs are
-        kept."""
+        kept.  Several points compose window after window (each point's fixed grid and tilted
+        reads, 10^5 to 10^6 points each, far above glibc's initial mmap threshold), so glibc's
+        thresholds are first raised as a refinement raises them (``malloc_thresholds``: each window's
+        memory then comes from the heap the process holds, not from pages the kernel maps and zeroes
+        anew; no value changes)."""
+        if len(pending) > 1:
+            from ..refine.malloc_thresholds import raise_malloc_thresholds  # several points only
+
+            raise_malloc_thresholds()
         units = work_units(
             pending,
             lambda point: (
