@@ -17,7 +17,6 @@
 #include <hockeystick/pld/refine/points_front.hpp>
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
-#include <hockeystick/pld/refine/step_bracket.hpp>
 #include <hockeystick/pld/refine/step_sides.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -396,22 +395,6 @@ py::tuple one_points_step(const pld::PointsRules& rules, const std::array<double
                           PythonPointsSource::array(width), grid, next.gave_up, next.complement_only);
 }
 
-// Each direction's read of one point (its values, m, and their fixed parts, 2 m), the arrays kept by the caller.
-std::vector<pld::DirectionRead> direction_reads(const std::vector<input_array>& values,
-                                                const std::vector<input_array>& parts, std::size_t m,
-                                                const char* side) {
-    if (values.size() != parts.size())
-        throw std::invalid_argument(std::string("internal: one fixed part per ") + side + " read");
-    std::vector<pld::DirectionRead> reads;
-    for (std::size_t d = 0; d < values.size(); ++d) {
-        if (static_cast<std::size_t>(values[d].size()) != m || static_cast<std::size_t>(parts[d].size()) != 2 * m)
-            throw std::invalid_argument(std::string("internal: each ") + side +
-                                        " read must hold m values and 2 m fixed parts");
-        reads.push_back({values[d].data(), parts[d].data()});
-    }
-    return reads;
-}
-
 // A point's record of its earlier grids as a step's bracket reads it: (lower, upper), m values each; none before its
 // first grid.
 std::optional<pld::PointRecord> step_record(const std::optional<std::pair<input_array, input_array>>& before,
@@ -421,49 +404,6 @@ std::optional<pld::PointRecord> step_record(const std::optional<std::pair<input_
                             PythonPointsSource::values(before->first, m, "record's lower"),
                             PythonPointsSource::values(before->second, m, "record's upper"),
                             {}};
-}
-
-// _core.pld_refine.delta_step_brackets (its docstring): the arrays read with the interpreter lock, every point's
-// bracket (pld/refine/step_bracket.hpp) computed without it.
-py::list delta_step_brackets(const pld::PointsRules& rules, const std::vector<input_array>& xs,
-                             const std::vector<std::int64_t>& own, const std::vector<std::vector<input_array>>& uppers,
-                             const std::vector<std::vector<input_array>>& upper_parts,
-                             const std::vector<std::vector<input_array>>& lowers,
-                             const std::vector<std::vector<input_array>>& lower_parts,
-                             const std::vector<std::optional<std::pair<input_array, input_array>>>& before) {
-    const std::size_t n = xs.size();
-    if (own.size() != n || uppers.size() != n || upper_parts.size() != n || lowers.size() != n ||
-        lower_parts.size() != n || before.size() != n)
-        throw std::invalid_argument("internal: xs, own, the reads and before must have one entry a point");
-    std::vector<pld::RefinedPoint> points(n);
-    std::vector<std::vector<pld::DirectionRead>> up_reads(n), low_reads(n);
-    std::vector<std::optional<pld::PointRecord>> records(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        points[i] = refined_point({0.0, 0.0, 0.0, 1.0}, xs[i], own[i], 0.0);
-        const std::size_t m = points[i].x.size();
-        up_reads[i] = direction_reads(uppers[i], upper_parts[i], m, "upper");
-        low_reads[i] = direction_reads(lowers[i], lower_parts[i], m, "lower");
-        records[i] = step_record(before[i], m);
-    }
-    std::vector<pld::StepBracket> found(n);
-    {
-        py::gil_scoped_release release;
-        for (std::size_t i = 0; i < n; ++i)
-            found[i] = pld::delta_step_bracket(rules, points[i], up_reads[i], low_reads[i],
-                                               records[i] ? &*records[i] : nullptr);
-    }
-    py::list out;
-    for (const pld::StepBracket& b : found) {
-        const auto m = static_cast<py::ssize_t>(b.lower.size());
-        py::array_t<double> fixed(std::vector<py::ssize_t>{2, m});
-        std::copy(b.fixed.begin(), b.fixed.end(), fixed.mutable_data());
-        py::array_t<bool> wide(m);
-        std::copy(b.wide.begin(), b.wide.end(), wide.mutable_data());
-        py::object add = b.add.empty() ? py::object(py::none()) : py::object(PythonPointsSource::array(b.add));
-        out.append(
-            py::make_tuple(PythonPointsSource::array(b.lower), PythonPointsSource::array(b.upper), fixed, wide, add));
-    }
-    return out;
 }
 
 // One side of each of a point's reads (pld/refine/step_sides.hpp's StepSide): each PMF's fields (its masses kept in
@@ -626,12 +566,6 @@ void register_points(py::module_ m) {
           "intersected with `before` (h, lower, upper, width; None: its first grid), the width, the next grid (None: "
           "done). Returns (lower, upper, width, next grid, whether it gave up, whether the next grid recomposes the "
           "complement alone).");
-    m.def("delta_step_brackets", &delta_step_brackets, py::kw_only(), py::arg("rules"), py::arg("xs"), py::arg("own"),
-          py::arg("uppers"), py::arg("upper_parts"), py::arg("lowers"), py::arg("lower_parts"), py::arg("before"),
-          "One step's delta brackets of many points (pld/refine/step_bracket.hpp) from each direction's values at the "
-          "point's arguments and their fixed parts (two rows), `before` each point's record of its grid before "
-          "(lower, upper) or None. Returns per point (lower, upper, fixed part (2, m), wide: where the caller raises "
-          "the lower side to its suffix maxima, the add direction's upper side or None).");
     m.def("delta_step_sides", &delta_step_sides, py::kw_only(), py::arg("rules"), py::arg("xs"), py::arg("own"),
           py::arg("uppers"), py::arg("upper_values"), py::arg("lowers"), py::arg("lower_values"), py::arg("before"),
           "One step's delta brackets of many points from their composed PMFs (pld/refine/step_sides.hpp): per point, "

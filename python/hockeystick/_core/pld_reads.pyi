@@ -2,7 +2,8 @@
 sides and scans; its charges as one ``Charges`` object; the max-of-outputs test's certified lower reads of a run
 (cpp/bindings/register_pld_max_of_outputs.cpp); a tilted window's round-off charge of the weighted sum its
 untilted curve reads and the tilted upper read's window tail and cut checks
-(cpp/bindings/register_pld_tilted_charge.cpp)."""
+(cpp/bindings/register_pld_tilted_charge.cpp); an optimistic PMF's lower side raised to its suffix
+maxima (cpp/bindings/register_pld_lower_envelope.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -73,6 +74,14 @@ def charged_sides(
 def fixed_parts(
     pmfs: Sequence[Any], epsilon: Sequence[npt.ArrayLike], values: Sequence[npt.ArrayLike]
 ) -> list[npt.NDArray[np.float64]]: ...
+def lower_envelope(
+    pmf: Any,
+    epsilon: npt.ArrayLike,
+    low: npt.ArrayLike,
+    *,
+    held: tuple[int, npt.NDArray[np.float64]] | None,
+    whole: bool = False,
+) -> tuple[npt.NDArray[np.float64], tuple[int, npt.NDArray[np.float64]] | None]: ...
 def charged_epsilon(
     p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, charges: Charges, delta: npt.ArrayLike
 ) -> npt.NDArray[np.float64]: ...

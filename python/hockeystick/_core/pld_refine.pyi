@@ -126,25 +126,6 @@ def points_step(
     bool,
     bool,
 ]: ...
-def delta_step_brackets(
-    *,
-    rules: PointsRules,
-    xs: list[npt.NDArray[np.float64]],
-    own: list[int],
-    uppers: list[list[npt.NDArray[np.float64]]],
-    upper_parts: list[list[npt.NDArray[np.float64]]],
-    lowers: list[list[npt.NDArray[np.float64]]],
-    lower_parts: list[list[npt.NDArray[np.float64]]],
-    before: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None],
-) -> list[
-    tuple[
-        npt.NDArray[np.float64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.float64] | None,
-    ]
-]: ...
 def delta_step_sides(
     *,
     rules: PointsRules,

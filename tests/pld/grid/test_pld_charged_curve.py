@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 
 from hockeystick import _core, pld
-from hockeystick.pld.grid import pmf_envelope
 from hockeystick.pld.grid.pmf import GridPMF
 
 MP_DPS = 50
@@ -249,15 +248,18 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
     ids=[t for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
 )
 def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
-    """The table built in C++ (``pmf_envelope.envelope_table``) is numpy's suffix maxima bit for bit, and its top
-    part is ``pmf_envelope.envelope_top``'s (which queries above loss 0 read)."""
-    table = pmf_envelope.envelope_table(_fresh(pmf))
-    assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
-    top = _fresh(pmf)
-    assert (
-        np.append(pmf_envelope.envelope_top(top, 1), 0.0).tobytes()
-        == table[top.top_index :].tobytes()
-    ), tag
+    """The suffix maxima built in C++ are numpy's bit for bit: ``tabled_curve``'s at every index, and the whole pass
+    of ``delta``'s read (``_core.pld_reads.lower_envelope``) from loss 0 up (which queries above it read) or from the
+    least argument's grid point up."""
+    want = _suffix_maxima(pmf)
+    assert _fresh(pmf).tabled_curve.envelope.tobytes() == want.tobytes(), tag
+    top = _fresh(pmf).top_index
+    # half a step below a grid point above loss 0
+    above = np.array([(pmf.k_lo + (top + pmf.p.size) // 2 - 0.5) * pmf.h])
+    for eps, first in ((above, top), (np.array([-np.inf]), 0)):
+        _, built = _core.pld_reads.lower_envelope(pmf, eps, np.zeros(1), held=None, whole=True)
+        assert built is not None and built[0] == first, tag
+        assert built[1].tobytes() == want[first:].tobytes(), tag
 
 
 def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
@@ -389,13 +391,15 @@ def test_a_loss_shift_that_is_nan_negative_or_infinite_is_refused(shift):
 
 
 def test_the_tabled_envelope_is_reused_by_later_queries():
-    """After delta_tabled built the suffix maxima in C++, delta_many reads them instead of a numpy pass."""
+    """After delta_tabled built the suffix maxima in C++ at every index, delta_many reads them instead of a pass of
+    its own (which would start at loss 0)."""
     pmf = GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0)
     pmf.delta_tabled(np.array([0.2]))
     got = pmf.delta_many(np.linspace(0.0, 0.4, 50))
-    assert "_lower_envelope_top" not in pmf.__dict__
+    assert pmf.__dict__["_lower_suffix_maxima"][0] == 0
     fresh = GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0)
     np.testing.assert_array_equal(got, fresh.delta_many(np.linspace(0.0, 0.4, 50)))
+    assert fresh.__dict__["_lower_suffix_maxima"][0] == fresh.top_index > 0
 
 
 def _heavily_charged(l2: float) -> GridPMF:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 import hockeystick.pld as pld
-from hockeystick.pld.grid import pmf_envelope
 from hockeystick.pld.refine import round_cache
 from hockeystick.pld.refine.grid_start import StartGrid
+
+from ..lower_envelope_reference import enveloped
 
 EPS = np.linspace(0.5, 10.0, 20)
 SIGMA, Q = 1.012, 1.27e-3
@@ -89,18 +90,15 @@ def _optimistic_pmfs():
         )
 
 
-def test_envelope_near_queries_equals_the_full_suffix_maxima():
-    """The pruned envelope visits [k, m) only; it must find the same maxima as the full O(n) pass."""
+def test_optimistic_delta_is_the_full_suffix_maxima():
+    """The core's read visits [k, m) only where its probes suffice; it must find the same maxima as the full O(n)
+    pass written in numpy."""
     rng = np.random.default_rng(1)
     for pmf in _optimistic_pmfs():
         assert pmf.total_error > 0  # the envelope is in play
         eps = np.concatenate([np.linspace(0.0, 12.0, 40), rng.uniform(-1.0, 15.0, 40)])
-        k = np.clip(np.ceil(eps / pmf.h) - pmf.k_lo, 0, pmf.p.size).astype(np.int64)
-        low = pmf.charged_lower(eps, 0)
-        np.testing.assert_array_equal(
-            pmf_envelope.envelope_near(pmf, k, low),
-            np.maximum(low, pmf_envelope.envelope_at(pmf, k)),
-        )
+        low = pmf.delta(eps, envelope=False)
+        assert pmf.delta(eps).tobytes() == enveloped(pmf, eps, low).tobytes()
 
 
 def test_lower_without_envelope_is_a_looser_lower_bound():

@@ -1,45 +1,29 @@
-"""One step's delta brackets in the core (``_core.pld_refine.delta_step_brackets``,
-cpp/include/hockeystick/pld/refine/step_bracket.hpp): the same doubles as the numpy formulas they
-replace (each side the largest over the directions; the fixed part of the direction that sets each
-side, numpy's argmax on ties and at NaN; the own lower side raised by the right offsets' rows; the
-arguments still too wide after the record of the grid before, with their left rows), and malformed
-reads refused by name."""
+"""One step's delta bracket in the core (cpp/include/hockeystick/pld/refine/step_bracket.hpp, assembled by
+``_core.pld_refine.delta_step_sides``): the same doubles as the numpy formulas (tests/pld/refine/step_reference.py:
+each side the largest over the directions; the fixed part of the direction that sets each side, numpy's argmax on
+ties and at NaN; the own lower side raised by the right offsets' rows; the arguments still too wide after the record
+of the grid before, with their left rows, raised to the suffix maxima), for values given beside the PMFs that own
+them, ties and NaN among them; and malformed reads refused by name."""
 
 import numpy as np
 import pytest
 
 from hockeystick import _core
-from hockeystick.pld.refine.bracket_width import bracket_width, offset_rows
+from hockeystick.pld import gaussian
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.points import with_offsets
 
+from .step_reference import step_sides
+
 ACCURACY = 1e-2
-
-
-def by_argmax(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
-    """The parts (2, m) of the direction picked by ``np.argmax`` over the values, per argument."""
-    pick = np.argmax(values, axis=0)
-    return np.stack(parts)[pick, :, np.arange(pick.size)].T
-
-
-def reference(kind, x, own, ups, up_parts, lows, low_parts, before):
-    """The numpy formulas: (lower, upper, fixed part, wide, add)."""
-    upper = np.max(ups, axis=0)
-    fixed = by_argmax(up_parts, ups)
-    add = np.max(ups[1:], axis=0) if len(ups) > 1 else None
-    if not lows:
-        return np.zeros(x.size), upper, fixed, np.zeros(x.size, dtype=bool), add
-    fixed = fixed + by_argmax(low_parts, lows)
-    lower = np.max(lows, axis=0)
-    right, left = offset_rows(x.size, own)
-    for k in range(right.start // own, right.stop // own):
-        lower[:own] = np.maximum(lower[:own], lower[k * own : (k + 1) * own])
-    lo = lower if before is None else np.maximum(lower, before[0])
-    up = upper if before is None else np.minimum(upper, before[1])
-    wide = np.zeros(x.size, dtype=bool)
-    wide[:own] = bracket_width(kind, "delta", x, lo, up, own) > ACCURACY
-    wide[left] = np.tile(wide[:own], (left.stop - left.start) // own)
-    return lower, upper, fixed, wide, add
+# three directions' composed sides (pessimistic, optimistic), small: the values are given beside them
+SIDES = [
+    (pld.composed(True)[0], pld.composed(False)[0])
+    for pld in (
+        gaussian(sigma, value_discretization_interval=2e-3).self_compose(5)
+        for sigma in (1.0, 1.5, 2.0)
+    )
+]
 
 
 def case(rng, kind, directions, sides, with_before):
@@ -52,12 +36,12 @@ def case(rng, kind, directions, sides, with_before):
     base = 1e-4 * np.exp(-x)
     ups = [base * (1.0 + rng.integers(0, 3, x.size) * 0.01) for _ in range(directions)]
     lows = [u * (1.0 - rng.choice([1e-4, 0.5], x.size)) for u in ups[:sides]]
-    up_parts = [rng.random((2, x.size)) * 1e-9 for _ in ups]
-    low_parts = [rng.random((2, x.size)) * 1e-9 for _ in lows]
     before = (
         (np.min(lows, axis=0) if lows else np.zeros(x.size), 1.1 * ups[0]) if with_before else None
     )
-    return x, own, ups, up_parts, lows, low_parts, before
+    pess = [up for up, _ in SIDES[:directions]]
+    opt = [low for _, low in SIDES[:sides]]
+    return x, own, pess, ups, opt, lows, before
 
 
 @pytest.mark.parametrize("kind", ["relative", "epsilon"])
@@ -70,30 +54,29 @@ def test_same_doubles_as_the_numpy_formulas(kind):
         for with_before in (False, True)
     ]
     # ties and NaN in the values: the first direction on ties, the first NaN at NaN (numpy's argmax)
-    x, own, ups, up_parts, lows, low_parts, before = cases[-1]
+    ups = cases[-1][3]
     ups[1][:3] = ups[0][:3]
     ups[2][0] = np.nan
-    found = _core.pld_refine.delta_step_brackets(
+    found = _core.pld_refine.delta_step_sides(
         rules=points_rules(ACCURACY, 0.0, "delta", kind),
         xs=[c[0] for c in cases],
         own=[c[1] for c in cases],
         uppers=[c[2] for c in cases],
-        upper_parts=[c[3] for c in cases],
+        upper_values=[c[3] for c in cases],
         lowers=[c[4] for c in cases],
-        lower_parts=[c[5] for c in cases],
+        lower_values=[c[5] for c in cases],
         before=[c[6] for c in cases],
     )
     assert len(found) == len(cases)
     seen_wide = []
     for got, c in zip(found, cases):
-        want = reference(kind, *c)
-        for g, w in zip(got[:4], want[:4]):
-            np.testing.assert_array_equal(g, w)
-        if want[4] is None:
-            assert got[4] is None
-        else:
-            np.testing.assert_array_equal(got[4], want[4])
-        seen_wide.append(want[3][: c[1]])
+        want, wide = step_sides(kind, ACCURACY, *c)
+        for g, w in zip(got, want):
+            if w is None:
+                assert g is None
+            else:
+                assert g.tobytes() == w.tobytes()
+        seen_wide.append(wide[: c[1]])
     wide = np.concatenate(seen_wide)
     assert wide.any() and not wide.all()  # both branches of the width test are met
 
@@ -102,28 +85,28 @@ def test_malformed_reads_refused_by_name():
     rules = points_rules(ACCURACY, 0.0, "delta", "relative")
     x = np.array([1.0, 2.0])
     one = np.array([1e-5, 1e-6])
-    parts = np.zeros((2, 2))
+    up, low = SIDES[0]
 
     def call(**changes):
         kw = dict(
             rules=rules,
             xs=[x],
             own=[2],
-            uppers=[[one]],
-            upper_parts=[[parts]],
-            lowers=[[one]],
-            lower_parts=[[parts]],
+            uppers=[[up]],
+            upper_values=[[one]],
+            lowers=[[low]],
+            lower_values=[[one]],
             before=[None],
         )
         kw.update(changes)
-        return _core.pld_refine.delta_step_brackets(**kw)
+        return _core.pld_refine.delta_step_sides(**kw)
 
     with pytest.raises(ValueError, match="at least one direction's upper side"):
-        call(uppers=[[]], upper_parts=[[]])
-    with pytest.raises(ValueError, match="m values and 2 m fixed parts"):
-        call(uppers=[[np.array([1e-5])]])
-    with pytest.raises(ValueError, match="one fixed part per lower read"):
-        call(lower_parts=[[]])
+        call(uppers=[[]], upper_values=[[]])
+    with pytest.raises(ValueError, match="each upper read must hold m values"):
+        call(upper_values=[[np.array([1e-5])]])
+    with pytest.raises(ValueError, match="one array of values per lower PMF"):
+        call(lower_values=[[]])
     with pytest.raises(ValueError, match="one entry a point"):
         call(own=[2, 2])
     with pytest.raises(ValueError, match="record's lower"):

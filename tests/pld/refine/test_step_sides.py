@@ -1,10 +1,9 @@
 """One step's delta brackets from the composed PMFs in one core call (``_core.pld_refine.delta_step_sides``,
-cpp/include/hockeystick/pld/refine/step_sides.hpp and pld/reads/lower_envelope.hpp): the same doubles as
-the reads it assembles, each taken on its own through the package (the fixed parts
-``_core.pld_reads.fixed_parts``, the bracket ``_core.pld_refine.delta_step_brackets``, the suffix
-maxima ``GridPMF.lower_with_envelope``, numpy's maximum over the lower sides), on both routes of the
-suffix maxima (probes near each argument; the whole pass from the least argument up), with a loss
-shift and without a charge; a pessimistic lower side refused by name."""
+cpp/include/hockeystick/pld/refine/step_sides.hpp and pld/reads/lower_envelope.hpp): the same doubles as the
+bracket written with numpy (tests/pld/refine/step_reference.py: the fixed parts ``_core.pld_reads.fixed_parts``, the
+suffix maxima by ``np.maximum.accumulate`` over each lower side's charged curve, numpy's maximum over the lower
+sides), on both routes of the suffix maxima (probes near each argument; the whole pass from the least argument up),
+with a loss shift and without a charge; a pessimistic lower side refused by name."""
 
 from __future__ import annotations
 
@@ -20,26 +19,15 @@ from hockeystick.pld.refine.dominated_direction import charged_sides
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.points import with_offsets
 
+from .step_reference import step_sides
 
-def reference(rules, x, own, pess, ups, sides, before):
-    """The package's reads one by one: (lower, upper, fixed part, add)."""
-    pmfs = pess + [pmf for pmf, _ in sides]
-    values = ups + [low for _, low in sides]
-    parts = _core.pld_reads.fixed_parts(pmfs, [x] * len(pmfs), values)
-    ((lower, upper, fixed, wide, add),) = _core.pld_refine.delta_step_brackets(
-        rules=rules,
-        xs=[x],
-        own=[own],
-        uppers=[ups],
-        upper_parts=[parts[: len(pess)]],
-        lowers=[[low for _, low in sides]],
-        lower_parts=[parts[len(pess) :]],
-        before=[before],
-    )
-    if wide.any():
-        raised = [pmf.lower_with_envelope(x[wide], low[wide], 1) for pmf, low in sides]
-        lower[wide] = np.maximum(lower[wide], np.max(raised, axis=0))
-    return lower, upper, fixed, add
+
+def whole_pass(pmf, x, low) -> bool:
+    """Whether the core raises ``low`` (``pmf``'s charged lower values at ``x``) by the whole pass: the one route
+    whose suffix maxima a PMF read through ``pmf_envelope.raised`` keeps."""
+    fresh = dataclasses.replace(pmf)
+    pmf_envelope.raised(fresh, x, low)
+    return "_lower_suffix_maxima" in fresh.__dict__
 
 
 def composed(sigma: float, count: int, h: float):
@@ -58,18 +46,20 @@ def point(x, directions, with_sides=True):
 
 
 def check(kind, accuracy, x, own, directions, before=None, with_sides=True):
-    """The core's bracket is the reference's, bit for bit; returns the reference's lower side."""
+    """The core's bracket is the numpy reference's, bit for bit; returns the reference's lower side, the sides and
+    the routes of their suffix maxima where the bracket was wide (whole pass or not)."""
     rules = points_rules(accuracy, 0.0, "delta", kind)
     pess, ups, sides = point(x, directions, with_sides)
-    want = reference(rules, x, own, pess, ups, sides, before)
+    opt, lows = [pmf for pmf, _ in sides], [low for _, low in sides]
+    want, wide = step_sides(kind, accuracy, x, own, pess, ups, opt, lows, before)
     ((*got,),) = _core.pld_refine.delta_step_sides(
         rules=rules,
         xs=[x],
         own=[own],
         uppers=[pess],
         upper_values=[ups],
-        lowers=[[pmf for pmf, _ in sides]],
-        lower_values=[[low for _, low in sides]],
+        lowers=[opt],
+        lower_values=[lows],
         before=[before],
     )
     for g, w in zip(got, want):
@@ -77,7 +67,8 @@ def check(kind, accuracy, x, own, directions, before=None, with_sides=True):
             assert g is None
         else:
             assert np.array_equal(g, w, equal_nan=True) and g.tobytes() == w.tobytes()
-    return want[0], sides
+    routes = {whole_pass(pmf, x[wide], low[wide]) for pmf, low in sides} if wide.any() else set()
+    return want[0], sides, routes
 
 
 # many rounds on a fine grid, read by two tests (composed once)
@@ -90,40 +81,28 @@ def shared_pmfs():
         SHARED.append(composed(0.8, 400, 2e-3))
 
 
-@pytest.fixture
-def whole_passes(monkeypatch):
-    """How many suffix maxima the reference read by the whole pass (``pmf_envelope.envelope_at``)."""
-    calls = []
-    original = pmf_envelope.envelope_at
-
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(pmf_envelope, "envelope_at", counted)
-    return calls
-
-
 @pytest.mark.parametrize("kind", ["relative", "epsilon"])
-def test_probes_route(kind, whole_passes):
+def test_probes_route(kind):
     # two directions on a fine grid, arguments in the body of the curve: short probe ranges
     x = np.linspace(0.2, 3.0, 7)
     x = with_offsets([x], 1e-2)[0] if kind == "epsilon" else x
     directions = [composed(1.0, 30, 1e-3), composed(1.3, 30, 1e-3)]
-    lower, _ = check(kind, 1e-14, x, 7, directions)
-    check(kind, 1e-14, x, 7, directions, before=(lower * 0.5, lower * 4 + 1e-6))
+    lower, _, routes = check(kind, 1e-14, x, 7, directions)
+    assert routes == {False}
+    _, _, routes = check(kind, 1e-14, x, 7, directions, before=(lower * 0.5, lower * 4 + 1e-6))
+    assert routes <= {False}
     # many rounds, a few arguments where delta is near 1: the charge falls faster than the curve
-    lower, sides = check("relative", 1e-14, np.array([0.5, 10.0, 30.0]), 3, [SHARED[0]])
-    assert not whole_passes
+    lower, sides, routes = check("relative", 1e-14, np.array([0.5, 10.0, 30.0]), 3, [SHARED[0]])
+    assert routes == {False}
     assert np.all(lower > sides[0][1])  # the suffix maxima raised every argument
 
 
-def test_whole_pass_route(whole_passes):
+def test_whole_pass_route():
     # many rounds: the charge leaves the far tail's lower values 0, so the probes run long and the
     # whole pass is cheaper
     x = np.linspace(20.0, 45.0, 60)
-    lower, sides = check("relative", 1e-14, x, 60, [SHARED[0]])
-    assert whole_passes
+    lower, sides, routes = check("relative", 1e-14, x, 60, [SHARED[0]])
+    assert routes == {True}
     assert np.any(lower > sides[0][1])
 
 

@@ -36,7 +36,6 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 
@@ -54,98 +53,44 @@ class GridPMF(ChargedGrid):
     def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
         """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
 
-        Optimistic: the largest charged lower value at eps or at any grid point above it (the
-        suffix maxima, one O(n) pass per PMF); ``envelope=False`` gives the value at eps alone,
-        a lower bound too (looser where the round-off charge falls faster than the curve), in
-        O(1) per eps.
+        Optimistic: the largest charged lower value at eps or at any grid point above it
+        (``pmf_envelope.raised``: probes near each eps, or the suffix maxima of one O(n) pass, kept
+        per PMF); ``envelope=False`` gives the value at eps alone, a lower bound too (looser where
+        the round-off charge falls faster than the curve), in O(1) per eps.
         """
-        eps = self.curve_argument(
-            np.asarray(epsilon, dtype=np.float64)
-        )  # not ascontiguousarray: 0-d stays 0-d
+        given = np.asarray(epsilon, dtype=np.float64)
+        eps = self.curve_argument(given)  # not ascontiguousarray: 0-d stays 0-d
         if self.pessimistic:
             return self._charged_side(eps, True, threads)
         low = self.charged_lower(eps, threads)
-        if not envelope:
+        if not envelope or self.total_error == 0.0:  # nothing charged: nothing to raise
             return low
-        return self._raised_to_envelope(eps, low, threads)
+        return self._raised_to_envelope(given, low)
 
-    def lower_with_envelope(
-        self, epsilon: np.ndarray, low: np.ndarray, threads: int = 0
+    def _raised_to_envelope(
+        self, epsilon: np.ndarray, low: np.ndarray, whole: bool = False
     ) -> np.ndarray:
-        """An optimistic PMF's ``delta`` at eps from its charged lower values there, read already.
-
-        A caller that read ``delta(epsilon, envelope=False)`` for many PMFs in one core call
-        (``_core.pld_reads.charged_sides``: the same doubles) raises them to the suffix maxima here
-        without reading them again: the same values as ``delta(epsilon)``.
-
-        Parameters
-        ----------
-        epsilon : numpy.ndarray
-            The eps at which ``low`` was read (the true curve's argument), any shape.
-        low : numpy.ndarray
-            ``delta(epsilon, envelope=False)`` of this PMF, the shape of ``epsilon``.
-        threads : int, default 0
-            The core's threads for the curve's reads (0: all cores).
-
-        Returns
-        -------
-        numpy.ndarray
-            The certified lower delta at each eps, the shape of ``epsilon``: ``low`` raised to the
-            largest charged lower value at any grid point above eps (``delta``'s optimistic side).
-
-        Raises
-        ------
-        ValueError
-            If the PMF is pessimistic (its ``delta`` is an upper side, which no envelope raises), or
-            ``low`` does not have the shape of ``epsilon``.
-        """
-        if self.pessimistic:
-            raise ValueError(
-                "lower_with_envelope reads an optimistic PMF's lower side; this PMF is pessimistic: "
-                "call delta(epsilon) for its upper side"
-            )
-        eps = self.curve_argument(np.asarray(epsilon, dtype=np.float64))
-        values = np.asarray(low, dtype=np.float64)
-        if values.shape != eps.shape:
-            raise ValueError(
-                f"low must have the shape of epsilon {eps.shape}, got {values.shape}: pass "
-                "delta(epsilon, envelope=False) of this PMF"
-            )
-        return self._raised_to_envelope(eps, values, threads)
-
-    def _raised_to_envelope(self, eps: np.ndarray, low: np.ndarray, threads: int) -> np.ndarray:
-        """``low`` (the charged lower values at eps, the curve's argument) raised to the suffix
-        maxima: the round-off charge falls as eps rises (fewer grid points above), so the charged
-        curve may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds
-        delta(eps): take the largest one, at eps or at a grid point above it (the charge is constant
-        between).  ``low`` itself where nothing is charged."""
-        if self.total_error == 0.0:
-            return low
-        with np.errstate(over="ignore"):  # eps near 1e308: clipped to the top of the grid
-            k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return pmf_envelope.envelope_near(self, k.ravel(), low.ravel(), threads).reshape(low.shape)
+        """``low`` (the charged lower values at the true curve's eps, any shape) raised to the
+        suffix maxima (``pmf_envelope.raised``), the shape of ``low``."""
+        flat = np.ascontiguousarray(epsilon, dtype=np.float64).ravel()
+        return pmf_envelope.raised(self, flat, np.ravel(low), whole).reshape(np.shape(low))
 
     def delta_many(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta`` at a flat array of eps, for callers that query one PMF many times (root searches).
 
-        Optimistic: when the queries' probes (``pmf_envelope.envelope_near``: about log2 n per eps)
-        would cost more than one pass over the grid, the suffix maxima over every grid point are
-        built once per PMF (cached) and each eps costs O(1) after (every later call uses them); the
-        value is the same certified lower bound as ``delta``'s (its full pass), never below
-        ``pmf_envelope.envelope_near``'s.  Pessimistic: ``delta``.
+        Optimistic: when the queries' probes (about log2 n per eps) would cost more than one pass
+        over the grid, or the PMF holds the suffix maxima of that pass already, each eps reads them
+        (built once per PMF, O(1) per eps after); the value is the same certified lower bound as
+        ``delta``'s whole pass, never below its probes'.  Pessimistic: ``delta``.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
         built = (
-            "_lower_envelope_top" in self.__dict__ or "tabled_curve" in self.__dict__
+            "_lower_suffix_maxima" in self.__dict__ or "tabled_curve" in self.__dict__
         )  # a previous call paid
         probes = eps.size * self.p.size.bit_length()
         if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
             return self.delta(eps)
-        eps = self.curve_argument(eps)
-        k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return cast(
-            np.ndarray, np.maximum(self.charged_lower(eps, 0), pmf_envelope.envelope_at(self, k))
-        )
+        return self._raised_to_envelope(eps, self.charged_lower(self.curve_argument(eps), 0), True)
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
@@ -156,8 +101,8 @@ class GridPMF(ChargedGrid):
         + charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
         maxima at the first grid point at or above that moved argument), with raw the C++ suffix-sum
         curve (its full profile: the same numbers as the top part's, ``_top_profile``), the charge
-        ``charge_at``'s (``_charge_table``) and the suffix maxima those of ``delta``'s full pass
-        (never below ``pmf_envelope.envelope_near``'s).  For root searches that query one PMF many
+        ``charge_at``'s (``_charge_table``) and the suffix maxima those of ``delta``'s whole pass
+        (never below its probes', ``pmf_envelope.raised``).  For root searches that query one PMF many
         times at a few hundred points, where numpy's per-call cost was the time.
         """
         return self.tabled_curve.delta(np.ascontiguousarray(epsilon, dtype=np.float64))
