@@ -33,6 +33,7 @@
 
 #include "elementwise.hpp"
 #include "numpy_fft_loops.hpp"
+#include "pocketfft_composition.hpp"
 
 namespace py = pybind11;
 using hockeystick_bindings::input_array;
@@ -377,26 +378,15 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
                                        pld::ComposeOptions options, bool long_fft,
                                        const std::vector<double>& loss_shifts,
                                        const std::vector<pld::SpectralReads>& reads = {}) {
-    check_compose_options(options);
     const std::vector<pld::PmfView> factors = factor_views(masses, k_lo, p_inf, loss_shifts);
     const std::vector<std::vector<pld::Term>> terms = item_terms(items);
-    const bool workers_is_none = workers.is_none();
-    const long workers_value = workers_is_none ? 0 : workers.cast<long>();
-    ScipyFft fft(std::move(workers), long_fft && options.direct_bins);  // no probe where no direct bins are asked
-    // workers = 1: one thread for the transforms and for the per-bin powers alike
-    options.threads = !workers_is_none && workers_value == 1 ? 1 : 0;
-    py::gil_scoped_release release;
+    const hockeystick_bindings::PocketfftComposition compose(std::move(workers), options, long_fft, max_points);
     try {
-        return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, options, reads);
+        py::gil_scoped_release release;
+        return compose(factors, h, terms, pessimistic, tail, reads);
     } catch (const std::length_error& e) {
-        py::gil_scoped_acquire acquire;
-        throw py::value_error(std::string(e.what()) +
-                              "; coarsen the grid (a larger value_discretization_interval or accuracy) or "
-                              "raise max_points (hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)");
-    } catch (const std::invalid_argument& e) {
-        py::gil_scoped_acquire acquire;
-        throw py::value_error(e.what());
-    }
+        hockeystick_bindings::raise_composition_refusal(e);
+    } catch (const std::invalid_argument& e) { hockeystick_bindings::raise_composition_refusal(e); }
 }
 
 // A composed window as the facade's GridPMF takes it: the core's ComposedPMF moved into a Python object, whose
@@ -717,6 +707,42 @@ void register_composed_pmf(py::module_& m) {
 
 }  // namespace
 
+namespace hockeystick_bindings {
+
+PocketfftComposition::PocketfftComposition(py::object workers, pld::ComposeOptions options, bool long_fft,
+                                           std::int64_t max_points)
+    : options_(options), max_points_(max_points) {
+    check_compose_options(options_);
+    const bool workers_is_none = workers.is_none();
+    const long workers_value = workers_is_none ? 0 : workers.cast<long>();
+    // no probe where no direct bins are asked
+    fft_ = std::make_unique<ScipyFft>(std::move(workers), long_fft && options_.direct_bins);
+    // workers = 1: one thread for the transforms and for the per-bin powers alike
+    options_.threads = !workers_is_none && workers_value == 1 ? 1 : 0;
+}
+
+PocketfftComposition::~PocketfftComposition() = default;
+
+std::vector<pld::ComposedPMF> PocketfftComposition::operator()(const std::vector<pld::PmfView>& factors, double h,
+                                                               const std::vector<std::vector<pld::Term>>& items,
+                                                               bool pessimistic, double tail,
+                                                               const std::vector<pld::SpectralReads>& reads) const {
+    return pld::compose_many(factors, h, items, pessimistic, tail, max_points_, *fft_, options_, reads);
+}
+
+void raise_composition_refusal(const std::exception& e) {
+    if (dynamic_cast<const std::length_error*>(&e) != nullptr)
+        throw py::value_error(std::string(e.what()) +
+                              "; coarsen the grid (a larger value_discretization_interval or accuracy) or "
+                              "raise max_points (hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)");
+    throw py::value_error(e.what());
+}
+
+}  // namespace hockeystick_bindings
+
+// A .delta step's compositions and reads in one call (register_pld_screened_step.cpp).
+void register_pld_screened_step(py::module_ m);
+
 void register_pld_compose(py::module_ m) {
     m.attr("direct_min_charge") = pld::kDirectMinCharge;
     py::class_<BoundComposeOptions>(m, "ComposeOptions",
@@ -829,4 +855,5 @@ void register_pld_compose(py::module_ m) {
         const py::module_ fft = py::module_::import("scipy.fft");
         return PocketFft::found(fft.attr("rfft"), fft.attr("irfft")).has_value();
     });
+    register_pld_screened_step(m);
 }

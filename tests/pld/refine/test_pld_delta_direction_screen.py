@@ -1,5 +1,6 @@
 """``dominated_direction.delta_sides``: the delta bracket of the Poisson-subsampled Gaussian with the add
-direction screened on a coarse grid, against the two-direction PLD on the same grid.
+direction screened on a coarse grid, against the two-direction PLD on the same grid (the step's rules at an accuracy
+no argument misses: the lower side is the directions' charged values, no suffix maxima).
 
 Where the screen clears by domination (its upper bound at or below the remove direction's lower values) the
 bracket is the two-direction PLD's, bit for bit; below the caller's floor the screen's upper bound stands for
@@ -17,6 +18,7 @@ from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sid
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine.grid_rules import points_rules
 
 EPS = np.linspace(0.5, 10.0, 20)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
@@ -28,6 +30,17 @@ CASES = [
     (0.5, 3.79e-3, 100, 2.56e-3),
     (1.619, 0.0695, 910, 9.05e-4),
 ]
+RULES = points_rules(1e300, 0.0, "delta", "epsilon")
+
+
+def _screened(
+    sigma: float, q: float, rounds: int, h: float, direct: bool, x: np.ndarray = X
+) -> tuple[np.ndarray, np.ndarray, tuple[bool, bool, bool]]:
+    """The screened step's (lower, upper) at x, every argument the point's own, and its decisions."""
+    ((lo, up, _, _, decisions),) = dominated_direction.delta_sides(
+        [(sigma, q, float(rounds), 1.0)], [h], [x], 1e-15, RULES, [x.size], [None], 1, direct, FLOOR
+    )
+    return lo, up, decisions
 
 
 def _two_directions(
@@ -46,16 +59,9 @@ def _two_directions(
 @pytest.mark.parametrize("direct", [False, True])
 @pytest.mark.parametrize("sigma,q,rounds,h", CASES)
 def test_screened_sides_are_the_two_direction_ones_above_the_floor(sigma, q, rounds, h, direct):
-    ((pessimistic, uppers, sides),) = dominated_direction.delta_sides(
-        [(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, direct, FLOOR
-    )
-    assert len(pessimistic) == len(uppers) == 2 and set(sides) <= {0, 1}
-    up = np.max(uppers, axis=0)
-    lo = np.max([low for _, low in sides.values()], axis=0)
+    lo, up, (cleared, settled, add_lower) = _screened(sigma, q, rounds, h, direct)
+    assert not settled and not (cleared and add_lower)
     two_lo, two_up = _two_directions(sigma, q, rounds, h, direct)
-    cleared = len(sides) == 1 and pessimistic[1].h > h  # the second upper side is the coarse screen
-    if cleared:
-        assert np.all((uppers[1] <= lo) | (uppers[1] < FLOOR))
     assert np.array_equal(np.maximum(up, FLOOR), np.maximum(two_up, FLOOR))
     assert np.array_equal(np.maximum(lo, FLOOR), np.maximum(two_lo, FLOOR))
     assert np.all(lo <= up)
@@ -63,22 +69,14 @@ def test_screened_sides_are_the_two_direction_ones_above_the_floor(sigma, q, rou
 
 def test_some_case_clears_and_some_does_not():
     """The screen is exercised both ways by CASES (else the test above checks only one path)."""
-    kinds = set()
-    for sigma, q, rounds, h in CASES:
-        ((pessimistic, _, sides),) = dominated_direction.delta_sides(
-            [(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, True, FLOOR
-        )
-        kinds.add(pessimistic[1].h > h)
+    kinds = {_screened(sigma, q, rounds, h, True)[2][0] for sigma, q, rounds, h in CASES}
     assert kinds == {True, False}
 
 
 def test_screened_lower_side_is_below_dp_accountings_pessimistic_pld():
     pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     sigma, q, rounds = 0.8, 8.86e-4, 5964
-    ((_, uppers, sides),) = dominated_direction.delta_sides(
-        [(sigma, q, float(rounds), 1.0)], [6.4e-4], [EPS], 1e-15, 1, True, FLOOR
-    )
-    lo = np.max([low for _, low in sides.values()], axis=0)
+    lo, _, _ = _screened(sigma, q, rounds, 6.4e-4, True, EPS)
     ref = pld_lib.from_gaussian_mechanism(
         sigma, sampling_prob=q, value_discretization_interval=1e-4
     )

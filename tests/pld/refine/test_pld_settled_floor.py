@@ -17,6 +17,7 @@ from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sid
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
@@ -88,38 +89,42 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
     assert lo[0] > 0.0 and np.all(lo <= up) and up[0] >= FLOOR
 
 
+def _screened(
+    point: list[tuple[float, float, float, float]], h: float, settled: float
+) -> tuple[np.ndarray, np.ndarray, tuple[bool, bool, bool]]:
+    """``delta_sides``' (lower, upper) at X, every argument the point's own (rules at an accuracy no argument misses:
+    no suffix maxima), and its decisions (cleared, settled, add_lower)."""
+    rules = points_rules(1e300, 0.0, "delta", "epsilon")
+    ((lo, up, _, _, decisions),) = dominated_direction.delta_sides(
+        point, [h], [X], 1e-15, rules, [X.size], [None], 1, True, 0.1 * FLOOR, settled
+    )
+    return lo, up, decisions
+
+
 @pytest.mark.parametrize(
     "sigma,q,rounds,h",
     [(1.0, 1e-3, 1000, 6.4e-4), (2.047, 7.85e-3, 10481, 3.2e-4), (0.8, 8.86e-4, 5964, 6.4e-4)],
 )
 def test_delta_sides_settles_only_points_below_the_floor_everywhere(sigma, q, rounds, h):
-    """``settled``: a point whose upper side is below it at every argument gets no lower side and the larger of the
-    remove direction's and the screen's upper values; any other point gets what ``settled=0`` gives, bit for bit."""
+    """``settled``: a point whose upper side is below it at every argument gets no lower side (0) beside the larger
+    of the remove direction's and the screen's upper values, above the lower side ``settled=0`` certifies; any other
+    point gets what ``settled=0`` gives, bit for bit."""
     point = [(sigma, q, float(rounds), 1.0)]
-    ((pess, ups, sides),) = dominated_direction.delta_sides(
-        point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR
-    )
-    ((pess0, ups0, sides0),) = dominated_direction.delta_sides(
-        point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR
-    )
-    if np.all(np.max(ups, axis=0) < FLOOR):
-        assert (
-            sides == {} and len(ups) == 2 and pess[1].h > h
-        )  # the remove direction and the coarse screen
-        assert np.array_equal(ups[0], ups0[0])
+    lo, up, decisions = _screened(point, h, FLOOR)
+    lo0, up0, decisions0 = _screened(point, h, 0.0)
+    if np.all(up < FLOOR):
+        assert decisions == (True, True, False)  # the remove direction and the coarse screen
+        assert np.all(lo == 0.0) and np.all(lo0 <= up)
     else:
-        assert len(ups) == len(ups0) and all(np.array_equal(a, b) for a, b in zip(ups, ups0))
-        assert sides.keys() == sides0.keys()
-        assert all(np.array_equal(sides[d][1], sides0[d][1]) for d in sides)
+        assert decisions == decisions0
+        assert np.array_equal(lo, lo0) and np.array_equal(up, up0)
 
 
 def test_some_delta_sides_case_settles_and_some_does_not():
-    kinds = set()
-    for sigma, q, rounds, h in [(1.0, 1e-3, 1000, 6.4e-4), (0.8, 8.86e-4, 5964, 6.4e-4)]:
-        ((_, _, sides),) = dominated_direction.delta_sides(
-            [(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR
-        )
-        kinds.add(sides == {})
+    kinds = {
+        _screened([(sigma, q, float(rounds), 1.0)], h, FLOOR)[2][1]
+        for sigma, q, rounds, h in [(1.0, 1e-3, 1000, 6.4e-4), (0.8, 8.86e-4, 5964, 6.4e-4)]
+    }
     assert kinds == {True, False}
 
 

@@ -23,6 +23,7 @@ from dp_accounting import dp_event as E
 import hockeystick.pld as pld
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction, round_cache, truncation
+from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
@@ -229,8 +230,20 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     round_cache.clear()  # every discretization built here, none kept from an earlier test
     points = [(0.8, 1e-3, 10.0, 1.0), (0.8, 1e-3, 3000.0, 1.0)]
     x = np.array([0.5, 2.0])
+    rules = points_rules(1e-2, 0.0, "delta", "epsilon")
     dominated_direction.delta_sides(
-        points, [2e-4, 2e-4], [x, x], 1e-15, 1, False, 1e-10, 1e-9, 1e-2
+        points,
+        [2e-4, 2e-4],
+        [x, x],
+        1e-15,
+        rules,
+        [2, 2],
+        [None, None],
+        1,
+        False,
+        1e-10,
+        1e-9,
+        1e-2,
     )
     few, many = (truncation.tails(p, 1e-9, 1e-15, 1e-2)[0] for p in points)
     assert many < few  # the budget would allow a coarser tail for 10 rounds alone

@@ -42,8 +42,11 @@ from typing import cast
 import numpy as np
 
 from ... import _core
+from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import (
     PrivacyLossDistribution,
+    _side_terms,
+    _with_every_side,
     brackets,
     compose_all,
 )
@@ -234,7 +237,21 @@ def charged_sides(
     )
 
 
-DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.ndarray]]]
+# a point's delta bracket on its grid (lower, upper, the fixed part's two rows, the add direction's upper side) and
+# what decided its sides (whether the screen cleared it, whether it settled, whether the add direction's optimistic
+# side was composed)
+ScreenedBracket = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[bool, bool, bool]]
+# one direction's (PMF, count) terms on its pessimistic side, then on its optimistic side
+Terms = list[tuple[GridPMF, int]]
+
+
+def _sides(pld: PrivacyLossDistribution) -> tuple[Terms, Terms]:
+    """A one-direction PLD's (PMF, count) terms on both sides (``compose_all``'s items)."""
+    direction = pld.directions[0]
+    return (
+        _with_every_side([_side_terms(direction, True)])[0],
+        _with_every_side([_side_terms(direction, False)])[0],
+    )
 
 
 def delta_sides(
@@ -242,159 +259,78 @@ def delta_sides(
     hs: Sequence[float],
     xs: Sequence[np.ndarray],
     tail: float,
+    rules: _core.pld_refine.PointsRules,
+    own: Sequence[int],
+    before: Sequence[tuple[np.ndarray, np.ndarray] | None],
     threads: int = 0,
     direct_bins: bool = False,
     floor: float = 0.0,
     settled: float = 0.0,
     accuracy: float | None = None,
     direct_min_charge: float | None = None,
-) -> list[DeltaSides]:
-    """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta
-    bracket at ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed
-    pessimistic PMF and certified upper values, and the directions whose optimistic side can raise
-    the lower bound, each with its composed optimistic PMF and charged lower values (no suffix
-    maxima), as ``undominated_lower_sides`` gives them; ``direct_bins`` and ``direct_min_charge`` as
+) -> list[ScreenedBracket]:
+    """Per point (sampling rate below 1) on its grid ``hs[i]``, the two-direction PLD's delta bracket at ``xs[i]``
+    (``own[i]`` of them its own, ``before[i]`` its record of earlier grids, under the step's ``rules``: the
+    accountant's ``_step_brackets``), its add direction screened; ``direct_bins`` and ``direct_min_charge`` as
     ``compose_all``'s, ``threads`` as ``epsilon_brackets``'.
 
-    The add direction is screened first (module docstring): where its coarse upper bound is at or
-    below the remove direction's lower values, or below ``floor``, at every argument, the point's
-    directions are the remove one and the screen (an upper side only: the bracket's upper side is
-    the larger of the two); elsewhere the add direction is discretized and composed on the fine
-    grid, and its optimistic side where its upper values are not all at or below the remove
-    direction's lower ones.  A point whose upper side (the larger of the remove direction's and the
-    screen's) is below ``settled`` at every argument gets no lower side at all (no directions in the
-    third part: its lower bound is 0): the caller asks no more of it there.  Given the ``accuracy``
-    the caller refines for, the truncations are sized to ``settled`` (``truncation.tails``: a delta
-    below it needs no resolving, so each truncation's charge stays within 0.05 accuracy x
-    ``settled``); the remove direction's one-round tail is the least over the points of its (sigma,
-    q, sensitivity) in the call, so that one discretization still serves every rounds value of the
-    pair (a tail per rounds value would split it into one discretization per rounds value, costing
-    more than the shorter windows save).
-    """
+    The add direction is screened first (module docstring): where its coarse upper bound is at or below the remove
+    direction's lower values, or below ``floor``, at every argument, the point's directions are the remove one and
+    the screen (an upper side only: the bracket's upper side is the larger of the two); elsewhere the add direction
+    is discretized and composed on the fine grid, and its optimistic side where its upper values are not all at or
+    below the remove direction's lower ones.  A point whose upper side (the larger of the remove direction's and the
+    screen's) is below ``settled`` at every argument gets no lower side at all (its lower bound is 0): the caller asks
+    no more of it there.  Given the ``accuracy`` the caller refines for, the truncations are sized to ``settled``
+    (``truncation.tails``: a delta below it needs no resolving, so each truncation's charge stays within 0.05
+    accuracy x ``settled``); the remove direction's one-round tail is the least over the points of its (sigma, q,
+    sensitivity) in the call, so that one discretization still serves every rounds value of the pair (a tail per
+    rounds value would split it into one discretization per rounds value, costing more than the shorter windows
+    save).
+
+    The one-round factors are discretized here (``round_cache``); every composition, read, decision and the bracket
+    are the core's, in one call without the interpreter lock (``_core.pld_compose.screened_delta_step``,
+    cpp/include/hockeystick/pld/refine/screened_step.hpp), which takes it again only to ask for the add direction's
+    factors of the points whose screen did not clear.  Each bracket comes with its decisions (cleared, settled,
+    add_lower)."""
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
-    workers = threads or None
     removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    # both directions' pessimistic sides composed in one batch (a point's remove direction and its
-    # screen share its window's tail, so one composition call per tail), then their upper sides
-    # read in one core call: the remove direction's, then the screen's
-    compose_all(
-        removes + screens,
-        True,
-        workers=workers,
-        direct_bins=direct_bins,
-        direct_min_charge=direct_min_charge,
-    )
-    read = charged_sides(_first_composed(removes + screens, True), list(xs) + list(xs), threads)
-    ups, bounds = read[: len(points)], read[len(points) :]
-    lows = _remove_lower_sides(
-        removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge
-    )
-    out: list[DeltaSides] = []
-    rest = []
-    clears = _core.pld_refine.screen_clears(
-        bounds, [low[0][1] if low else None for low in lows], floor=floor
-    )
-    for i, (screen, bound, cleared) in enumerate(zip(screens, bounds, clears)):
-        out.append(
-            (
-                [_first_composed([removes[i]], True)[0]]
-                + (_first_composed([screen], True) if cleared else []),
-                [ups[i]] + ([bound] if cleared else []),
-                lows[i],
-            )
+
+    def add_direction(rest: list[int]) -> list[tuple[Terms, Terms]]:
+        adds = _one_round(
+            [points[i] for i in rest],
+            [hs[i] for i in rest],
+            tail,
+            "add",
+            True,
+            threads=threads,
+            windows=[windows[i] for i in rest],
         )
-        if not cleared:
-            rest.append(i)
-    if rest:
-        _add_direction(
-            out, rest, points, hs, xs, tail, windows, lows, threads, direct_bins, direct_min_charge
-        )
-    return out
+        return [_sides(add) for add in adds]
 
-
-def _remove_lower_sides(
-    removes: list[PrivacyLossDistribution],
-    ups: list[np.ndarray],
-    bounds: list[np.ndarray],
-    xs: Sequence[np.ndarray],
-    settled: float,
-    threads: int,
-    direct_bins: bool,
-    direct_min_charge: float | None,
-) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
-    """``delta_sides``: per point, the remove direction's optimistic side (its one direction, 0)
-    with its charged lower values at ``xs[i]`` (no suffix maxima), none where the upper side (the
-    larger of ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every argument.
-
-    What ``undominated_lower_sides`` gives for these one-direction PLDs (their one direction leads
-    and no other can raise it), the optimistic sides composed in one batch as it composes them and
-    their values read in one core call (``charged_sides``: the same doubles as each PMF's
-    ``delta(x, envelope=False)``), not one interpreter round trip per PMF."""
-    done = _core.pld_refine.settled_everywhere(ups, bounds, settled=settled)
-    open_ = [i for i, settles in enumerate(done) if not settles]
-    lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in removes]
-    compose_all(
-        [removes[i] for i in open_],
-        False,
-        [[0] for _ in open_],
-        threads or None,
-        direct_bins,
-        direct_min_charge,
+    return cast(
+        list[ScreenedBracket],
+        _core.pld_compose.screened_delta_step(
+            rules=rules,
+            xs=list(xs),
+            own=list(own),
+            before=list(before),
+            windows=windows,
+            removes=[_sides(remove) for remove in removes],
+            screens=[_side_terms(screen.directions[0], True) for screen in screens],
+            add_direction=add_direction,
+            floor=floor,
+            settled=settled,
+            direct_bins=direct_bins,
+            direct_min_charge=float(
+                _core.pld_compose.direct_min_charge
+                if direct_min_charge is None
+                else direct_min_charge
+            ),
+            workers=threads or None,
+            max_points=DEFAULT_MAX_POINTS,
+        ),
     )
-    optimistic = _first_composed([removes[i] for i in open_], False)  # composed just above
-    values = charged_sides(optimistic, [xs[i] for i in open_], threads)
-    for i, pmf, low in zip(open_, optimistic, values):
-        lows[i] = {0: (pmf, low)}
-    return lows
-
-
-def _add_direction(
-    out: list[DeltaSides],
-    rest: list[int],
-    points: Sequence[Point],
-    hs: Sequence[float],
-    xs: Sequence[np.ndarray],
-    tail: float,
-    windows: list[float],
-    lows: list[dict[int, tuple[GridPMF, np.ndarray]]],
-    threads: int,
-    direct_bins: bool,
-    direct_min_charge: float | None,
-) -> None:
-    """``delta_sides``: the points ``rest`` whose screen did not clear, with the add direction
-    discretized and composed on the fine grid (its optimistic side where its upper values are not
-    all at or below the remove direction's lower ones) added to their entries of ``out``."""
-    adds = _one_round(
-        [points[i] for i in rest],
-        [hs[i] for i in rest],
-        tail,
-        "add",
-        True,
-        threads=threads,
-        windows=[windows[i] for i in rest],
-    )
-    workers = threads or None
-    compose_all(
-        adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
-    )
-    add_ups = charged_sides(_first_composed(adds, True), [xs[i] for i in rest], threads)
-    dominated = _core.pld_refine.screen_clears(
-        add_ups, [lows[i][0][1] for i in rest], floor=-math.inf
-    )
-    needed = [[] if below else [0] for below in dominated]
-    compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
-    # the optimistic sides composed just above, their charged lower values in one core call
-    optimistic = {
-        k: cast(GridPMF, adds[k]._composed[False][0]) for k, more in enumerate(needed) if more
-    }
-    values = charged_sides(list(optimistic.values()), [xs[rest[k]] for k in optimistic], threads)
-    lower = {k: (pmf, v) for (k, pmf), v in zip(optimistic.items(), values)}
-    for k, (add, i, up) in enumerate(zip(adds, rest, add_ups)):
-        pessimistic, uppers, sides = out[i]
-        if k in lower:
-            sides = {**sides, 1: lower[k]}
-        out[i] = (pessimistic + _first_composed([add], True), uppers + [up], sides)
 
 
 def delta_uppers(

@@ -13,8 +13,8 @@ import numpy as np
 from ... import _core
 from ...base.accountant import Quantity
 from ..grid.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
+from ..grid.pmf import GridPMF
 from . import constants, dominated_direction, tuning
-from .dominated_direction import DeltaSides
 from .grid_rules import points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget
 
@@ -24,6 +24,10 @@ PLDKey = tuple[float, float, float, float, float, bool]
 Build = Callable[..., None]
 # a point's bracket on an earlier grid: (h, lower, upper, width)
 Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
+# what a point's delta bracket on one grid is made of: each direction's composed pessimistic PMF and certified upper
+# values, and the directions whose optimistic side can raise the lower bound, each with its composed optimistic PMF
+# and charged lower values (no suffix maxima), as ``undominated_lower_sides`` gives them
+DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.ndarray]]]
 
 
 class StepBrackets:
@@ -187,9 +191,10 @@ class StepBrackets:
         if method == "epsilon":
             return self.epsilon_brackets(batch, points, step, xs, threads, direct, charge)
         if self.delta_accuracy == "epsilon":
-            parts = self.screened_parts(batch, points, step, xs, threads, direct, charge)
-        else:
-            parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
+            return self.screened_brackets(
+                batch, points, step, xs, best, own, threads, direct, charge
+            )
+        parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
         return self.assembled(batch, parts, xs, best, own)
 
     def assembled(
@@ -248,24 +253,29 @@ class StepBrackets:
             )
         ]
 
-    def screened_parts(
+    def screened_brackets(
         self,
         batch: list[int],
         points: list[Point],
         step: dict[int, float],
         xs: list[np.ndarray],
+        best: Best,
+        own: list[int],
         threads: int,
         direct: bool,
         charge: float | None,
-    ) -> list[DeltaSides]:
-        """``delta_accuracy="epsilon"``: the add direction screened on a coarse grid
-        (``dominated_direction.delta_sides``; below a tenth of DELTA_FLOOR the screen's upper side
-        stands for the add direction's)."""
-        return dominated_direction.delta_sides(
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """``delta_accuracy="epsilon"``: the add direction screened on a coarse grid, every composition, read and
+        bracket in one core call (``dominated_direction.delta_sides``; below a tenth of DELTA_FLOOR the screen's upper
+        side stands for the add direction's), the brackets as ``assembled`` gives them."""
+        found = dominated_direction.delta_sides(
             [points[i] for i in batch],
             [step[i] for i in batch],
             [xs[i] for i in batch],
             self.tail,
+            points_rules(self.accuracy, 0.0, "delta", self.kind),
+            [own[i] for i in batch],
+            [None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
             threads,
             direct,
             0.1 * constants.DELTA_FLOOR,
@@ -273,6 +283,7 @@ class StepBrackets:
             self.accuracy,
             charge,
         )
+        return [(lo, up, fixed, add) for lo, up, fixed, add, _ in found]
 
     def composed_parts(
         self,

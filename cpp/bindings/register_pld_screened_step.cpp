@@ -1,0 +1,158 @@
+// Binding of a .delta step's screened brackets (pld/refine/screened_step.hpp), in _core.pld_compose (registered by
+// register_pld_compose.cpp, whose composition it runs): the one-round factors' fields read under the GIL, then every
+// composition, read, decision and bracket of the step without it, the GIL taken again only to ask the package for the
+// add direction's factors of the points whose screen did not clear.
+// The package's front end is python/hockeystick/pld/refine/dominated_direction.py's delta_sides.
+#include <hockeystick/pld/refine/screened_step.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "elementwise.hpp"
+#include "pocketfft_composition.hpp"
+#include "side_read.hpp"
+
+namespace py = pybind11;
+namespace hb = hockeystick_bindings;
+using hb::input_array;
+namespace pld = hockeystick::pld;
+
+namespace {
+
+// The step's one-round factors, each GridPMF object once (by identity, as the facade's compose_many lists a factor
+// once), its masses kept referenced.  Under the GIL.
+struct FactorPool {
+    std::vector<pld::StepFactor> factors;
+    std::vector<input_array> masses;
+    std::map<const PyObject*, std::size_t> index;
+
+    // A direction's (GridPMF, count) terms as the step's item; a PMF that is None refused as the facade refuses a
+    // PLD built without its optimistic side.
+    pld::StepItem item(const py::handle& terms) {
+        pld::StepItem out;
+        for (const py::handle term : terms) {
+            const py::tuple pair = py::reinterpret_borrow<py::tuple>(term);
+            const py::handle pmf = pair[0];
+            if (pmf.is_none())
+                throw py::value_error(
+                    "this PLD was built without its optimistic side (optimistic=False): only bound=\"upper\" is "
+                    "available");
+            const auto found = index.emplace(pmf.ptr(), factors.size());
+            if (found.second) {
+                pld::StepFactor f;
+                f.read = hb::side_read_of(pmf, masses);
+                // read on the pessimistic side alone (fixed_part.hpp), as GridPMF.finite_mass gives it
+                f.finite_mass = f.read.pessimistic ? pmf.attr("finite_mass").cast<double>() : 0.0;
+                factors.push_back(f);
+            }
+            out.emplace_back(found.first->second, pair[1].cast<std::int64_t>());
+        }
+        return out;
+    }
+};
+
+// A point's arguments, `own` of them its own (a multiple of its arguments), and its record of earlier grids.
+pld::ScreenedPoint screened_point(const input_array& x, std::int64_t own,
+                                  const std::optional<std::pair<input_array, input_array>>& before) {
+    const auto m = static_cast<std::size_t>(x.size());
+    if (x.ndim() != 1 || own <= 0 || m % static_cast<std::size_t>(own) != 0)
+        throw std::invalid_argument("internal: a point's arguments must be one-dimensional, a multiple of its own");
+    pld::ScreenedPoint p;
+    p.point.x.assign(x.data(), x.data() + m);
+    p.point.own = own;
+    if (before) {
+        if (static_cast<std::size_t>(before->first.size()) != m || static_cast<std::size_t>(before->second.size()) != m)
+            throw std::invalid_argument("internal: a record's sides must hold m values");
+        p.before = pld::PointRecord{0.0,
+                                    {before->first.data(), before->first.data() + m},
+                                    {before->second.data(), before->second.data() + m},
+                                    {}};
+    }
+    return p;
+}
+
+py::array_t<double> array_of(const std::vector<double>& v) {
+    py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+// _core.pld_compose.screened_delta_step (its docstring).
+py::list screened_delta_step(const pld::PointsRules& rules, const std::vector<input_array>& xs,
+                             const std::vector<std::int64_t>& own,
+                             const std::vector<std::optional<std::pair<input_array, input_array>>>& before,
+                             const std::vector<double>& windows, const py::sequence& removes,
+                             const py::sequence& screens, const py::function& add_direction, double floor,
+                             double settled, bool direct_bins, double direct_min_charge, py::object workers,
+                             std::int64_t max_points) {
+    const std::size_t n = xs.size();
+    if (own.size() != n || before.size() != n || windows.size() != n || py::len(removes) != n || py::len(screens) != n)
+        throw std::invalid_argument("internal: xs, own, before, windows, removes and screens: one entry a point");
+    FactorPool pool;
+    std::vector<pld::ScreenedPoint> points(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        points[i] = screened_point(xs[i], own[i], before[i]);
+        points[i].window = windows[i];
+        const py::tuple sides = py::reinterpret_borrow<py::tuple>(removes[i]);
+        points[i].remove_upper = pool.item(sides[0]);
+        points[i].remove_lower = pool.item(sides[1]);
+        points[i].screen_upper = pool.item(screens[i]);
+    }
+    pld::ComposeOptions options;
+    options.direct_bins = direct_bins;
+    options.direct_min_charge = direct_min_charge;
+    const hb::PocketfftComposition compose(std::move(workers), options, true, max_points);
+    auto add_items = [&](const std::vector<std::size_t>& rest) {
+        py::gil_scoped_acquire gil;
+        std::vector<pld::AddItems> out;
+        for (const py::handle sides : add_direction(rest)) {
+            const py::tuple pair = py::reinterpret_borrow<py::tuple>(sides);
+            out.push_back({pool.item(pair[0]), pool.item(pair[1])});
+        }
+        return out;
+    };
+    std::vector<pld::ScreenedBracket> found;
+    try {
+        py::gil_scoped_release release;
+        found = pld::screened_step(rules, points, pool.factors, floor, settled, compose, add_items);
+    } catch (const std::length_error& e) { hb::raise_composition_refusal(e); } catch (const std::invalid_argument& e) {
+        hb::raise_composition_refusal(e);
+    }
+    py::list out;
+    for (const pld::ScreenedBracket& s : found) {
+        const pld::StepBracket& b = s.bracket;
+        const auto m = static_cast<py::ssize_t>(b.lower.size());
+        py::array_t<double> fixed(std::vector<py::ssize_t>{2, m});
+        std::copy(b.fixed.begin(), b.fixed.end(), fixed.mutable_data());
+        const py::object add = b.add.empty() ? py::object(py::none()) : py::object(array_of(b.add));
+        out.append(py::make_tuple(array_of(b.lower), array_of(b.upper), fixed, add,
+                                  py::make_tuple(s.decisions.cleared, s.decisions.settled, s.decisions.add_lower)));
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_pld_screened_step(py::module_ m) {
+    m.def("screened_delta_step", &screened_delta_step, py::kw_only(), py::arg("rules"), py::arg("xs"), py::arg("own"),
+          py::arg("before"), py::arg("windows"), py::arg("removes"), py::arg("screens"), py::arg("add_direction"),
+          py::arg("floor"), py::arg("settled"), py::arg("direct_bins"), py::arg("direct_min_charge"),
+          py::arg("workers"), py::arg("max_points"),
+          "A .delta step's brackets under the epsilon rule, the add direction screened on a coarse grid "
+          "(pld/refine/screened_step.hpp), without the GIL: per point its arguments xs[i] (own[i] of them its own), "
+          "its record before[i] ((lower, upper) or None), its windows' tail windows[i], its remove direction's "
+          "(upper terms, lower terms) and its screen's upper terms, each a list of (GridPMF, count); "
+          "add_direction(rest) gives the add direction's (upper terms, lower terms) of each point of rest (indices, "
+          "those whose screen did not clear).  Each point's (lower, upper, fixed (2, m), the add direction's upper "
+          "side or None, (cleared, settled, add_lower)).");
+}

@@ -1,0 +1,297 @@
+// A .delta refinement step of Poisson-subsampled Gaussian points under the epsilon rule, its add direction screened on
+// a coarse grid, from the one-round factors to the brackets in one pass without the interpreter lock: the
+// compositions, their charged reads, the screen's decisions and the assembly (python/hockeystick/pld/refine/
+// dominated_direction.py's delta_sides is its front end, through cpp/bindings/register_pld_screened_step.cpp).
+//
+// delta = max(delta_remove, delta_add) (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  Per point, with its window's tail:
+//
+//   1. the remove direction's pessimistic side and the screen (the add direction's pessimistic side on a coarser
+//      grid) composed, read at the point's arguments: U_r, U_a;
+//   2. where max(U_r, U_a) is below `settled` at every argument, no lower side (direction_screen.hpp's
+//      settled_everywhere); elsewhere the remove direction's optimistic side composed and read: L_r (charged values,
+//      no suffix maxima);
+//   3. where U_a <= L_r or U_a < `floor` at every argument (direction_screen.hpp's screen_clears), the point's sides
+//      are U_r, U_a and L_r; elsewhere the add direction's one-round factor (asked of the caller then, for those
+//      points alone) composed on the fine grid: its pessimistic side U_a' in place of the screen, and its optimistic
+//      side L_a where U_a' <= L_r fails somewhere;
+//   4. the bracket from those sides (step_sides.hpp).
+//
+// Every composition is grouped as the package groups it (compose_all: by window tail in order of first appearance;
+// compose_many: by grid step), and an item that is one factor once on the side asked for is that factor as it is,
+// with its own charges; a composed window is read as GridPMF reads it (charged_sides.hpp), so the brackets are the
+// doubles of the package's PMF-by-PMF formulas (tests/pld/refine/test_screened_step.py).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "hockeystick/pld/compose/options.hpp"
+#include "hockeystick/pld/reads/charged_sides.hpp"
+#include "hockeystick/pld/reads/epsilon_bracket.hpp"  // charges_of
+#include "hockeystick/pld/refine/direction_screen.hpp"
+#include "hockeystick/pld/refine/step_sides.hpp"
+#include "hockeystick/support/pairwise_sum.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// A one-round PMF as a composition factor and as a read (its masses, grid step, charges and side), with its finite
+// mass where it is pessimistic (GridPMF.finite_mass: the fixed part of a side it sets alone reads it).
+struct StepFactor {
+    SideRead read{};
+    double finite_mass = 0.0;
+};
+
+// One direction of a point on one side: (factor index into the step's factors, count) terms.
+using StepItem = std::vector<std::pair<std::size_t, std::int64_t>>;
+
+// A point of the step: its arguments (own and right offsets, step_sides.hpp's RefinedPoint), its record of earlier
+// grids (none before its first), its window's tail, its remove direction on both sides and its screen.
+struct ScreenedPoint {
+    RefinedPoint point{};
+    std::optional<PointRecord> before{};
+    double window = 0.0;
+    StepItem remove_upper{}, remove_lower{}, screen_upper{};
+};
+
+// The add direction of a point whose screen did not clear, on both sides.
+struct AddItems {
+    StepItem upper{}, lower{};
+};
+
+// What decided a point's sides: whether the screen cleared it, whether it settled (no lower side), whether the add
+// direction's optimistic side was composed.
+struct ScreenDecisions {
+    bool cleared = false, settled = false, add_lower = false;
+};
+
+// A point's result: its bracket and the decisions behind it.
+struct ScreenedBracket {
+    StepBracket bracket{};
+    ScreenDecisions decisions{};
+};
+
+namespace detail {
+
+// A composed window (or a factor passed through) as a read, its masses kept alive by the owner of `kept`.
+struct StepWindow {
+    SideRead read{};
+    double finite_mass = 0.0;
+};
+
+// The item's terms with a positive count, and their grid step (one for all, as compose_many asks).
+inline StepItem live_terms(const std::vector<StepFactor>& factors, const StepItem& item, double& h) {
+    StepItem live;
+    for (const auto& term : item)
+        if (term.second > 0) live.push_back(term);
+    if (live.empty()) throw std::invalid_argument("compose needs at least one factor with a positive count");
+    h = factors[live[0].first].read.h;
+    for (const auto& term : live)
+        if (factors[term.first].read.h != h)
+            throw std::invalid_argument("all factors must share one value_discretization_interval");
+    return live;
+}
+
+// Items grouped by a key, the groups in order of their first item (the package's dicts keep that order).
+template <class Key, class Members>
+Members& group_of(std::vector<std::pair<Key, Members>>& groups, const Key& key) {
+    for (auto& group : groups)
+        if (group.first == key) return group.second;
+    groups.push_back({key, Members{}});
+    return groups.back().second;
+}
+
+// One batch (one tail, one grid step) composed: each factor listed once, the windows kept in `kept` (a deque: their
+// masses stay where they are) and read as the facade's GridPMF reads them.
+template <class Compose>
+void compose_batch(const std::vector<StepFactor>& factors, const std::vector<StepItem>& live,
+                   const std::vector<std::size_t>& members, double h, double tail, bool pessimistic, Compose& compose,
+                   std::deque<ComposedPMF>& kept, std::vector<StepWindow>& out) {
+    std::map<std::size_t, std::int64_t> index;
+    std::vector<PmfView> views;
+    std::vector<std::vector<Term>> terms;
+    for (const std::size_t i : members) {
+        terms.emplace_back();
+        for (const auto& [f, count] : live[i]) {
+            const auto found = index.emplace(f, static_cast<std::int64_t>(views.size()));
+            if (found.second) views.push_back(factors[f].read.pmf);
+            terms.back().push_back({found.first->second, count});
+        }
+    }
+    std::vector<ComposedPMF> done = compose(views, h, terms, pessimistic, tail);
+    for (std::size_t k = 0; k < members.size(); ++k) {
+        kept.push_back(std::move(done[k]));
+        const ComposedPMF& r = kept.back();
+        const PmfView view{r.p.data(), static_cast<std::int64_t>(r.p.size()), r.k_lo, r.p_inf, r.loss_shift};
+        double mass = 0.0;  // GridPMF.finite_mass, read on the pessimistic side alone
+        if (pessimistic) mass = r.finite_mass.has_value() ? *r.finite_mass : numpy_sum(r.p.data(), view.n);
+        out[members[k]] = {side_read(view, h, charges_of(r), pessimistic), mass};
+    }
+}
+
+// compose(views, h, terms, pessimistic, tail) -> std::vector<ComposedPMF>: each item of `items` (terms over
+// `factors`) composed on one side at its tail, grouped as the package's compose_all (by tail) and compose_many (by
+// grid step) group them; an item that is one factor once on the side asked for is that factor, as _split passes it.
+template <class Compose>
+std::vector<StepWindow> compose_items(const std::vector<StepFactor>& factors, const std::vector<const StepItem*>& items,
+                                      const std::vector<double>& tails, bool pessimistic, Compose& compose,
+                                      std::deque<ComposedPMF>& kept) {
+    using Grids = std::vector<std::pair<double, std::vector<std::size_t>>>;
+    std::vector<StepWindow> out(items.size());
+    std::vector<StepItem> live(items.size());
+    std::vector<std::pair<double, Grids>> groups;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        double h = 0.0;
+        live[i] = live_terms(factors, *items[i], h);
+        const StepFactor& only = factors[live[i][0].first];
+        if (live[i].size() == 1 && live[i][0].second == 1 && only.read.pessimistic == pessimistic)
+            out[i] = {only.read, only.finite_mass};
+        else
+            group_of(group_of(groups, tails[i]), h).push_back(i);
+    }
+    for (const auto& [tail, grids] : groups)
+        for (const auto& [h, members] : grids)
+            compose_batch(factors, live, members, h, tail, pessimistic, compose, kept, out);
+    return out;
+}
+
+// The window's charged side at the point's arguments (GridPMF.delta, no suffix maxima on the optimistic side).
+inline std::vector<double> read_window(const StepWindow& w, const RefinedPoint& point) {
+    std::vector<double> out(point.x.size()), moved;
+    SideRead r = w.read;
+    r.eps = point.x.data();
+    r.m = static_cast<std::int64_t>(point.x.size());
+    r.out = out.data();
+    read_charged_side(r, moved);
+    return out;
+}
+
+// One side of a direction at each point of a step: its window and its values at the point's arguments (none where
+// the direction is not composed on that side).
+struct StepReads {
+    std::vector<StepWindow> windows;
+    std::vector<std::vector<double>> values;
+    explicit StepReads(std::size_t n) : windows(n), values(n) {}
+};
+
+// The items of the points `which` composed on one side at their windows' tails, read into `reads` at those points.
+template <class Compose>
+void compose_and_read(const std::vector<StepFactor>& factors, const std::vector<ScreenedPoint>& points,
+                      const std::vector<std::size_t>& which, const std::vector<const StepItem*>& items,
+                      bool pessimistic, Compose& compose, std::deque<ComposedPMF>& kept, StepReads& reads) {
+    std::vector<double> tails;
+    for (const std::size_t i : which) tails.push_back(points[i].window);
+    const std::vector<StepWindow> done = compose_items(factors, items, tails, pessimistic, compose, kept);
+    for (std::size_t k = 0; k < which.size(); ++k) {
+        reads.windows[which[k]] = done[k];
+        reads.values[which[k]] = read_window(done[k], points[which[k]].point);
+    }
+}
+
+// The add direction of the points `rest` (their screens did not clear) on the fine grid, asked of add_items: its
+// pessimistic side composed and read into `add`, and its optimistic side into `add_lower` where its upper values are
+// not all at or below the remove direction's lower ones (every such point has them: a point without clears).
+template <class Compose, class AddDirection>
+void add_sides(std::vector<StepFactor>& factors, const std::vector<ScreenedPoint>& points,
+               const std::vector<std::size_t>& rest, const StepReads& remove_lower, Compose& compose,
+               std::deque<ComposedPMF>& kept, AddDirection& add_items, std::vector<ScreenDecisions>& decisions,
+               StepReads& add, StepReads& add_lower) {
+    const std::vector<AddItems> adds = add_items(rest);
+    if (adds.size() != rest.size()) throw std::invalid_argument("internal: one add direction a point not cleared");
+    std::vector<const StepItem*> items;
+    for (const AddItems& a : adds) items.push_back(&a.upper);
+    compose_and_read(factors, points, rest, items, true, compose, kept, add);
+    items.clear();
+    std::vector<std::size_t> needed;
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+        const std::size_t i = rest[k];
+        const std::vector<double>& up = add.values[i];
+        decisions[i].add_lower = !screen_clears(up.data(), remove_lower.values[i].data(), up.size(),
+                                                -std::numeric_limits<double>::infinity());
+        if (decisions[i].add_lower) {
+            needed.push_back(i);
+            items.push_back(&adds[k].lower);
+        }
+    }
+    compose_and_read(factors, points, needed, items, false, compose, kept, add_lower);
+}
+
+// The point's sides as step_sides takes them: its upper sides (the remove direction's, then the screen's where it
+// cleared, else the add direction's) and the lower sides that can raise its lower one.
+inline ScreenedBracket assembled(const PointsRules& rules, const ScreenedPoint& p, std::size_t i,
+                                 const ScreenDecisions& decisions, const std::vector<const StepReads*>& upper,
+                                 const StepReads& remove_lower, const StepReads& add_lower) {
+    const StepReads& second = decisions.cleared ? *upper[1] : *upper[2];
+    const std::vector<StepSide> ups{
+        {upper[0]->windows[i].read, upper[0]->values[i].data(), upper[0]->windows[i].finite_mass},
+        {second.windows[i].read, second.values[i].data(), second.windows[i].finite_mass}};
+    std::vector<StepSide> lows;
+    if (!decisions.settled) lows.push_back({remove_lower.windows[i].read, remove_lower.values[i].data(), 0.0});
+    if (decisions.add_lower) lows.push_back({add_lower.windows[i].read, add_lower.values[i].data(), 0.0});
+    return {step_sides(rules, p.point, ups, lows, p.before ? &*p.before : nullptr), decisions};
+}
+
+}  // namespace detail
+
+// The brackets of `points` (the header's comment) under `rules`, at the screen's `floor` and the `settled` delta, the
+// one-round factors in `factors`: compose as above (the caller's composition on its FFT backend), add_items(rest)
+// -> std::vector<AddItems> the add direction of each point of `rest` (indices into points), its factors appended to
+// `factors` by the caller.  Throws std::invalid_argument as compose_many, read_charged_side and step_sides.
+template <class Compose, class AddDirection>
+std::vector<ScreenedBracket> screened_step(const PointsRules& rules, const std::vector<ScreenedPoint>& points,
+                                           std::vector<StepFactor>& factors, double floor, double settled,
+                                           Compose& compose, AddDirection&& add_items) {
+    const std::size_t n = points.size();
+    std::deque<ComposedPMF> kept;
+    detail::StepReads remove(n), screen(n), remove_lower(n), add(n), add_lower(n);
+    std::vector<std::size_t> open, rest;
+    std::vector<const StepItem*> items;
+    std::vector<double> tails;
+    // 1. both pessimistic sides in one batch, the remove direction's items first
+    for (const ScreenedPoint& p : points) items.push_back(&p.remove_upper);
+    for (const ScreenedPoint& p : points) items.push_back(&p.screen_upper);
+    for (std::size_t k = 0; k < 2 * n; ++k) tails.push_back(points[k % n].window);
+    const std::vector<detail::StepWindow> done = detail::compose_items(factors, items, tails, true, compose, kept);
+    for (std::size_t i = 0; i < n; ++i) {
+        remove.windows[i] = done[i];
+        remove.values[i] = detail::read_window(done[i], points[i].point);
+        screen.windows[i] = done[n + i];
+        screen.values[i] = detail::read_window(done[n + i], points[i].point);
+    }
+    // 2. the remove direction's lower side where the point does not settle
+    std::vector<ScreenDecisions> decisions(n);
+    items.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t m = remove.values[i].size();
+        decisions[i].settled = settled_everywhere(remove.values[i].data(), screen.values[i].data(), m, settled);
+        if (!decisions[i].settled) {
+            open.push_back(i);
+            items.push_back(&points[i].remove_lower);
+        }
+    }
+    detail::compose_and_read(factors, points, open, items, false, compose, kept, remove_lower);
+    // 3. the screen's decision; the add direction on the fine grid where it does not clear
+    for (std::size_t i = 0; i < n; ++i) {
+        const double* lower = decisions[i].settled ? nullptr : remove_lower.values[i].data();
+        decisions[i].cleared = screen_clears(screen.values[i].data(), lower, screen.values[i].size(), floor);
+        if (!decisions[i].cleared) rest.push_back(i);
+    }
+    if (!rest.empty())
+        detail::add_sides(factors, points, rest, remove_lower, compose, kept, add_items, decisions, add, add_lower);
+    // 4. the brackets
+    std::vector<ScreenedBracket> out;
+    const std::vector<const detail::StepReads*> upper{&remove, &screen, &add};
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(detail::assembled(rules, points[i], i, decisions[i], upper, remove_lower, add_lower));
+    return out;
+}
+
+}  // namespace pld
+}  // namespace hockeystick
