@@ -4,9 +4,11 @@
 // ValueError naming the argument and its rule (its NaN policy).  Beside them, the tilted upper read's window tail and
 // its cut checks (pld/reads/tilted_read_tail.hpp), each a read of one round's masses with the GIL released; the tilt's
 // arithmetic (pld/compose/tilted_masses.hpp: a factor's masses tilted, a window's untilted, the untilt factor's bound)
-// and the ladders of tilts (pld/grid/tilt_ladders.hpp), the package's and the C library's one arithmetic.
+// and the ladders of tilts (pld/grid/tilt_ladders.hpp), the package's and the C library's one arithmetic; the
+// Chernoff bound on the mass above a cut window (pld/reads/cut_window_mass.hpp).
 #include <hockeystick/pld/compose/tilted_masses.hpp>
 #include <hockeystick/pld/grid/tilt_ladders.hpp>
+#include <hockeystick/pld/reads/cut_window_mass.hpp>
 #include <hockeystick/pld/reads/tilted_charge.hpp>
 #include <hockeystick/pld/reads/tilted_read_tail.hpp>
 
@@ -174,6 +176,35 @@ void register_pld_tilted_charge(py::module_ m) {
           py::arg("scale_magnitude"),
           "An upper bound on e^{log_scale - theta K} over grid losses K h >= x, given scaled = theta x / h; 0 where "
           "scaled is not below +inf (pld/compose/tilted_masses.hpp's untilt_factor).");
+    m.def(
+        "summed_log_moments",
+        [](const hb::input_array& terms) {
+            if (terms.ndim() != 2) throw py::value_error("terms must be two-dimensional (a row per factor)");
+            const std::int64_t factors = static_cast<std::int64_t>(terms.shape(0));
+            const std::int64_t m = static_cast<std::int64_t>(terms.shape(1));
+            if (factors < 1) throw py::value_error("terms must have a row (a factor)");
+            py::array_t<double> out(static_cast<py::ssize_t>(m));
+            const double* src = terms.data();
+            double* dst = out.mutable_data();
+            {
+                py::gil_scoped_release release;
+                pld::summed_log_moments(src, factors, m, dst);
+            }
+            return out;
+        },
+        py::arg("terms"),
+        "K(lam) summed over the rows of count x log-moment (rounded up) and raised by (rows + 4) u of their "
+        "magnitudes; inf where not finite (pld/reads/cut_window_mass.hpp).");
+    m.def(
+        "chernoff_above",
+        [](const hb::input_array& lams, const hb::input_array& k, double x) {
+            if (lams.ndim() != 1 || k.ndim() != 1 || lams.size() != k.size())
+                throw py::value_error("lams and k must be one-dimensional and of one length");
+            return pld::chernoff_above(lams.data(), k.data(), static_cast<std::int64_t>(lams.size()), x);
+        },
+        py::arg("lams"), py::arg("k"), py::kw_only(), py::arg("x"),
+        "The least over the tilts lams of exp(K(lam) - lam x), rounded up: a bound on the composed mass at losses >= "
+        "x; 1 where none is below 1 (pld/reads/cut_window_mass.hpp).");
     m.attr("READ_TAIL") = pld::kReadTail;
     m.attr("CUT_CHECK_SHARE") = pld::kCutCheckShare;
     m.attr("WRAP_CHECK_SHARE") = pld::kWrapCheckShare;

@@ -456,6 +456,23 @@ def test_the_tilted_composition_refuses_what_it_cannot_certify(gaussian_lines):
     assert refused["mass"] == "tilted_factor: a tilted factor's masses must be >= 0"
 
 
+def test_a_window_cut_short_charges_its_mass_above_and_holds_theta(gaussian_lines):
+    """A tilted window capped one point below its whole size is composed again cut at 1e-6, its mass above charged by
+    the Chernoff bound (pld/reads/cut_window_mass.hpp): its upper epsilon holds theta's inverse; at delta 1e-20, where
+    the tilt is steep, it is within 1e-5 of the whole window's, and at 1e-8, where it is gentle, the bound is the
+    looser side (which is why a window is cut only past its cap)."""
+    cuts = {
+        float(line[1]): [float(v) for v in line[2:]] for line in gaussian_lines if line[0] == "cut"
+    }
+    assert sorted(cuts) == [1e-20, 1e-8]
+    radius = math.sqrt(100) / 10.0
+    for delta, (cut_short, upper, _) in cuts.items():
+        assert cut_short == 1.0
+        assert upper >= hs.theta_epsilon(radius, delta)
+    assert abs(cuts[1e-20][1] - cuts[1e-20][2]) <= 1e-5 * cuts[1e-20][2]
+    assert cuts[1e-8][1] > cuts[1e-8][2]
+
+
 def test_the_c_programs_tilt_arithmetic_is_the_packages_bit_for_bit(gaussian_lines):
     """The tilted masses, the untilted window entries and the ladders of tilts of the core's headers, compiled as the
     C library compiles them (IEEE as written: -ffp-contract=off, libm's exp and log), are the package's doubles

@@ -6,6 +6,8 @@
 //   "delta sigma rounds h eps lam lower upper"       the certified delta bracket at eps under the exponent's tilt
 //   "plain sigma rounds h delta lower upper"         the plain composition's certified epsilon bracket at delta
 //   "refused what message"                           a refusal of the tilted composition's domain
+//   "cut delta cut_short lower upper whole_upper"    the epsilon bracket at delta on a window cut at 1e-6 (its cap one
+//                                                    point below the whole window's), and the whole window's upper side
 //   "tilted side v0 .. v63", "untilted side v0 .. v63", "ladder name v0 .."   the tilt's arithmetic the package shares
 //                                                    (pld/compose/tilted_masses.hpp, pld/grid/tilt_ladders.hpp; %a)
 //   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -I /usr/include/eigen3 tilted_gaussian.cpp
@@ -54,6 +56,16 @@ int main() {
         const double d_low = pld::compose_tilted(lows, lam_low * h, false, fft).delta(eps);
         std::printf("delta %.17g %lld %.17g %.17g %.17g %.17g %.17g\n", sigma, static_cast<long long>(rounds), h, eps,
                     lam, d_low, d_up);
+    }
+    // a window cut short (its cap below the whole window's): the mass above it charged by its Chernoff bound
+    for (const double delta : {1e-8, 1e-20}) {
+        const double lam = pld::chernoff_tilt(ups, delta);
+        const pld::TiltedComposition whole = pld::compose_tilted(ups, lam * h, true, fft);
+        const std::int64_t cap = static_cast<std::int64_t>(whole.window().p.size()) - 1;
+        const pld::TiltedComposition cut =
+            pld::compose_tilted(ups, lam * h, true, fft, cap, pld::kDefaultCompositionTail, 1e-6);
+        std::printf("cut %.17g %d %.17g %.17g\n", delta, cut.cut_short() ? 1 : 0,
+                    pld::upper_epsilon(cut, delta, cut.top()), pld::upper_epsilon(whole, delta, whole.top()));
     }
     // the plain composition of the same factors: its round-off charge (about T u) leaves small deltas wide
     const std::vector<pld::PmfView> views{pld::factor_view(upper, true)}, low_views{pld::factor_view(lower, false)};

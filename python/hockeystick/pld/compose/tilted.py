@@ -530,29 +530,21 @@ def compose_tilted(
 
 def summed_moments(factors: Sequence[tuple[GridPMF, int]]) -> tuple[np.ndarray, np.ndarray]:
     """The tilts lam = ``ABOVE_LAMBDAS`` / h and K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at
-    each, from ``GridPMF.log_mgf`` (raised by its rounding: pld/reads/hockey_stick.hpp), the sum
-    raised by (n + 4) u of its terms' magnitudes (inf where it overflows)."""
+    each, from ``log_mgf_at`` (raised by its rounding: pld/grid/moments.hpp), summed and raised by
+    the core (``_core.pld_reads.summed_log_moments``, pld/reads/cut_window_mass.hpp: (n + 4) u of
+    the terms' magnitudes, inf where it overflows), as the C library's cut windows sum them."""
     lams = ABOVE_LAMBDAS / factors[0][0].h
     with np.errstate(over="ignore", invalid="ignore"):
         terms = np.array([int(count) * log_mgf_at(pmf, lams) for pmf, count in factors])
-        k = np.sum(terms, axis=0) + (len(factors) + 4) * UNIT_ROUNDOFF * np.sum(
-            np.abs(terms), axis=0
-        )
-    return lams, np.where(np.isfinite(k), k, np.inf)
+    return lams, _core.pld_reads.summed_log_moments(terms)
 
 
 def chernoff_above(lams: np.ndarray, k: np.ndarray, x: float) -> float:
     """A certified upper bound on the composed finite mass at grid losses >= ``x`` (the factors'
     grid, before their loss shift): the least over the tilts of the Chernoff bound exp(K(lam) -
-    lam x) (``summed_moments``), the exponent raised by 4 u of its terms' magnitudes and the exponential
-    by 16 u (|exponent| + 1); 1 where none is below 1."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        exponent = k - lams * x + 4.0 * UNIT_ROUNDOFF * (np.abs(k) + np.abs(lams * x))
-    exponent = np.where(np.isfinite(exponent), exponent, np.inf)
-    best = float(np.min(exponent))
-    if not best < 0.0:
-        return 1.0
-    return min(1.0, math.exp(best) * (1.0 + 16.0 * UNIT_ROUNDOFF * (abs(best) + 1.0)))
+    lam x) (``summed_moments``), rounded up by the core (``_core.pld_reads.chernoff_above``,
+    pld/reads/cut_window_mass.hpp); 1 where none is below 1."""
+    return float(_core.pld_reads.chernoff_above(lams, k, x=float(x)))
 
 
 def upper_epsilon(composition: TiltedComposition, delta: float, start: float) -> float:

@@ -55,7 +55,9 @@
 #include "hockeystick/pld/compose/options.hpp"
 #include "hockeystick/pld/compose/tilted_masses.hpp"
 #include "hockeystick/pld/grid/grid_pmf.hpp"
+#include "hockeystick/pld/grid/tilt_ladders.hpp"
 #include "hockeystick/pld/reads/charged_curve.hpp"
+#include "hockeystick/pld/reads/cut_window_mass.hpp"
 #include "hockeystick/pld/reads/epsilon_bracket.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
 #include "hockeystick/pld/reads/tilted_charge.hpp"
@@ -70,6 +72,8 @@ constexpr double kTiltMaxExponent = 700.0;
 constexpr double kTiltTiny = 0x1p-1060;
 // The widest tilted window composed by default: beyond it a tilted read costs more than its grid is worth.
 constexpr std::int64_t kTiltMaxPoints = std::int64_t(1) << 22;
+// How far past a cut window's top upper_epsilon looks for its start: the window's span, doubled this many times.
+constexpr int kCutDoublings = 6;
 
 namespace tilted_detail {
 constexpr double kUnit = 0x1p-53;  // u
@@ -85,6 +89,12 @@ inline double composed_infinity(const std::vector<std::pair<double, std::int64_t
     return pessimistic ? std::min(1.0, mass * (1.0 + 1e-12)) : std::max(0.0, mass * (1.0 - 1e-12));
 }
 
+// The tilts lam (per unit loss) and the factors' summed log-moments K(lam) (raised) of the Chernoff bound on the mass
+// above a window cut short (pld/reads/cut_window_mass.hpp); empty where the window is whole.
+struct CutMoments {
+    std::vector<double> lams, k;
+};
+
 // The composition of some factors computed under the tilt theta (the header's comment): the tilted window (a
 // composed PMF with its charges), T log M (log_scale: sum of count x log M_i) and the sum of those terms' magnitudes
 // (which bounds the rounding of that sum), the factors' composed mass at +infinity (rounded on the side) and the
@@ -92,7 +102,7 @@ inline double composed_infinity(const std::vector<std::pair<double, std::int64_t
 class TiltedComposition {
   public:
     TiltedComposition(ComposedPMF window, double theta, double log_scale, double scale_magnitude, double p_inf,
-                      bool pessimistic)
+                      bool pessimistic, CutMoments above = {})
         : window_(std::move(window)),
           theta_(theta),
           log_scale_(log_scale),
@@ -103,10 +113,13 @@ class TiltedComposition {
           floor_index_(floor_index_of()),
           masses_(untilted_masses()),
           untilted_(masses_.data(), static_cast<std::int64_t>(masses_.size()), floor_index_, window_.h, 0.0),
-          slack_(suffix_sum_slack(static_cast<std::int64_t>(masses_.size()))) {}
+          slack_(suffix_sum_slack(static_cast<std::int64_t>(masses_.size()))),
+          above_(std::move(above)) {}
 
     double h() const { return window_.h; }
     bool pessimistic() const { return pessimistic_; }
+    // Whether the window was cut short, its mass above charged by the Chernoff bound (CutMoments).
+    bool cut_short() const { return !above_.lams.empty(); }
     const ComposedPMF& window() const { return window_; }
 
     // The least curve argument read: the loss of the least grid index whose untilt factor e^{log_scale - theta K}
@@ -145,10 +158,15 @@ class TiltedComposition {
         const double tiny = (static_cast<double>(masses_.size()) + 8.0) * kTiltTiny;
         const double up = 1.0 + 8.0 * u, down = 1.0 - 8.0 * u;
         if (pessimistic_) {
-            // the window's mass at +inf, at losses >= cut() (or below the window: below every read, no delta
-            // there), is untilted by at most the factor at cut()
-            const double value = raw * (1.0 + slack_) + factor * (charge + std::fabs(window_.shift)) * up +
-                                 untilt_factor(std::max(x, cut())) * window_.p_inf * up + p_inf_ + tiny;
+            // a window cut short: its mass above, bounded untilted at max(x, cut()) (chernoff_above); else its mass
+            // at +inf, at losses >= cut() (or below the window: below every read, no delta there), untilted by at
+            // most the factor at cut()
+            const double above = cut_short()
+                                     ? chernoff_above(above_.lams.data(), above_.k.data(),
+                                                      static_cast<std::int64_t>(above_.lams.size()), std::max(x, cut()))
+                                     : untilt_factor(std::max(x, cut())) * window_.p_inf * up;
+            const double value =
+                raw * (1.0 + slack_) + factor * (charge + std::fabs(window_.shift)) * up + above + p_inf_ + tiny;
             return std::min(1.0, value * up);
         }
         const double subtracted = factor * (2.0 * charge + std::fabs(window_.shift)) * up + tiny;
@@ -191,6 +209,7 @@ class TiltedComposition {
     std::vector<double> masses_;
     GridProfile untilted_;
     double slack_;
+    CutMoments above_;
 };
 
 // One factor of a composition and its count.
@@ -199,15 +218,37 @@ struct CountedPmf {
     std::int64_t count = 0;
 };
 
+// The cut window's Chernoff moments of `factors` (one grid): the tilts above_rung(i) / h and K(lam) = sum_i c_i
+// log sum_k p_ik e^{lam l_k} there (grid_log_mgf, rounded up; summed_log_moments).
+inline CutMoments cut_moments(const std::vector<CountedPmf>& factors) {
+    const double h = factors.front().pmf->h;
+    CutMoments out;
+    for (int i = 0; i < kAboveLadder; ++i) out.lams.push_back(above_rung(i) / h);
+    const std::int64_t m = kAboveLadder;
+    std::vector<double> terms(factors.size() * static_cast<std::size_t>(m));
+    for (std::size_t f = 0; f < factors.size(); ++f) {
+        const GridPMF& pmf = *factors[f].pmf;
+        double* row = terms.data() + f * static_cast<std::size_t>(m);
+        grid_log_mgf(pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, pmf.h, out.lams.data(), m, row);
+        for (std::int64_t j = 0; j < m; ++j) row[j] = static_cast<double>(factors[f].count) * row[j];
+    }
+    out.k.assign(static_cast<std::size_t>(m), 0.0);
+    summed_log_moments(terms.data(), static_cast<std::int64_t>(factors.size()), m, out.k.data());
+    return out;
+}
+
 // The composition of `factors` (all on one grid and side, positive counts) computed under the tilt theta > 0 per grid
 // step (lam = theta / h): each factor tilted (tilted_factor), composed by the certified composition (compose_many,
 // `tail` its window's, direct bins where the charge reaches options.direct_min_charge, `max_points` its window's
-// cap), and read untilted (TiltedComposition).  The factors' mass at +infinity counts their round-off deficit on the
+// cap), and read untilted (TiltedComposition).  Where that window passes max_points and `window_tail` is > 0, the
+// pessimistic side is composed again with a window whose tails are window_tail each, the mass above it charged by its
+// Chernoff bound at the read's eps or the window's top (cut_moments, chernoff_above) and the mass below it not at all
+// (every read is at or above the window).  The factors' mass at +infinity counts their round-off deficit on the
 // pessimistic side (factor_view).  Throws std::invalid_argument (theta not finite and > 0, a tilted moment that
-// overflows) or std::length_error (a window past max_points).
+// overflows) or std::length_error (a window past max_points, not cut).
 inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
                                         RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
-                                        double tail = kDefaultCompositionTail) {
+                                        double tail = kDefaultCompositionTail, double window_tail = 0.0) {
     if (!(std::isfinite(theta) && theta > 0.0))
         throw std::invalid_argument("compose_tilted: theta must be a finite number > 0 (the tilt per grid step)");
     if (factors.empty()) throw std::invalid_argument("compose_tilted: no factor");
@@ -232,10 +273,17 @@ inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, 
     ComposeOptions options;
     options.direct_bins = true;
     options.threads = 1;
-    std::vector<ComposedPMF> window =
-        compose_many(views, tilted.front().pmf.h, {terms}, pessimistic, tail, max_points, fft, options);
-    return TiltedComposition(std::move(window.front()), theta, log_scale, magnitude,
-                             composed_infinity(infinity, pessimistic), pessimistic);
+    const double h = tilted.front().pmf.h;
+    try {
+        std::vector<ComposedPMF> window = compose_many(views, h, {terms}, pessimistic, tail, max_points, fft, options);
+        return TiltedComposition(std::move(window.front()), theta, log_scale, magnitude,
+                                 composed_infinity(infinity, pessimistic), pessimistic);
+    } catch (const std::length_error&) {
+        if (!pessimistic || !(window_tail > 0.0)) throw;
+    }
+    std::vector<ComposedPMF> window = compose_many(views, h, {terms}, true, window_tail, max_points, fft, options);
+    return TiltedComposition(std::move(window.front()), theta, log_scale, magnitude, composed_infinity(infinity, true),
+                             true, cut_moments(factors));
 }
 
 namespace tilted_detail {
@@ -309,10 +357,20 @@ double epsilon_search(DeltaOf&& delta_of, double target, bool upper, double top,
     return upper ? b.hi : b.lo;
 }
 
-// A certified upper bound on epsilon(delta) in [0, start] of a pessimistic tilted composition: an eps whose certified
-// upper delta was checked at most delta, found to the doubles' spacing (inf where not even start qualifies).
+// A certified upper bound on epsilon(delta) in [0, start] (past it where the window is cut short and start is at its
+// top) of a pessimistic tilted composition: an eps whose certified upper delta was checked at most delta, found to
+// the doubles' spacing (inf where not even start qualifies).
 inline double upper_epsilon(const TiltedComposition& c, double delta, double start) {
     if (!c.pessimistic()) throw std::invalid_argument("upper_epsilon needs the pessimistic side's composition");
+    if (c.cut_short() && std::isfinite(start) && start >= c.top()) {
+        // a window cut short: past its top the curve is the cut mass's Chernoff bound, read out to where it meets
+        // delta (the window's span doubled at most kCutDoublings times)
+        double span = std::max(c.top() - c.floor(), c.h());
+        for (int i = 0; i < kCutDoublings && c.delta(start) > delta; ++i) {
+            start += span;
+            span *= 2.0;
+        }
+    }
     if (!(std::isfinite(start) && c.delta(start) <= delta)) return std::numeric_limits<double>::infinity();
     const double ulp = std::nextafter(start, std::numeric_limits<double>::infinity()) - start;
     return epsilon_search([&](double x) { return c.delta(x); }, delta, true, start, 4.0 * ulp);
