@@ -102,6 +102,27 @@ def _one_round(
     return composed
 
 
+def _fine_add_rounds(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    rest: list[int],
+    tail: float,
+    threads: int,
+    windows: Sequence[float],
+) -> list[PrivacyLossDistribution]:
+    """The add direction of the points ``rest`` (whose screen did not clear) on their fine grids, both sides,
+    composed ``rounds`` times at their windows' tails (``_one_round``)."""
+    return _one_round(
+        [points[i] for i in rest],
+        [hs[i] for i in rest],
+        tail,
+        "add",
+        True,
+        threads=threads,
+        windows=[windows[i] for i in rest],
+    )
+
+
 def _tails(
     points: Sequence[Point], smallest: Sequence[float], tail: float, accuracy: float | None
 ) -> tuple[list[float], list[float]]:
@@ -193,15 +214,7 @@ def epsilon_brackets(
     rest = [i for i, ok in enumerate(cleared) if not ok]
     add = (
         bracket_of(
-            _one_round(
-                [points[i] for i in rest],
-                [hs[i] for i in rest],
-                tail,
-                "add",
-                True,
-                threads=threads,
-                windows=[windows[i] for i in rest],
-            ),
+            _fine_add_rounds(points, hs, rest, tail, threads, windows),
             [deltas[i] for i in rest],
         )
         if rest
@@ -297,16 +310,7 @@ def delta_sides(
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
 
     def add_direction(rest: list[int]) -> list[tuple[Terms, Terms]]:
-        adds = _one_round(
-            [points[i] for i in rest],
-            [hs[i] for i in rest],
-            tail,
-            "add",
-            True,
-            threads=threads,
-            windows=[windows[i] for i in rest],
-        )
-        return [_sides(add) for add in adds]
+        return [_sides(add) for add in _fine_add_rounds(points, hs, rest, tail, threads, windows)]
 
     return cast(
         list[ScreenedBracket],
