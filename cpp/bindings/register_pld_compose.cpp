@@ -740,9 +740,6 @@ void raise_composition_refusal(const std::exception& e) {
 
 }  // namespace hockeystick_bindings
 
-// A .delta step's compositions and reads in one call (register_pld_screened_step.cpp).
-void register_pld_screened_step(py::module_ m);
-
 void register_pld_compose(py::module_ m) {
     m.attr("direct_min_charge") = pld::kDirectMinCharge;
     py::class_<BoundComposeOptions>(m, "ComposeOptions",
@@ -855,5 +852,4 @@ void register_pld_compose(py::module_ m) {
         const py::module_ fft = py::module_::import("scipy.fft");
         return PocketFft::found(fft.attr("rfft"), fft.attr("irfft")).has_value();
     });
-    register_pld_screened_step(m);
 }

@@ -1,7 +1,7 @@
-// Binding of a .delta step's screened brackets (pld/refine/screened_step.hpp), in _core.pld_compose (registered by
-// register_pld_compose.cpp, whose composition it runs): the one-round factors' fields read under the GIL, then every
-// composition, read, decision and bracket of the step without it, the GIL taken again only to ask the package for the
-// add direction's factors of the points whose screen did not clear.
+// Binding of a .delta step's screened brackets (pld/refine/screened_step.hpp), in _core.pld_refine: the one-round
+// factors' fields read under the GIL, then every composition (register_pld_compose.cpp's, through
+// pocketfft_composition.hpp), read, decision and bracket of the step without it, the GIL taken again only to ask the
+// package for the add direction's factors of the points whose screen did not clear.
 // The package's front end is python/hockeystick/pld/refine/dominated_direction.py's delta_sides.
 #include <hockeystick/pld/refine/screened_step.hpp>
 
@@ -87,7 +87,7 @@ py::array_t<double> array_of(const std::vector<double>& v) {
     return out;
 }
 
-// _core.pld_compose.screened_delta_step (its docstring).
+// _core.pld_refine.screened_delta_step (its docstring).
 py::list screened_delta_step(const pld::PointsRules& rules, const std::vector<input_array>& xs,
                              const std::vector<std::int64_t>& own,
                              const std::vector<std::optional<std::pair<input_array, input_array>>>& before,

@@ -1,14 +1,13 @@
 """FFT composition of grid PMFs and the reads of a composed spectrum (cpp/bindings/register_pld_compose.cpp);
 a composition's tuning as one ``ComposeOptions`` object."""
 
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from . import pld_reads as _pld
-from .pld_refine import PointsRules as _PointsRules
 
 class ComposeOptions:
     """The tuning of a composition (pld/compose/options.hpp's ComposeOptions) and whether the backend may offer
@@ -159,28 +158,3 @@ def taylor_bins(
 ) -> tuple[npt.NDArray[np.clongdouble], tuple[int, int, int, float], float, float]: ...
 def working_memory_high_water(*, reset: bool = False) -> int: ...
 def working_memory_limit(limit: int | None = None) -> int: ...
-def screened_delta_step(
-    *,
-    rules: _PointsRules,
-    xs: list[npt.NDArray[np.float64]],
-    own: list[int],
-    before: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None],
-    windows: list[float],
-    removes: list[tuple[list[tuple[Any, int]], list[tuple[Any, int]]]],
-    screens: list[list[tuple[Any, int]]],
-    add_direction: Callable[[list[int]], list[tuple[list[tuple[Any, int]], list[tuple[Any, int]]]]],
-    floor: float,
-    settled: float,
-    direct_bins: bool,
-    direct_min_charge: float,
-    workers: int | None,
-    max_points: int,
-) -> list[
-    tuple[
-        npt.NDArray[np.float64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.float64] | None,
-        tuple[bool, bool, bool],
-    ]
-]: ...

@@ -144,6 +144,31 @@ def delta_step_sides(
         npt.NDArray[np.float64] | None,
     ]
 ]: ...
+def screened_delta_step(
+    *,
+    rules: PointsRules,
+    xs: list[npt.NDArray[np.float64]],
+    own: list[int],
+    before: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None],
+    windows: list[float],
+    removes: list[tuple[list[tuple[Any, int]], list[tuple[Any, int]]]],
+    screens: list[list[tuple[Any, int]]],
+    add_direction: Callable[[list[int]], list[tuple[list[tuple[Any, int]], list[tuple[Any, int]]]]],
+    floor: float,
+    settled: float,
+    direct_bins: bool,
+    direct_min_charge: float,
+    workers: int | None,
+    max_points: int,
+) -> list[
+    tuple[
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64] | None,
+        tuple[bool, bool, bool],
+    ]
+]: ...
 def plan_next_grid(
     *,
     h: float,

@@ -301,7 +301,7 @@ def delta_sides(
     save).
 
     The one-round factors are discretized here (``round_cache``); every composition, read, decision and the bracket
-    are the core's, in one call without the interpreter lock (``_core.pld_compose.screened_delta_step``,
+    are the core's, in one call without the interpreter lock (``_core.pld_refine.screened_delta_step``,
     cpp/include/hockeystick/pld/refine/screened_step.hpp), which takes it again only to ask for the add direction's
     factors of the points whose screen did not clear.  Each bracket comes with its decisions (cleared, settled,
     add_lower)."""
@@ -314,7 +314,7 @@ def delta_sides(
 
     return cast(
         list[ScreenedBracket],
-        _core.pld_compose.screened_delta_step(
+        _core.pld_refine.screened_delta_step(
             rules=rules,
             xs=list(xs),
             own=list(own),
