@@ -111,34 +111,3 @@ def test_malformed_reads_refused_by_name():
         call(own=[2, 2])
     with pytest.raises(ValueError, match="record's lower"):
         call(before=[(np.zeros(3), np.ones(2))])
-
-
-def test_a_unit_reads_each_point_as_alone():
-    """``StepBrackets.assembled`` over a unit of points gives each point the bracket it gets alone:
-    each point's fixed parts are taken from the one core read of the unit in the order they were
-    read (its directions, then its lower sides), not another point's."""
-    from hockeystick.pld.refine import constants, dominated_direction
-    from hockeystick.pld.refine.step_brackets import StepBrackets
-
-    points = [(0.9, 0.02, 300.0, 1.0), (1.4, 0.05, 40.0, 1.0), (0.7, 0.01, 2000.0, 1.0)]
-    hs = [2e-3, 1e-3, 4e-3]
-    xs = with_offsets([np.linspace(0.5, 4.0, 5)] * 3, ACCURACY)
-    parts = dominated_direction.delta_sides(
-        points,
-        hs,
-        xs,
-        1e-14,
-        1,
-        False,
-        0.1 * constants.DELTA_FLOOR,
-        constants.DELTA_FLOOR,
-        ACCURACY,
-    )
-    assert any(len(side) > 0 for _, _, side in parts)
-    steps = StepBrackets(ACCURACY, "epsilon", 1e-14, build=None)
-    together = steps.assembled([0, 1, 2], parts, xs, {}, [5, 5, 5])
-    for i in range(3):
-        (alone,) = steps.assembled([i], [parts[i]], [xs[i]] * 3, {}, [5, 5, 5])
-        for g, w in zip(together[i][:3], alone[:3]):
-            np.testing.assert_array_equal(g, w)
-    assert not np.array_equal(together[0][2], together[1][2])  # the points' fixed parts differ

@@ -248,9 +248,8 @@ class ChargedGrid:
     def tabled_curve(self) -> _core.pld_reads.ChargedCurve:
         """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld/reads/charged_curve.hpp): the
         full profile, ``_charge_table``, the shift, the slack, the loss shift and the side; on a
-        charged optimistic PMF it builds the suffix maxima of ``delta``'s full pass
-        (``pmf_envelope.envelope_table``: max over grid points l_j, j >= k, of the charged lower
-        curve), elsewhere the side is its charged value alone."""
+        charged optimistic PMF it builds the suffix maxima of ``delta``'s full pass (max over
+        grid points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
         return _core.pld_reads.ChargedCurve(
             self._profile,
             self._charge_table,

@@ -213,7 +213,7 @@ class StepBrackets:
         of the direction that sets each side: one direction's mass at +infinity is no part of a bound
         the other one sets), and the add direction's upper side; then, where the bracket
         intersected with ``best``'s record is still wider than ``accuracy``, the lower side raised
-        to its sides' suffix maxima (pld/reads/lower_envelope.hpp, ``GridPMF.lower_with_envelope``'s
+        to its sides' suffix maxima (pld/reads/lower_envelope.hpp, ``GridPMF.delta``'s optimistic side's
         doubles: an O(n) pass over each composed window that the other arguments do without)."""
         return _core.pld_refine.delta_step_sides(
             rules=points_rules(self.accuracy, 0.0, "delta", self.kind),
