@@ -196,37 +196,3 @@ def test_the_accountants_delta_bracket_equals_the_every_direction_one(
     assert np.all(lo <= up)
     if (sigma, q) in ((0.8, 1e-3), (1.0, 0.05)):
         assert any(kept)  # the add direction's optimistic composition was skipped on some grid
-
-
-def test_delta_sides_remove_lower_sides_are_each_pmfs_own_read():
-    """``delta_sides``' remove direction's lower sides (composed in one batch, read in one core call): each is
-    the optimistic remove-direction composition of its point and its charged lower values at the point's
-    arguments, the same doubles as the PMF's own ``delta(x, envelope=False)`` and as a fresh composition of
-    that point alone (the undominated-sides route read PMF by PMF); at or below the upper side."""
-    from hockeystick.pld.grid.distribution import compose_all
-    from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-
-    round_cache.clear()
-    points = [(0.8, 1e-3, 3000.0, 1.0), (1.3, 0.05, 200.0, 1.0), (2.0, 0.02, 40.0, 1.0)]
-    hs = [2e-4, 5e-4, 5e-4]
-    x = np.array([0.2, 0.5, 1.0, 2.0])
-    out = dominated_direction.delta_sides(points, hs, [x] * 3, 1e-15, 1, False)
-    for (sigma, q, rounds, c), h, (_, uppers, sides) in zip(points, hs, out):
-        assert (
-            0 in sides
-        )  # the remove direction's (1: the add one's, where its screen did not clear)
-        pmf, low = sides[0]
-        assert not pmf.pessimistic
-        np.testing.assert_array_equal(low, pmf.delta(x, 1, envelope=False))
-        alone = subsampled_gaussians(
-            [sigma],
-            [q],
-            sensitivity=[c],
-            value_discretization_interval=h,
-            tail=1e-15,
-            directions="remove",
-            threads=1,
-        )[0].self_compose(int(rounds))
-        compose_all([alone], False, workers=1)
-        np.testing.assert_array_equal(low, alone.composed(False)[0].delta(x, 1, envelope=False))
-        assert np.all(low <= uppers[0])
