@@ -159,9 +159,9 @@ struct NumpyFft {
 };
 
 // pocketfft's rfft / irfft along the last axis of a (rows, n) view: numpy.fft's (NumpyFft) where the transform
-// runs on one thread (one row, or workers = 1) and numpy offers it; else scipy.fft's (scipy's own backend,
-// ScipyOwnFft; PocketFft where found), imported on first use; workers None: one thread for one row, all cores
-// (-1) for several.  The GIL must be held to construct it.
+// runs on one thread (one_thread: too few rows to share, or workers = 1) and numpy offers it; else scipy.fft's
+// (scipy's own backend, ScipyOwnFft; PocketFft where found), imported on first use; workers None: all cores (-1).
+// The GIL must be held to construct it.
 class ScipyFft final : public pld::RealFftBackend {
   public:
     // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback);
@@ -283,12 +283,17 @@ class ScipyFft final : public pld::RealFftBackend {
 
   private:
     py::object workers(std::int64_t rows) const { return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_; }
-    // Whether a transform of `rows` rows of length n runs on one thread (pocketfft threads over rows only): one row,
-    // workers = 1, or, with workers = None, fewer than kThreadedMinPoints points in all, where a thread's share is
-    // below the cost of waking it and a first call would import scipy.fft (several times numpy's import) for none.
+    // Whether a transform of `rows` rows of length n runs on one thread: fewer than kThreadedMinRows rows, workers =
+    // 1, or, with workers = None, fewer than kThreadedMinPoints points in all, where a thread's share is below the
+    // cost of waking it.  Such a transform stays on numpy's loops (the same bits): through scipy.fft it would run on
+    // one thread all the same, and a first call would import scipy.fft (several times numpy's import) for nothing.
     bool one_thread(std::int64_t rows, std::int64_t n) const {
-        return rows == 1 || workers_one_ || (workers_none_ && rows * n < kThreadedMinPoints);
+        return rows < kThreadedMinRows || workers_one_ || (workers_none_ && rows * n < kThreadedMinPoints);
     }
+    // pocketfft shares a batch among threads by rows, in groups of its vector length, at least 2 doubles where it
+    // has vectors (SSE2, NEON): pocketfft_hdronly.hpp's thread_count gives min(rows / vlen, workers) threads, so
+    // fewer than 2 * 2 rows take one thread whatever `workers` asks.
+    static constexpr std::int64_t kThreadedMinRows = 4;
     static constexpr std::int64_t kThreadedMinPoints = std::int64_t{1} << 17;
     // scipy.fft's functions and the PocketFft probe, on first use.  The GIL must be held.
     void load_scipy() {

@@ -60,13 +60,14 @@ def test_numpy_and_scipy_transform_bit_for_bit_in_long_double(n):
 
 
 def test_a_batch_on_several_threads_composes_what_each_item_alone_composes():
-    """Two items of one FFT length share a two-row transform (scipy.fft, all cores: 2 x 122,880 points, past the
-    threads' least size); each alone is a one-row transform (numpy.fft): the same masses and charges."""
+    """Four items of one FFT length share a four-row transform (scipy.fft, all cores: 4 rows, enough for two
+    threads, of 122,880 points, past the threads' least size); each alone is a one-row transform (numpy.fft):
+    the same masses and charges."""
     a = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-4).composed(True)[0]
-    items = [[(a, 300)], [(a, 301)]]
+    items = [[(a, count)] for count in (300, 301, 302, 303)]
     batch = pc.compose_many(items, pessimistic=True, workers=None)
     alone = [pc.compose_many([item], pessimistic=True, workers=None)[0] for item in items]
-    assert pc.fft_length(batch[0].p.size) == pc.fft_length(batch[1].p.size)
+    assert len({pc.fft_length(b.p.size) for b in batch}) == 1
     for b, s in zip(batch, alone, strict=True):
         assert b.k_lo == s.k_lo and np.array_equal(b.p, s.p) and b.p_inf == s.p_inf
         assert (b.entry_error, b.total_error) == (s.entry_error, s.total_error)
@@ -85,8 +86,9 @@ def test_long_double_bins_are_pocketfft_s_transform():
 
 
 def test_one_thread_compositions_import_no_scipy():
-    """A one-row composition, its long-double bins included, and a batch of rows too small to share among threads
-    (2 x 12,288 points), in a fresh interpreter: scipy stays unloaded."""
+    """A one-row composition, its long-double bins included, a batch of rows too small to share among threads
+    (2 x 12,288 points) and one of too few rows to share (pocketfft gives each thread two rows or more: 2 x 122,880
+    points on two workers), in a fresh interpreter: scipy stays unloaded."""
     code = (
         "import sys, json\n"
         "import hockeystick.pld as pld\n"
@@ -96,6 +98,8 @@ def test_one_thread_compositions_import_no_scipy():
         "long = pc.compose_many([[(one, 5000)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0)[0]\n"
         "a = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-3).composed(True)[0]\n"
         "pc.compose_many([[(a, 300)], [(a, 301)]], pessimistic=True, workers=None)\n"
+        "wide = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-4).composed(True)[0]\n"
+        "pc.compose_many([[(wide, 300)], [(wide, 301)]], pessimistic=True, workers=2)\n"
         "import numpy as np\n"
         "from hockeystick import _core\n"
         "_core.pld_compose.long_fft_bins(np.full(100, 0.01), m=120)\n"
