@@ -10,6 +10,7 @@
 // transform needs its threads or its long double, since its import (scipy.special with it) costs a process
 // several times numpy's, more than a first answer's composition.
 #include <hockeystick/pld/compose/compose.hpp>
+#include <hockeystick/pld/compose/grouping.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/compose/working_memory_gate.hpp>
 
@@ -793,6 +794,10 @@ void register_pld_compose(py::module_ m) {
           "bound is the smaller; direct_min_charge: the least estimated charge of a row given direct bins, 0 for "
           "every row; shared_transform: every item on a divisor of the widest window's FFT length, each factor "
           "transformed once at it).");
+    m.def("composition_batches", &pld::composition_batches, py::kw_only(), py::arg("tails") = std::vector<double>{},
+          py::arg("steps") = std::vector<double>{},
+          "The items' indices in the batches they are composed in (pld/compose/grouping.hpp): by tail, the tails in "
+          "order of their first item, then by grid step; tails or steps empty: one for every item.");
     m.def("compose_upper_many", &compose_upper_many, py::arg("masses"), py::kw_only(), py::arg("k_lo"),
           py::arg("p_inf"), py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
           py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,

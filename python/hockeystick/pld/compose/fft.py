@@ -343,18 +343,21 @@ def _split(
 ]:
     """The items that are one factor once on the side asked for (their composition is that factor as
     it is), and the others grouped by grid: (h, their indices, the distinct factors, each item's
-    terms as (factor index, count)); a factor (the same ``GridPMF`` object) used by several items is
-    listed once."""
+    terms as (factor index, count)), the grids in the order of their first item (the core's batches,
+    ``_core.pld_compose.composition_batches``); a factor (the same ``GridPMF`` object) used by several
+    items is listed once."""
     passed: dict[int, GridPMF] = {}
-    by_grid: dict[float, list[tuple[int, list[tuple[GridPMF, int]]]]] = {}
+    composed: list[tuple[int, list[tuple[GridPMF, int]]]] = []
     for i, item in enumerate(items):
         live = _live(item)
         if len(live) == 1 and live[0][1] == 1 and live[0][0].pessimistic == pessimistic:
             passed[i] = live[0][0]
         else:
-            by_grid.setdefault(live[0][0].h, []).append((i, live))
+            composed.append((i, live))
     batches = []
-    for h, group in by_grid.items():
+    steps = [live[0][0].h for _, live in composed]
+    for batch in _core.pld_compose.composition_batches(steps=steps):
+        h, group = steps[batch[0]], [composed[k] for k in batch]
         index: dict[int, int] = {}
         pmfs: list[GridPMF] = []
         terms = []

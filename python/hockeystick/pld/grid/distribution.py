@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
+from ... import _core
 from ...base import validation as _validation
 from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
@@ -601,10 +602,7 @@ def direction_uppers(
     earlier, so the values do not depend on what was asked before.  ``shared_transform``: as
     ``brackets``'."""
     out: list[list[np.ndarray]] = [[] for _ in plds]
-    by_tail: dict[float, list[int]] = {}
-    for i, pld in enumerate(plds):
-        by_tail.setdefault(pld.tail, []).append(i)
-    for tail, group in by_tail.items():
+    for tail, group in _by_tail([pld.tail for pld in plds]):
         items = [
             [(f.upper, c) for f, c in direction.items()]
             for i in group
@@ -765,11 +763,9 @@ def _lower_values(
     """lows[i][d] = the certified lower ``method`` (epsilon clipped at 0) of direction d of PLD i at
     ``xs[i]``, for the ``directions[i]`` listed, in one ``compose.lower_sides`` call per tail; a
     window it composes is kept in ``_composed[False]``."""
-    by_tail: dict[float, list[tuple[int, int]]] = {}
-    for i, (pld, wanted) in enumerate(zip(plds, directions)):
-        for d in wanted:
-            by_tail.setdefault(pld.tail, []).append((i, d))
-    for tail, group in by_tail.items():
+    wanted = [(i, d) for i, (_, ds) in enumerate(zip(plds, directions)) for d in ds]
+    for tail, batch in _by_tail([plds[i].tail for i, _ in wanted]):
+        group = [wanted[k] for k in batch]
         items = [_side_terms(plds[i].directions[d], False) for i, d in group]
         checked = _with_every_side(items)
         sides = _composer().lower_sides(
@@ -799,17 +795,23 @@ def _with_every_side(
 
 def _uncomposed_by_tail(
     plds: Sequence[PrivacyLossDistribution], key: bool, directions: Sequence[Sequence[int]] | None
-) -> dict[float, list[tuple[PrivacyLossDistribution, list[int]]]]:
-    """Per tail, each PLD with its directions (all, or those listed) not yet composed on side
-    ``key``; every PLD's ``_composed[key]`` exists afterwards."""
-    todo: dict[float, list[tuple[PrivacyLossDistribution, list[int]]]] = {}
+) -> list[tuple[float, list[tuple[PrivacyLossDistribution, list[int]]]]]:
+    """Per tail (``_by_tail``), each PLD with its directions (all, or those listed) not yet composed
+    on side ``key``; every PLD's ``_composed[key]`` exists afterwards."""
+    todo: list[tuple[PrivacyLossDistribution, list[int]]] = []
     for i, pld in enumerate(plds):
         done = pld._composed.setdefault(key, [None] * len(pld.directions))
         wanted = range(len(pld.directions)) if directions is None else directions[i]
         missing = [d for d in wanted if done[d] is None]
         if missing:
-            todo.setdefault(pld.tail, []).append((pld, missing))
-    return todo
+            todo.append((pld, missing))
+    return [(tail, [todo[k] for k in batch]) for tail, batch in _by_tail([p.tail for p, _ in todo])]
+
+
+def _by_tail(tails: list[float]) -> list[tuple[float, list[int]]]:
+    """The indices of ``tails`` grouped by tail, the tails in order of their first index: the core's
+    batches of compositions (``_core.pld_compose.composition_batches``), each with its tail."""
+    return [(tails[b[0]], b) for b in _core.pld_compose.composition_batches(tails=tails)]
 
 
 def _side_terms(
@@ -842,7 +844,7 @@ def compose_all(
     composed yet is None in ``_composed``).
     """
     key = bool(pessimistic)
-    for tail, group in _uncomposed_by_tail(plds, key, directions).items():
+    for tail, group in _uncomposed_by_tail(plds, key, directions):
         items = [_side_terms(pld.directions[d], key) for pld, missing in group for d in missing]
         checked = _with_every_side(items)
         composed = iter(

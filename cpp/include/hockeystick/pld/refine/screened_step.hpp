@@ -16,10 +16,10 @@
 //      side L_a where U_a' <= L_r fails somewhere;
 //   4. the bracket from those sides (step_sides.hpp).
 //
-// Every composition is grouped as the package groups it (compose_all: by window tail in order of first appearance;
-// compose_many: by grid step), and an item that is one factor once on the side asked for is that factor as it is,
-// with its own charges; a composed window is read as GridPMF reads it (charged_sides.hpp), so the brackets are the
-// doubles of the package's PMF-by-PMF formulas (tests/pld/refine/test_screened_step.py).
+// Every composition is batched as the package batches it (compose/grouping.hpp), and an item that is one factor once
+// on the side asked for is that factor as it is, with its own charges; a composed window is read as GridPMF reads it
+// (charged_sides.hpp), so the brackets are the doubles of the package's PMF-by-PMF formulas
+// (tests/pld/refine/test_screened_step.py).
 #pragma once
 
 #include <cstddef>
@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "hockeystick/pld/compose/grouping.hpp"
 #include "hockeystick/pld/compose/options.hpp"
 #include "hockeystick/pld/reads/charged_sides.hpp"
 #include "hockeystick/pld/reads/epsilon_bracket.hpp"  // charges_of
@@ -99,15 +100,6 @@ inline StepItem live_terms(const std::vector<StepFactor>& factors, const StepIte
     return live;
 }
 
-// Items grouped by a key, the groups in order of their first item (the package's dicts keep that order).
-template <class Key, class Members>
-Members& group_of(std::vector<std::pair<Key, Members>>& groups, const Key& key) {
-    for (auto& group : groups)
-        if (group.first == key) return group.second;
-    groups.push_back({key, Members{}});
-    return groups.back().second;
-}
-
 // One batch (one tail, one grid step) composed: each factor listed once, the windows kept in `kept` (a deque: their
 // masses stay where they are) and read as the facade's GridPMF reads them.
 template <class Compose>
@@ -137,28 +129,34 @@ void compose_batch(const std::vector<StepFactor>& factors, const std::vector<Ste
 }
 
 // compose(views, h, terms, pessimistic, tail) -> std::vector<ComposedPMF>: each item of `items` (terms over
-// `factors`) composed on one side at its tail, grouped as the package's compose_all (by tail) and compose_many (by
-// grid step) group them; an item that is one factor once on the side asked for is that factor, as _split passes it.
+// `factors`) composed on one side at its tail, in the package's batches (compose/grouping.hpp); an item that is one
+// factor once on the side asked for is that factor, as _split passes it.
 template <class Compose>
 std::vector<StepWindow> compose_items(const std::vector<StepFactor>& factors, const std::vector<const StepItem*>& items,
                                       const std::vector<double>& tails, bool pessimistic, Compose& compose,
                                       std::deque<ComposedPMF>& kept) {
-    using Grids = std::vector<std::pair<double, std::vector<std::size_t>>>;
     std::vector<StepWindow> out(items.size());
     std::vector<StepItem> live(items.size());
-    std::vector<std::pair<double, Grids>> groups;
+    std::vector<std::size_t> composed;  // the items composed, with their tails and grid steps
+    std::vector<double> composed_tails, steps;
     for (std::size_t i = 0; i < items.size(); ++i) {
         double h = 0.0;
         live[i] = live_terms(factors, *items[i], h);
         const StepFactor& only = factors[live[i][0].first];
-        if (live[i].size() == 1 && live[i][0].second == 1 && only.read.pessimistic == pessimistic)
+        if (live[i].size() == 1 && live[i][0].second == 1 && only.read.pessimistic == pessimistic) {
             out[i] = {only.read, only.finite_mass};
-        else
-            group_of(group_of(groups, tails[i]), h).push_back(i);
+        } else {
+            composed.push_back(i);
+            composed_tails.push_back(tails[i]);
+            steps.push_back(h);
+        }
     }
-    for (const auto& [tail, grids] : groups)
-        for (const auto& [h, members] : grids)
-            compose_batch(factors, live, members, h, tail, pessimistic, compose, kept, out);
+    for (const std::vector<std::size_t>& batch : composition_batches(composed_tails, steps)) {
+        std::vector<std::size_t> members;
+        for (const std::size_t k : batch) members.push_back(composed[k]);
+        compose_batch(factors, live, members, steps[batch[0]], composed_tails[batch[0]], pessimistic, compose, kept,
+                      out);
+    }
     return out;
 }
 
