@@ -99,11 +99,8 @@ class ChargedGridCurve {
         if (charge_.size() != static_cast<std::size_t>(n) + 1)
             throw std::invalid_argument("internal: the charge table needs one entry per grid index 0..n");
         if (pessimistic_ || !with_envelope) return;
-        envelope_.assign(static_cast<std::size_t>(n) + 1, 0.0);
-        for (std::int64_t j = n - 1; j >= 0; --j) {  // np.maximum.accumulate over the reversed grid
-            const double value = lower_at(static_cast<double>(profile_.k_lo() + j) * h_);
-            envelope_[j] = j == n - 1 ? value : detail::numpy_maximum(envelope_[j + 1], value);
-        }
+        envelope_ = detail::numpy_suffix_maxima(
+            0, n, [this](std::int64_t j) { return lower_at(static_cast<double>(profile_.k_lo() + j) * h_); });
     }
 
     // The suffix maxima at grid indices 0..n (empty when not built).

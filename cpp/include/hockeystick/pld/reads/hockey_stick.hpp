@@ -107,6 +107,20 @@ namespace detail {
 // doubles: NaN in either argument gives NaN, and a tie (0 and -0) the second argument.
 inline double numpy_maximum(double a, double b) { return (a > b || a != a) ? a : b; }
 inline double numpy_minimum(double a, double b) { return (a < b || a != a) ? a : b; }
+
+// The suffix maxima of value(j) over grid points from..n - 1, numpy's maximum.accumulate over the reversed grid: entry
+// j - from is numpy_maximum's fold of value(n - 1), ..., value(j), from the top down, and entry n - from is 0 (no grid
+// point above).  Each value(j) is taken once, in one pass from the top of the grid.
+template <class Value>
+std::vector<double> numpy_suffix_maxima(std::int64_t from, std::int64_t n, const Value& value) {
+    std::vector<double> maxima(static_cast<std::size_t>(n - from + 1), 0.0);
+    for (std::int64_t j = n - 1; j >= from; --j) {
+        const double v = value(j);
+        const std::size_t at = static_cast<std::size_t>(j - from);
+        maxima[at] = j == n - 1 ? v : numpy_maximum(maxima[at + 1], v);
+    }
+    return maxima;
+}
 }  // namespace detail
 
 struct GridCharges {

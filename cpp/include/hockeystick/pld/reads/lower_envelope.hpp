@@ -91,14 +91,7 @@ inline GridProfile profile_from(const SideRead& r, std::int64_t j) {
 // The suffix maxima of the charged lower curve at grid points least..n (entry j - least; 0 at n), one pass from the top
 // of the grid (numpy's maximum.accumulate over the reversed grid).
 inline std::vector<double> suffix_maxima(const GridProfile& profile, const SideRead& r, std::int64_t least) {
-    const std::int64_t n = r.pmf.n;
-    std::vector<double> maxima(static_cast<std::size_t>(n - least + 1), 0.0);
-    for (std::int64_t j = n - 1; j >= least; --j) {
-        const double value = lower_at_point(profile, r, j);
-        const std::size_t at = static_cast<std::size_t>(j - least);
-        maxima[at] = j == n - 1 ? value : numpy_maximum(maxima[at + 1], value);
-    }
-    return maxima;
+    return numpy_suffix_maxima(least, r.pmf.n, [&](std::int64_t j) { return lower_at_point(profile, r, j); });
 }
 
 }  // namespace detail
