@@ -21,6 +21,7 @@ void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
 void register_pld_max_of_outputs(py::module_ m);
 void register_pld_tilted_charge(py::module_ m);
+void register_pld_tilted_read(py::module_ m);
 void register_pld_screened_step(py::module_ m);
 void register_pld_lower_envelope(py::module_ m);
 
@@ -42,6 +43,7 @@ PYBIND11_MODULE(_core, m) {
     register_pld(grid, mechanisms, sampling, reads);
     register_pld_max_of_outputs(reads);
     register_pld_tilted_charge(reads);
+    register_pld_tilted_read(reads);
     register_pld_lower_envelope(reads);
     register_pld_contraction(sampling);
     register_pld_allocation(sampling);

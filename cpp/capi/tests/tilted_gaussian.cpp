@@ -61,7 +61,7 @@ int main() {
     for (const double delta : {1e-8, 1e-20}) {
         const double lam = pld::chernoff_tilt(ups, delta);
         const pld::TiltedComposition whole = pld::compose_tilted(ups, lam * h, true, fft);
-        const std::int64_t cap = static_cast<std::int64_t>(whole.window().p.size()) - 1;
+        const std::int64_t cap = whole.points() - 1;
         const pld::TiltedComposition cut =
             pld::compose_tilted(ups, lam * h, true, fft, cap, pld::kDefaultCompositionTail, 1e-6);
         std::printf("cut %.17g %d %.17g %.17g\n", delta, cut.cut_short() ? 1 : 0,

@@ -2,7 +2,8 @@
 sides and scans; its charges as one ``Charges`` object; the max-of-outputs test's certified lower reads of a run
 (cpp/bindings/register_pld_max_of_outputs.cpp); a tilted window's round-off charge of the weighted sum its
 untilted curve reads and the tilted upper read's window tail and cut checks
-(cpp/bindings/register_pld_tilted_charge.cpp); an optimistic PMF's lower side raised to its suffix
+(cpp/bindings/register_pld_tilted_charge.cpp); a tilted composition's read, its sides and its upper epsilon
+(cpp/bindings/register_pld_tilted_read.cpp); an optimistic PMF's lower side raised to its suffix
 maxima (cpp/bindings/register_pld_lower_envelope.cpp)."""
 
 from collections.abc import Callable, Sequence
@@ -250,6 +251,43 @@ def untilt_factor(scaled: float, *, log_scale: float, scale_magnitude: float) ->
 def summed_log_moments(terms: npt.ArrayLike) -> npt.NDArray[np.float64]: ...
 def chernoff_above(lams: npt.ArrayLike, k: npt.ArrayLike, *, x: float) -> float: ...
 def cut_charge_too_large(charge: float, wrapped: float, delta: float) -> bool: ...
+
+class TiltedComposition:
+    """A window composed under an exponential tilt, read untilted (pld/reads/tilted.hpp): ``window`` any object
+    with GridPMF's fields; ``above`` the cut window's (lams, K(lam)) or None; ``least_read`` the least argument read
+    or None."""
+
+    def __init__(
+        self,
+        window: Any,
+        *,
+        theta: float,
+        log_scale: float,
+        scale_magnitude: float,
+        p_inf: float,
+        pessimistic: bool,
+        above: tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
+        least_read: float | None = None,
+    ) -> None: ...
+    @property
+    def floor_index(self) -> int: ...
+    @property
+    def floor(self) -> float: ...
+    @property
+    def cut(self) -> float: ...
+    @property
+    def top(self) -> float: ...
+    @property
+    def slack(self) -> float: ...
+    @property
+    def cut_short(self) -> bool: ...
+    def untilt_factor(self, x: float) -> float: ...
+    def side_at(self, x: npt.ArrayLike, *, threads: int = 0) -> npt.NDArray[np.float64]: ...
+    def delta(self, eps: npt.ArrayLike, *, threads: int = 0) -> npt.NDArray[np.float64]: ...
+
+def tilted_upper_epsilon(
+    composition: TiltedComposition, *, delta: float, start: float
+) -> float: ...
 
 READ_TAIL: float
 CUT_CHECK_SHARE: float

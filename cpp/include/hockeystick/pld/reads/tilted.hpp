@@ -27,7 +27,8 @@
 // TiltedComposition::cut up), so it adds at most M^T e^{-theta max(eps, cut) / h} times itself, or below it (folded
 // above it by the circular convolution), where it adds nothing to a read.  The mass below the window
 // is unknown after untilting (there e^{-theta K} is large), so a read is valid only at eps at or above the window's
-// lowest loss (TiltedComposition::floor); below it the read is trivial (1 on the upper side, 0 on the lower).  The
+// lowest loss (TiltedComposition::floor, raised where the untilt factor passes e^kTiltMaxExponent and to a least
+// argument read where one is given); below it the read is trivial (1 on the upper side, 0 on the lower).  The
 // factors' mass at +infinity is not tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward
 // (upper side) or inward (lower side).  The factors' discretization and truncation keep their meaning (the tilt
 // changes only how the composition of the same measures is computed), and so does their loss shift s: the curve is
@@ -38,8 +39,11 @@
 // suffix_sum_slack as any grid's; the products that may underflow are covered by an absolute kTiltTiny per entry.
 //
 // upper_epsilon and lower_epsilon invert a side: a certified epsilon is one whose certified delta was evaluated on
-// the right side of the target, found by a bracketing search (python pld/compose/atoms_epsilon.py's epsilon_search:
+// the right side of the target, found by a bracketing search (upper_epsilon: pld/reads/epsilon_root_search.hpp's,
 // Illinois false position on log delta, a bisection whenever two steps have not halved the interval).
+//
+// The Python package reads its tilted compositions through this class (cpp/bindings/register_pld_tilted_read.cpp,
+// python pld/compose/tilted.py), so the package's and the C library's reads are one arithmetic.
 #pragma once
 
 #include <algorithm>
@@ -59,6 +63,7 @@
 #include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/reads/cut_window_mass.hpp"
 #include "hockeystick/pld/reads/epsilon_bracket.hpp"
+#include "hockeystick/pld/reads/epsilon_root_search.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
 #include "hockeystick/pld/reads/tilted_charge.hpp"
 
@@ -95,55 +100,86 @@ struct CutMoments {
     std::vector<double> lams, k;
 };
 
+// A tilted window as its read takes it: its masses p[0, n) at grid indices k_lo, k_lo + 1, ... (read while the read
+// is built, not kept: a window after many rounds holds millions of points), its grid step, its mass at +infinity, its
+// shift (the charge of its truncation) and loss shift, and its round-off charges (charges_of's).
+struct TiltedWindow {
+    const double* p = nullptr;
+    std::int64_t n = 0, k_lo = 0;
+    double h = 0.0, p_inf = 0.0, shift = 0.0, loss_shift = 0.0;
+    GridCharges charges;
+};
+
+// The read's view of a composed window (its masses referenced, not copied).
+inline TiltedWindow tilted_window(const ComposedPMF& w) {
+    return {w.p.data(),   static_cast<std::int64_t>(w.p.size()), w.k_lo, w.h, w.p_inf, w.shift, w.loss_shift,
+            charges_of(w)};
+}
+
 // The composition of some factors computed under the tilt theta (the header's comment): the tilted window (a
-// composed PMF with its charges), T log M (log_scale: sum of count x log M_i) and the sum of those terms' magnitudes
+// composed PMF with its charges: TiltedWindow), T log M (log_scale: sum of count x log M_i) and the sum of those terms' magnitudes
 // (which bounds the rounding of that sum), the factors' composed mass at +infinity (rounded on the side) and the
-// side; the untilted suffix sums from the floor up, built once.
+// side; the untilted suffix sums from the floor up, built once.  `least_read` (where above -inf): no curve argument
+// below it is read, so the suffix sums start at it rather than at the window's bottom (an epsilon search above a
+// certified lower epsilon needs no more, and a window after many rounds reaches far below the answer).
 class TiltedComposition {
   public:
-    TiltedComposition(ComposedPMF window, double theta, double log_scale, double scale_magnitude, double p_inf,
-                      bool pessimistic, CutMoments above = {})
-        : window_(std::move(window)),
+    TiltedComposition(const TiltedWindow& window, double theta, double log_scale, double scale_magnitude, double p_inf,
+                      bool pessimistic, CutMoments above = {},
+                      double least_read = -std::numeric_limits<double>::infinity())
+        : k_lo_(window.k_lo),
+          n_(window.n),
+          h_(window.h),
+          window_inf_(window.p_inf),
+          shift_(window.shift),
+          loss_shift_(window.loss_shift),
           theta_(theta),
           log_scale_(log_scale),
           scale_magnitude_(scale_magnitude),
           p_inf_(p_inf),
           pessimistic_(pessimistic),
-          charges_(charges_of(window_)),
-          floor_index_(floor_index_of()),
-          masses_(untilted_masses()),
-          untilted_(masses_.data(), static_cast<std::int64_t>(masses_.size()), floor_index_, window_.h, 0.0),
+          charges_(window.charges),
+          floor_index_(floor_index_of(least_read)),
+          masses_(untilted_masses(window.p)),
+          untilted_(masses_.data(), static_cast<std::int64_t>(masses_.size()), profile_start(), h_, 0.0),
           slack_(suffix_sum_slack(static_cast<std::int64_t>(masses_.size()))),
           above_(std::move(above)) {}
 
-    double h() const { return window_.h; }
+    TiltedComposition(const ComposedPMF& window, double theta, double log_scale, double scale_magnitude, double p_inf,
+                      bool pessimistic, CutMoments above = {},
+                      double least_read = -std::numeric_limits<double>::infinity())
+        : TiltedComposition(tilted_window(window), theta, log_scale, scale_magnitude, p_inf, pessimistic,
+                            std::move(above), least_read) {}
+
+    double h() const { return h_; }
     bool pessimistic() const { return pessimistic_; }
     // Whether the window was cut short, its mass above charged by the Chernoff bound (CutMoments).
     bool cut_short() const { return !above_.lams.empty(); }
-    const ComposedPMF& window() const { return window_; }
+    // The count of the window's masses.
+    std::int64_t points() const { return n_; }
 
-    // The least curve argument read: the loss of the least grid index whose untilt factor e^{log_scale - theta K}
-    // stays below e^kTiltMaxExponent, at least the window's lowest.
-    double floor() const { return static_cast<double>(floor_index_) * window_.h; }
+    // The least grid index read (an integer, held as a double: it may lie past the window's top, where every read
+    // below it is trivial and above it only the mass at +infinity is left): the least whose untilt factor
+    // e^{log_scale - theta K} stays below e^kTiltMaxExponent, at least floor(least_read / h) and the window's lowest.
+    double floor_index() const { return floor_index_; }
+
+    // The least curve argument read: the loss of floor_index().
+    double floor() const { return floor_index_ * h_; }
+
+    // The relative slack of the untilted suffix sums (suffix_sum_slack of their count).
+    double slack() const { return slack_; }
 
     // The least grid loss above the window (its mass there is cut: at +infinity on the pessimistic side).
-    double cut() const {
-        return static_cast<double>(window_.k_lo + static_cast<std::int64_t>(window_.p.size())) * window_.h;
-    }
+    double cut() const { return static_cast<double>(k_lo_ + n_) * h_; }
 
     // A loss above every loss of the window (its last grid point's, one cell up, with the loss shift): above it only
     // the mass at +infinity is left, so an epsilon search need not start higher.
-    double top() const {
-        return static_cast<double>(window_.k_lo + static_cast<std::int64_t>(window_.p.size()) + 1) * window_.h +
-               window_.loss_shift;
-    }
+    double top() const { return static_cast<double>(k_lo_ + n_ + 1) * h_ + loss_shift_; }
 
     // An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= floor()); 0 where theta x / h is
     // infinite (x infinite, or x / h past the doubles): there, as wherever the factor underflows, its products are
     // below the absolute kTiltTiny per entry a side adds (the product 0 x inf would be NaN).
-    double untilt_factor(double x) const {
-        return pld::untilt_factor(theta_ * (x / window_.h), log_scale_, scale_magnitude_);
-    }
+    double untilt_factor(double x) const { return pld::untilt_factor(theta_ * (x / h_), log_scale_, scale_magnitude_); }
 
     // The certified delta on this side at the curve argument x (already moved by the loss shift): the untilted curve
     // raised (lowered) by its slack and by the untilt factor at x times the tilted window's round-off charge of the
@@ -152,8 +188,7 @@ class TiltedComposition {
         if (!(x >= floor())) return pessimistic_ ? 1.0 : 0.0;
         constexpr double u = tilted_detail::kUnit;
         const double raw = untilted_.delta(x);
-        const double charge = tilted_window_charge(x, window_.k_lo, static_cast<std::int64_t>(window_.p.size()),
-                                                   window_.h, theta_, charges_);
+        const double charge = tilted_window_charge(x, k_lo_, n_, h_, theta_, charges_);
         const double factor = untilt_factor(x);
         const double tiny = (static_cast<double>(masses_.size()) + 8.0) * kTiltTiny;
         const double up = 1.0 + 8.0 * u, down = 1.0 - 8.0 * u;
@@ -164,12 +199,12 @@ class TiltedComposition {
             const double above = cut_short()
                                      ? chernoff_above(above_.lams.data(), above_.k.data(),
                                                       static_cast<std::int64_t>(above_.lams.size()), std::max(x, cut()))
-                                     : untilt_factor(std::max(x, cut())) * window_.p_inf * up;
+                                     : untilt_factor(std::max(x, cut())) * window_inf_ * up;
             const double value =
-                raw * (1.0 + slack_) + factor * (charge + std::fabs(window_.shift)) * up + above + p_inf_ + tiny;
+                raw * (1.0 + slack_) + factor * (charge + std::fabs(shift_)) * up + above + p_inf_ + tiny;
             return std::min(1.0, value * up);
         }
-        const double subtracted = factor * (2.0 * charge + std::fabs(window_.shift)) * up + tiny;
+        const double subtracted = factor * (2.0 * charge + std::fabs(shift_)) * up + tiny;
         double value = raw * (1.0 - slack_) * down - subtracted;
         value = value > 0.0 ? value * down : value * up;
         return std::max(0.0, value + p_inf_ * down);
@@ -177,35 +212,40 @@ class TiltedComposition {
 
     // The certified delta on this side at eps: side_at of eps moved by the loss shift s (eps - s rounded down on the
     // upper side, eps + s rounded up on the lower one).
-    double delta(double eps) const { return side_at(loss_shifted(eps, window_.loss_shift, !pessimistic_)); }
+    double delta(double eps) const { return side_at(loss_shifted(eps, loss_shift_, !pessimistic_)); }
 
   private:
-    std::int64_t floor_index_of() const {
-        const double n = static_cast<double>(window_.p.size());
-        const double least = std::ceil((log_scale_ - kTiltMaxExponent) / theta_) + 1.0;
-        const double lowest = static_cast<double>(window_.k_lo);
-        // past the window's top: no entry is read (every argument below floor() is trivial, above it only p_inf)
-        if (!(least <= lowest + n)) return window_.k_lo + static_cast<std::int64_t>(window_.p.size());
-        if (!(least > lowest)) return window_.k_lo;  // (also where least is below the integers' range)
-        return static_cast<std::int64_t>(least);
+    // floor_index() (the lesser of two integers in doubles is exact; the window's lowest index where least is NaN or
+    // below every integer).
+    double floor_index_of(double least_read) const {
+        double least = std::ceil((log_scale_ - kTiltMaxExponent) / theta_) + 1.0;
+        if (least_read > -std::numeric_limits<double>::infinity()) least = std::max(least, std::floor(least_read / h_));
+        return std::max(static_cast<double>(k_lo_), least);
     }
 
-    // The untilted window from floor_index_ up, each entry rounded outward on the side.
-    std::vector<double> untilted_masses() const {
-        const std::int64_t start = floor_index_ - window_.k_lo;
-        const std::int64_t n = static_cast<std::int64_t>(window_.p.size()) - start;
-        std::vector<double> out(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+    // The grid index of the first untilted entry: floor_index_, or the window's top where it lies past it (no entry).
+    std::int64_t profile_start() const {
+        const std::int64_t top = k_lo_ + n_;
+        return floor_index_ < static_cast<double>(top) ? static_cast<std::int64_t>(floor_index_) : top;
+    }
+
+    // The untilted window (its masses p) from floor_index_ up, each entry rounded outward on the side.
+    std::vector<double> untilted_masses(const double* p) const {
+        const std::int64_t first = profile_start();
+        const std::int64_t start = first - k_lo_;
+        const std::int64_t n = n_ - start;
+        std::vector<double> out(static_cast<std::size_t>(n));
         if (n > 0)
-            pld::untilted_masses(window_.p.data() + start, n, floor_index_, theta_, log_scale_, scale_magnitude_,
-                                 pessimistic_, out.data());
+            pld::untilted_masses(p + start, n, first, theta_, log_scale_, scale_magnitude_, pessimistic_, out.data());
         return out;
     }
 
-    ComposedPMF window_;
+    std::int64_t k_lo_, n_;
+    double h_, window_inf_, shift_, loss_shift_;
     double theta_, log_scale_, scale_magnitude_, p_inf_;
     bool pessimistic_;
     GridCharges charges_;
-    std::int64_t floor_index_;
+    double floor_index_;
     std::vector<double> masses_;
     GridProfile untilted_;
     double slack_;
@@ -243,8 +283,8 @@ inline CutMoments cut_moments(const std::vector<CountedPmf>& factors) {
 // cap), and read untilted (TiltedComposition).  Where that window passes max_points and `window_tail` is > 0, the
 // pessimistic side is composed again with a window whose tails are window_tail each, the mass above it charged by its
 // Chernoff bound at the read's eps or the window's top (cut_moments, chernoff_above) and the mass below it not at all
-// (every read is at or above the window).  The factors' mass at +infinity counts their round-off deficit on the
-// pessimistic side (factor_view).  Throws std::invalid_argument (theta not finite and > 0, a tilted moment that
+// (every read is at or above the window).  The factors' mass at +infinity is each PMF's p_inf (a discretized round's
+// carries its round-off deficit already: pld/grid/pmf_view.hpp's factor_view where it was built).  Throws std::invalid_argument (theta not finite and > 0, a tilted moment that
 // overflows) or std::length_error (a window past max_points, not cut).
 inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
                                         RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
@@ -263,7 +303,7 @@ inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, 
         const double scaled = static_cast<double>(f.count) * tilted.back().log_m;
         log_scale += scaled;
         magnitude += std::fabs(scaled);
-        infinity.emplace_back(factor_view(*f.pmf, pessimistic).p_inf, f.count);
+        infinity.emplace_back(f.pmf->p_inf, f.count);
     }
     for (std::size_t i = 0; i < tilted.size(); ++i) {
         const GridPMF& t = tilted[i].pmf;
@@ -286,80 +326,10 @@ inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, 
                              true, cut_moments(factors));
 }
 
-namespace tilted_detail {
-
-// g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims.
-inline double log_gap(double value, double log_target) { return std::log(std::max(value, 1e-300)) - log_target; }
-
-// lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g (log_gap) at each; `kept` is -1
-// where the last step moved lo, +1 where it moved hi (Illinois: a side moved twice in a row halves the other's g).
-struct SearchBracket {
-    double lo, hi, g_lo, g_hi;
-    int kept = 0;
-
-    // The false position of g = 0 on (lo, hi); the midpoint where g does not fall across it.
-    double false_position() const { return g_hi < g_lo ? hi - g_hi * (hi - lo) / (g_hi - g_lo) : 0.5 * (lo + hi); }
-
-    // x (its g) becomes lo where its delta is above the target, else hi; then the Illinois halving.
-    void move(double x, double g, bool above) {
-        if (above) {
-            lo = x;
-            g_lo = g;
-            if (kept == -1) g_hi *= 0.5;
-            kept = -1;
-        } else {
-            hi = x;
-            g_hi = g;
-            if (kept == 1) g_lo *= 0.5;
-            kept = 1;
-        }
-    }
-};
-
-// The next point of the search on b, within (lo, hi) and a quarter tolerance from either end where there is room:
-// the false position, a bisection on every third step where the two before have not halved the interval.
-inline double next_point(const SearchBracket& b, int steps, double& width_before, double tolerance) {
-    double x = b.false_position();
-    if (steps % 3 == 0) {
-        if (b.hi - b.lo > 0.5 * width_before) x = 0.5 * (b.lo + b.hi);
-        width_before = b.hi - b.lo;
-    }
-    const double margin = 0.25 * tolerance;
-    x = std::min(std::max(x, b.lo + margin), b.hi - margin);
-    return x > b.lo && x < b.hi ? x : 0.5 * (b.lo + b.hi);
-}
-
-}  // namespace tilted_detail
-
-// A certified epsilon from the certified side delta_of (a callable double -> double) of one composition, by a
-// bracketing search from lo = 0 and hi = top (python atoms_epsilon.epsilon_search without hints): it keeps lo with
-// delta_of(lo) > target and hi with delta_of(hi) <= target, both evaluated, and narrows them by Illinois false
-// position on log delta, bisecting whenever two steps have not halved the interval, until hi - lo <=
-// max(tolerance, 4 ulp(hi)).  Upper side: hi (inf where even top fails, 0 where 0 meets the target); lower side: lo
-// (top where top still exceeds the target).  Neither needs the computed side to be monotone.
-template <class DeltaOf>
-double epsilon_search(DeltaOf&& delta_of, double target, bool upper, double top, double tolerance) {
-    const double inf = std::numeric_limits<double>::infinity();
-    const double v_lo = delta_of(0.0), v_hi = delta_of(top);
-    if (upper && v_hi > target) return inf;
-    if (v_lo <= target) return 0.0;
-    if (!upper && v_hi > target) return top;
-    const double log_target = std::log(target);
-    tilted_detail::SearchBracket b{0.0, top, tilted_detail::log_gap(v_lo, log_target),
-                                   tilted_detail::log_gap(v_hi, log_target)};
-    double width_before = b.hi - b.lo;
-    for (int steps = 1; b.hi - b.lo > std::max(tolerance, 4.0 * (std::nextafter(b.hi, inf) - b.hi)); ++steps) {
-        const double x = tilted_detail::next_point(b, steps, width_before, tolerance);
-        if (!(x > b.lo && x < b.hi)) break;  // adjacent doubles: nothing lies between
-        const double value = delta_of(x);
-        b.move(x, tilted_detail::log_gap(value, log_target), value > target);
-    }
-    return upper ? b.hi : b.lo;
-}
-
 // A certified upper bound on epsilon(delta) in [0, start] (past it where the window is cut short and start is at its
-// top) of a pessimistic tilted composition: an eps whose certified upper delta was checked at most delta, found to
-// the doubles' spacing (inf where not even start qualifies).
+// top) of a pessimistic tilted composition: an eps whose certified upper delta was checked at most delta, found by
+// epsilon_root_search (no hints, one point a step) to 4 ulps of start (inf where not even start qualifies).  Throws
+// std::invalid_argument where start qualifies and is below 0 (epsilon_root_search's top).
 inline double upper_epsilon(const TiltedComposition& c, double delta, double start) {
     if (!c.pessimistic()) throw std::invalid_argument("upper_epsilon needs the pessimistic side's composition");
     if (c.cut_short() && std::isfinite(start) && start >= c.top()) {
@@ -372,8 +342,16 @@ inline double upper_epsilon(const TiltedComposition& c, double delta, double sta
         }
     }
     if (!(std::isfinite(start) && c.delta(start) <= delta)) return std::numeric_limits<double>::infinity();
-    const double ulp = std::nextafter(start, std::numeric_limits<double>::infinity()) - start;
-    return epsilon_search([&](double x) { return c.delta(x); }, delta, true, start, 4.0 * ulp);
+    EpsilonSearchQuestion q;
+    q.target = delta;
+    q.upper = true;
+    q.top = start;
+    q.tolerance = 4.0 * epsilon_search_detail::ulp(start);
+    return epsilon_root_search(
+        [&](const std::vector<double>& points, std::vector<double>& values) {
+            for (std::size_t i = 0; i < points.size(); ++i) values[i] = c.delta(points[i]);
+        },
+        q);
 }
 
 // A certified lower bound on epsilon(delta), at least `start`, of an optimistic tilted composition: the largest eps

@@ -410,7 +410,7 @@ AlignedRead aligned_read(double s, double q, std::int64_t rounds, double delta, 
         try {
             const TiltedComposition composed = compose_tilted(factors, lam * h, false, fft, max_points, tails[i]);
             AlignedRead out;
-            out.points = static_cast<std::int64_t>(composed.window().p.size());
+            out.points = composed.points();
             out.cut = i > 0;
             const double found = lower_epsilon(composed, delta, near - moved_up);
             if (found > 0.0) out.lower = std::max(0.0, found + moved - 4.0 * u * (std::fabs(found) + std::fabs(moved)));
