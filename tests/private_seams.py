@@ -46,7 +46,6 @@ SEAMS = {
     "its finer reads taking the uncut window first",
     "_uncut": "the tilted reader's second read of a cut window, patched to compose its fallback again (the "
     "reference the read without that composition must match)",
-    "_untilted": "a tilted window's untilted suffix sums and their slack, against the in-place untilt's",
     "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",
     "_evaluate": "the composition plan's evaluation on a searched grid (tests/plan_grids.py)",
     "_aligned": "the loss grid a plan chose to pass through the Laplace atoms (nothing public returns it)",

@@ -51,7 +51,7 @@ def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_rea
         view.floor_index > full.floor_index
     )  # the read starts above the window's bottom: less to sum
     assert view.delta(view.floor - 2 * full.h) == 1.0  # below it: the trivial upper side
-    _, slack, _ = full._untilted
+    slack = full.slack
     for eps in np.linspace(lower, upper + 0.05, 7):
         a, b = view.delta(float(eps)), full.delta(float(eps))
         assert (

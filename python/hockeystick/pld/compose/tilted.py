@@ -49,7 +49,12 @@ window clipped to 0 on the upper side (it only raises the sum) and untilted with
 other direction on the lower side; a tilted mass that underflows is raised to twice the least normal
 double on the upper side (dropped on the lower).  The untilted entries' suffix sums carry
 ``suffix_sum_slack`` as any grid's; the products that may underflow are covered by an absolute
-``TINY`` per entry.
+2^-1060 per entry.
+
+The read (the untilted suffix sums from the floor up, each side's charges, the cut window's
+Chernoff bound, the upper epsilon's search) is the core's, the C library's too:
+``_core.pld_reads.TiltedComposition`` and ``tilted_upper_epsilon``
+(cpp/include/hockeystick/pld/reads/tilted.hpp, bound by cpp/bindings/register_pld_tilted_read.cpp).
 """
 
 from __future__ import annotations
@@ -65,24 +70,14 @@ import numpy as np
 
 from ... import _core
 from ..grid.pmf import GridPMF
-from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose
 from .log_moments import log_mgf_at
 
 UNIT_ROUNDOFF = 2.0**-53
-# exponents beyond this are not formed: untilted entries whose factor would exceed e^MAX_EXPONENT
-# are below every eps that can be read (``TiltedComposition.floor``)
-MAX_EXPONENT = 700.0
-# the absolute error of a product that underflows, per entry (2^-1074, the least subnormal, with
-# room)
-TINY = 2.0**-1060
 # the tilts per grid step (lam h) tried for the Chernoff bound on the mass above a window cut short
 # (``summed_moments``): any is valid, the least bound is kept; the core's ladder
 # (cpp/include/hockeystick/pld/grid/tilt_ladders.hpp), 97 geometric from 1e-6 to 5
 ABOVE_LAMBDAS: np.ndarray = _core.pld_reads.above_lambdas()
-# how far past a cut window's top ``upper_epsilon`` looks for its start: the window's span, doubled
-# this many times
-CUT_DOUBLINGS = 6
 
 
 def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
@@ -245,72 +240,63 @@ class TiltedComposition:
         return self.window.h
 
     @cached_property
+    def _read(self) -> _core.pld_reads.TiltedComposition:
+        """The core's read of this composition (``_core.pld_reads.TiltedComposition``,
+        cpp/include/hockeystick/pld/reads/tilted.hpp): the untilted suffix sums from ``floor_index``
+        up, built once."""
+        return _core.pld_reads.TiltedComposition(
+            self.window,
+            theta=self.theta,
+            log_scale=self.log_scale,
+            scale_magnitude=self.scale_magnitude,
+            p_inf=self.p_inf,
+            pessimistic=self.pessimistic,
+            above=self.above,
+            least_read=self.least_read,
+        )
+
+    @property
     def floor_index(self) -> int:
-        """The least grid index whose untilt factor e^{log_scale - theta K} stays below
-        e^MAX_EXPONENT, at least the window's lowest."""
-        least = math.ceil((self.log_scale - MAX_EXPONENT) / self.theta) + 1
-        if self.least_read is not None:
-            least = max(least, math.floor(self.least_read / self.h))
-        return max(int(self.window.k_lo), least)
+        """The least grid index read: the least whose untilt factor e^{log_scale - theta K} stays
+        below e^700 (the factors beyond are not formed), at least floor(``least_read`` / h) and the
+        window's lowest (past the window's top where those pass it)."""
+        return int(self._read.floor_index)
 
     def read_from(self, x: float) -> TiltedComposition:
         """The same composition read only at curve arguments at or above ``x`` (below, trivially: 1
-        on the upper side, 0 on the lower): its suffix sums (``_untilted``) cover the window from x
-        up, not from its bottom.  An epsilon search above a certified lower epsilon needs no more,
-        and a window after many rounds reaches far below the answer (the README's DP-SGD run at
-        delta 1e-10: 6.9e5 points, the answer ~0.1 of the way up)."""
+        on the upper side, 0 on the lower): its suffix sums cover the window from x up, not from its
+        bottom.  An epsilon search above a certified lower epsilon needs no more, and a window after
+        many rounds reaches far below the answer (the README's DP-SGD run at delta 1e-10: 6.9e5
+        points, the answer ~0.1 of the way up)."""
         return dataclasses.replace(self, least_read=float(x))
 
     @property
     def floor(self) -> float:
         """The least curve argument read (module docstring): the loss of ``floor_index``."""
-        return self.floor_index * self.h
+        return float(self._read.floor)
 
     @property
     def cut(self) -> float:
         """The least grid loss above the window (its mass there is cut: ``above``)."""
-        return float((self.window.k_lo + self.window.p.size) * self.h)
+        return float(self._read.cut)
 
     @property
     def top(self) -> float:
         """A loss above every loss of the window (its last grid point's, one cell up, with the loss
         shift): above it only the mass at +infinity is left, so an epsilon search need not start
         higher."""
-        w = self.window
-        return float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
+        return float(self._read.top)
 
-    @cached_property
-    def _untilted(self) -> tuple[_core.pld_reads.GridProfile, float, int]:
-        """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
-        w = self.window
-        start = self.floor_index - int(w.k_lo)
-        masses = untilted_masses(
-            w.p[start:],
-            self.floor_index,
-            self.theta,
-            self.log_scale,
-            self.scale_magnitude,
-            self.pessimistic,
-        )
-        profile = _core.pld_reads.GridProfile(
-            np.ascontiguousarray(masses, dtype=np.float64),
-            k_lo=self.floor_index,
-            h=self.h,
-            p_inf=0.0,
-        )
-        return profile, float(_core.pld_reads.suffix_sum_slack(masses.size)), int(masses.size)
+    @property
+    def slack(self) -> float:
+        """The relative slack of the untilted suffix sums (``suffix_sum_slack`` of their count)."""
+        return float(self._read.slack)
 
     def untilt_factor(self, x: float) -> float:
         """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``);
         0 where theta x / h is infinite (x infinite, or x / h past the doubles): there, as wherever
-        the factor underflows, its products are below the absolute ``TINY`` per entry a side adds."""
-        return float(
-            _core.pld_reads.untilt_factor(
-                self.theta * (x / self.h),
-                log_scale=self.log_scale,
-                scale_magnitude=self.scale_magnitude,
-            )
-        )
+        the factor underflows, its products are below the absolute 2^-1060 per entry a side adds."""
+        return float(self._read.untilt_factor(float(x)))
 
     @cached_property
     def _charges(self) -> _core.pld_reads.Charges:
@@ -365,60 +351,18 @@ class TiltedComposition:
         """The certified delta on this side at the curve argument ``x`` (already moved by the loss
         shift): the untilted curve raised (lowered) by its slack and by the untilt factor at x times
         the tilted window's round-off charge at x (twice on the lower side) and its truncated
-        masses, plus the mass at +infinity; trivial (1 or 0) below ``floor``."""
-        if not x >= self.floor:
-            return 1.0 if self.pessimistic else 0.0
-        profile = self._untilted[0]
-        raw = float(profile.delta(np.array([x]), 1)[0])
-        return self._side_of(x, raw, self.weighted_charge(x))
-
-    def _side_of(self, x: float, raw: float, charge: float) -> float:
-        """``side_at``'s value at ``x`` >= ``floor`` from the untilted curve ``raw`` and the
-        window's weighted charge ``charge`` there."""
-        _, slack, n = self._untilted
-        w = self.window
-        factor = self.untilt_factor(x)
-        tiny = (n + 8) * TINY
-        up = 1.0 + 8.0 * UNIT_ROUNDOFF
-        if self.pessimistic:
-            if (
-                self.above is not None
-            ):  # the window's cut mass: above it, bounded untilted; below it, none at x
-                cut = chernoff_above(*self.above, max(x, self.cut))
-                value = (
-                    raw * (1.0 + slack)
-                    + factor * (charge + abs(w.shift)) * up
-                    + cut
-                    + self.p_inf
-                    + tiny
-                )
-            else:
-                # the window's mass at +inf, at losses >= ``cut`` (or below the window, folded
-                # above it by the circular convolution: below every read, no delta there), is
-                # untilted by at most the factor at ``cut``
-                value = (
-                    raw * (1.0 + slack)
-                    + factor * (charge + abs(w.shift)) * up
-                    + self.untilt_factor(max(x, self.cut)) * w.p_inf * up
-                    + self.p_inf
-                    + tiny
-                )
-            return min(1.0, value * up)
-        subtracted = factor * (2.0 * charge + abs(w.shift)) * up + tiny
-        value = raw * (1.0 - slack) * (1.0 - 8.0 * UNIT_ROUNDOFF) - subtracted
-        value = value * (1.0 - 8.0 * UNIT_ROUNDOFF) if value > 0.0 else value * up
-        return max(0.0, value + self.p_inf * (1.0 - 8.0 * UNIT_ROUNDOFF))
+        masses, plus the mass at +infinity; trivial (1 or 0) below ``floor`` (the core's
+        ``TiltedComposition.side_at``)."""
+        return float(self._read.side_at(float(x), threads=1))
 
     def delta(self, eps: float) -> float:
         """The certified delta on this side at eps: ``side_at`` of eps moved by the loss shift s
         (eps - s rounded down on the upper side, eps + s rounded up on the lower one)."""
-        moved = self.window.curve_argument(np.array([float(eps)]))
-        return self.side_at(float(moved[0]))
+        return float(self._read.delta(float(eps), threads=1))
 
     def deltas(self, eps: np.ndarray) -> np.ndarray:
-        """``delta`` at each of ``eps``, bit for bit: the loss shift, the untilted curve and the
-        window's weighted charge each read by one core call over the arguments (which reads them
-        one by one), the rest of ``side_at`` per element.
+        """``delta`` at each of ``eps``, bit for bit, in one core call (which reads the arguments one
+        by one, the interpreter lock released).
 
         Parameters
         ----------
@@ -430,19 +374,7 @@ class TiltedComposition:
         numpy.ndarray
             The certified deltas on this side, the shape of ``eps``.
         """
-        flat = np.array(eps, dtype=np.float64).reshape(-1)
-        moved = self.window.curve_argument(flat)
-        out = np.full(flat.shape, 1.0 if self.pessimistic else 0.0)
-        read = np.flatnonzero(moved >= self.floor)  # below ``floor`` (or NaN): trivial
-        if read.size:
-            at = np.ascontiguousarray(moved[read])
-            raws = self._untilted[0].delta(at, 1)
-            charges = self.weighted_charges(at)
-            out[read] = [
-                self._side_of(x, raw, charge)
-                for x, raw, charge in zip(at.tolist(), raws.tolist(), charges.tolist())
-            ]
-        return out.reshape(np.shape(eps))
+        return np.asarray(self._read.delta(np.asarray(eps, dtype=np.float64), threads=1))
 
 
 def compose_tilted(
@@ -549,27 +481,22 @@ def chernoff_above(lams: np.ndarray, k: np.ndarray, x: float) -> float:
 
 def upper_epsilon(composition: TiltedComposition, delta: float, start: float) -> float:
     """A certified upper bound on epsilon(delta) in [0, ``start``] (past it where the window is cut
-    short and ``start`` is at its top: ``above``): an eps whose certified upper delta was checked at
-    most ``delta``, found by the bracketing search of ``atoms_epsilon.epsilon_search`` to the
-    doubles' spacing (inf where not even ``start`` qualifies)."""
-    if not composition.pessimistic:
-        raise ValueError("upper_epsilon needs the pessimistic side's composition")
-    if composition.above is not None and math.isfinite(start) and start >= composition.top:
-        # a window cut short (``above``): past its top the curve is the cut mass's Chernoff bound,
-        # read out to where it meets delta (the window's span doubled at most ``CUT_DOUBLINGS``
-        # times)
-        span = max(composition.top - composition.floor, composition.h)
-        for _ in range(CUT_DOUBLINGS):
-            if composition.delta(start) <= delta:
-                break
-            start, span = start + span, 2.0 * span
-    if not (math.isfinite(start) and composition.delta(start) <= delta):
-        return math.inf
+    short and ``start`` is at its top: ``above``, the window's span doubled at most 6 times): an eps
+    whose certified upper delta was checked at most ``delta``, found by the bracketing search of
+    ``atoms_epsilon.epsilon_search`` to the doubles' spacing (inf where not even ``start``
+    qualifies), in the core (``_core.pld_reads.tilted_upper_epsilon``, pld/reads/tilted.hpp's
+    upper_epsilon).
 
-    def delta_of(points: np.ndarray) -> np.ndarray:
-        return composition.deltas(points)
-
-    return epsilon_search(delta_of, delta, upper=True, top=start, tolerance=4.0 * math.ulp(start))
+    Raises
+    ------
+    ValueError
+        If ``composition`` is the optimistic side's, or ``start`` qualifies and is below 0.
+    """
+    return float(
+        _core.pld_reads.tilted_upper_epsilon(
+            composition._read, delta=float(delta), start=float(start)
+        )
+    )
 
 
 def lower_epsilon(
