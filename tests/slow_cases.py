@@ -484,6 +484,11 @@ SLOW_CASES: dict[str, str] = {
     "tests/interop/test_pld_exchange_curve.py::test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the_upper_and_the_optimistic_below": "tests/interop/test_pld_exchange_curve.py::test_dp_accounting_composes_the_exported_curve_with_its_own_and_stays_above_the_truth",
     "tests/interop/test_interop_opacus.py::test_steps_are_grouped_and_epsilon_is_certified": "tests/interop/test_interop_opacus.py::test_gaussian_steps_are_exact_and_edge_cases",
     "tests/interop/test_pld_exchange.py::test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_optimistic_below_the_lower": "tests/interop/test_pld_exchange.py::test_a_pld_without_its_optimistic_side_exports_the_pessimistic_side_alone",
+    "tests/audit/test_audit_tails.py::test_widened_tails_are_above_the_exact_ones[500000]": "tests/audit/test_audit_tails.py::test_widened_tails_are_above_the_exact_ones[10000]",
+    "tests/matrix/test_matrix_sampled_participation.py::test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound[c1-0.8]": "tests/matrix/test_matrix_sampled_participation.py::test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound[c0-1.0]",
+    "tests/matrix/test_matrix_sampled_participation.py::test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound[c2-2.0]": "tests/matrix/test_matrix_sampled_participation.py::test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound[c0-1.0]",
+    "tests/pld/refine/test_rare_participation_peer_default.py::test_the_upper_side_is_at_most_dp_accounting_wherever_that_is_above_our_lower_side[1e-10]": "tests/pld/refine/test_rare_participation_peer_default.py::test_the_upper_side_is_at_most_dp_accounting_wherever_that_is_above_our_lower_side[1e-12]",
+    "tests/pld/refine/test_pld_accuracy_over_blocks.py::test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy[0.6-0.1]": "tests/pld/refine/test_pld_accuracy_over_blocks.py::test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy[1.0-0.01]",
 }
 
 # The modules holding the longest tests of a ``--run-slow`` run, longest test first. tests/conftest.py
