@@ -127,7 +127,7 @@ def policy(on_ladder: bool) -> object:
     return grid_policy() if on_ladder else None
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(st.data(), grids(), st.integers(1, 6), st.one_of(st.none(), st.floats(1e-7, 1e-1)), MASK)
 def test_first_step_is_its_formula(data, grid, n, capped_h, recompose):
     h, _, accuracy, finest, on_ladder = grid
@@ -173,7 +173,7 @@ def test_fitted_step_is_its_formula(data, grid, n):
     )
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(st.data(), grids(), st.integers(1, 6), MASK)
 def test_power_step_is_its_formula(data, grid, n, near_rate):
     h, h0, accuracy, finest, on_ladder = grid
@@ -204,7 +204,7 @@ def test_power_step_is_its_formula(data, grid, n, near_rate):
     assert same(got, expected)
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(st.data(), grids(), st.integers(1, 6), st.floats(1e-6, 0.9))
 def test_charged_step_is_its_formula(data, grid, n, q):
     h, h0, accuracy, finest, on_ladder = grid
