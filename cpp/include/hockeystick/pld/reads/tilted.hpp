@@ -283,9 +283,10 @@ inline CutMoments cut_moments(const std::vector<CountedPmf>& factors) {
 // cap), and read untilted (TiltedComposition).  Where that window passes max_points and `window_tail` is > 0, the
 // pessimistic side is composed again with a window whose tails are window_tail each, the mass above it charged by its
 // Chernoff bound at the read's eps or the window's top (cut_moments, chernoff_above) and the mass below it not at all
-// (every read is at or above the window).  The factors' mass at +infinity is each PMF's p_inf (a discretized round's
-// carries its round-off deficit already: pld/grid/pmf_view.hpp's factor_view where it was built).  Throws std::invalid_argument (theta not finite and > 0, a tilted moment that
-// overflows) or std::length_error (a window past max_points, not cut).
+// (every read is at or above the window).  The factors' mass at +infinity counts their round-off deficit on the
+// pessimistic side (pld/grid/pmf_view.hpp's factor_view: a GridPMF of the core need not carry it, and where it does, as
+// the package's factors do, the view adds nothing).  Throws std::invalid_argument (theta not finite and > 0, a tilted
+// moment that overflows) or std::length_error (a window past max_points, not cut).
 inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
                                         RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
                                         double tail = kDefaultCompositionTail, double window_tail = 0.0) {
@@ -303,7 +304,7 @@ inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, 
         const double scaled = static_cast<double>(f.count) * tilted.back().log_m;
         log_scale += scaled;
         magnitude += std::fabs(scaled);
-        infinity.emplace_back(f.pmf->p_inf, f.count);
+        infinity.emplace_back(factor_view(*f.pmf, pessimistic).p_inf, f.count);
     }
     for (std::size_t i = 0; i < tilted.size(); ++i) {
         const GridPMF& t = tilted[i].pmf;
