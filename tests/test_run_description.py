@@ -419,22 +419,22 @@ def test_a_staged_run_asks_the_question_of_its_description():
     from hockeystick.training import DPSGD
 
     stages = [
-        {"noise_multiplier": 0.9, "steps": 300},
-        {"noise_multiplier": 1.3, "steps": 200},
-        {"noise_multiplier": 0.9, "steps": 100},
+        {"noise_multiplier": 0.9, "steps": 30},
+        {"noise_multiplier": 1.3, "steps": 20},
+        {"noise_multiplier": 0.9, "steps": 10},
     ]
     run = DPSGD(dataset_size=10_000, batch_size=100, stages=stages)
     q = 100 / 10_000  # the Poisson rate, batch over data set
     merged = PLDAccountant()
-    merged.compose_subsampled_gaussian(0.9, q, 400)
-    merged.compose_subsampled_gaussian(1.3, q, 200)
+    merged.compose_subsampled_gaussian(0.9, q, 40)
+    merged.compose_subsampled_gaussian(1.3, q, 20)
     for delta in (1e-5, 1e-10):
         assert run.epsilon(delta, bound="both") == tail_narrowed_epsilon(
             merged, delta, bound="both"
         )
     assert of_pld(merged.composed_pld) == {
-        ("poisson_gaussian", 0.9, q): 400,
-        ("poisson_gaussian", 1.3, q): 200,
+        ("poisson_gaussian", 0.9, q): 40,
+        ("poisson_gaussian", 1.3, q): 20,
     }
 
 

@@ -187,7 +187,7 @@ def test_composed_subsampled_gaussian_against_a_finer_grid() -> None:
         sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=1e-3
     )
     fine = pld.SubsampledGaussianPLD(
-        sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=2e-5
+        sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=1e-4
     )
     for direction in ("remove", "add", "symmetric"):
         lo, up = risk.tpr_at_fpr(coarse, alphas, bound="both", direction=direction)

@@ -247,7 +247,7 @@ def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> Non
     1e-12 (the plan's tilted read keeps the upper side finite there: no fall back to the RDP side, no warning)."""
     from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
-    z, q_c, tau, rounds, q_l = RECORD_LEVEL_RUNS[0]
+    z, q_c, tau, rounds, q_l = RECORD_LEVEL_RUNS[1]
     local = dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(q_l, dp_accounting.GaussianDpEvent(z)), tau
     )
@@ -255,12 +255,12 @@ def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> Non
     adapter.compose(
         dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q_c, local), rounds)
     )
-    assert adapter.get_epsilon_bracket(1e-10) == _default_bracket(RECORD_LEVEL_RUNS[0], 1e-10)
+    assert adapter.get_epsilon_bracket(1e-10) == _default_bracket(RECORD_LEVEL_RUNS[1], 1e-10)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lower, upper = adapter.get_epsilon_bracket(1e-12)
-    assert (lower, upper) == _default_bracket(RECORD_LEVEL_RUNS[0], 1e-12)
-    rdp = _independent_rdp_epsilon(*RECORD_LEVEL_RUNS[0], 1e-12)
+    assert (lower, upper) == _default_bracket(RECORD_LEVEL_RUNS[1], 1e-12)
+    rdp = _independent_rdp_epsilon(*RECORD_LEVEL_RUNS[1], 1e-12)
     assert 0.0 < lower <= upper <= rdp * (1.0 + 1e-8)
 
 

@@ -109,7 +109,7 @@ def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> No
     from hockeystick.training import epoch_noise_start
 
     words = ("dataset_size", "batch_size", "epochs", "steps")
-    params = {"dataset_size": 6000, "batch_size": 64, "epochs": 5}
+    params = {"dataset_size": 1000, "batch_size": 64, "epochs": 2}
     for sampling in ("balls_in_bins", "shuffle"):
         z = calibrate(f"dp_sgd_{sampling}", "noise_multiplier", epsilon=2.0, delta=1e-6, **params)
         assert DPSGD(noise_multiplier=z, **params, sampling=sampling).epsilon(1e-6) <= 2.0

@@ -87,13 +87,13 @@ def test_against_dp_accounting_mixture_of_gaussians_pld() -> None:
 
 
 def test_more_examples_per_user_cost_more_and_broadcast() -> None:
-    run = DPSGD(sample_rate=0.01, steps=200, noise_multiplier=1.0, examples_per_user=[1, 2, 4])
+    run = DPSGD(sample_rate=0.01, steps=50, noise_multiplier=1.0, examples_per_user=[1, 2, 4])
     eps = run.epsilon(1e-5)
     assert eps.shape == (3,) and eps[0] < eps[1] < eps[2]
     # raising every drawn count to k gives a dominating pair, the subsampled Gaussian of shift k (noise z / k) at
     # the rate 1 - (1 - q)^k that any of the user's examples is drawn: above the mixture
     for i, k in ((1, 2), (2, 4)):
-        coarser = DPSGD(sample_rate=1 - 0.99**k, steps=200, noise_multiplier=1.0 / k).epsilon(1e-5)
+        coarser = DPSGD(sample_rate=1 - 0.99**k, steps=50, noise_multiplier=1.0 / k).epsilon(1e-5)
         assert eps[i] <= coarser
 
 
