@@ -178,7 +178,7 @@ def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
     kw = dict(
         sigma=np.array([0.7, 2.3])[:, None, None],
         sampling_rate=np.array([1e-3, 0.05])[None, :, None],
-        rounds=np.array([30.0, 3000.0])[None, None, :],
+        rounds=np.array([300.0, 3000.0])[None, None, :],
     )
     eps = EPS[:, None, None, None]
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
