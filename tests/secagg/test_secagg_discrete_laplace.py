@@ -226,7 +226,7 @@ def test_calibration_meets_the_target():
         dimension=1,
         expected_clients=10,
         min_surviving_clients=6,
-        rounds=5,
+        rounds=2,
     )
     cal = calibrate_distributed_discrete_laplace(epsilon=3.0, delta=1e-6, **run)
     assert cal.epsilon <= 3.0
