@@ -195,18 +195,17 @@ def test_rare_participation_the_c_lower_side_reads_the_max_of_outputs_test(lib, 
 
 def plainly_charged_aligned_read(delta: float, near: float) -> float:
     """The package's aligned cells' lower epsilon of sigma 0.6, q 1e-5, 10^6 rounds on the grid 2.5e-5 (the first
-    the C library reads) searched below ``near``, its tilted window charged as the core's reads/tilted.hpp charges it
-    (the round-off charge of every mass above eps at weight 1): the read the C library runs, in Python."""
-    from hockeystick.pld.compose import tilted
+    the C library reads) searched below ``near``, its tilted window charged plainly (the round-off charge of every
+    mass above eps at weight 1, by the side's written-out formula: tests/pld/refine/
+    test_rare_participation_weighted_charge.py's charge_plainly): a floor the C library's read, which charges the
+    weighted sum as the package's does (reads/tilted.hpp), must clear."""
     from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
     from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
 
+    from ..pld.refine.test_rare_participation_weighted_charge import charge_plainly
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(
-            tilted.TiltedComposition,
-            "weighted_charge",
-            lambda self, x: float(self.window.charge_at(np.array([x]))[0]),
-        )
+        charge_plainly(patch)
         return aligned_lower_epsilon(
             0.6, 1e-5, 10**6, delta, near, 2.5e-5, exponent_tilt, MAX_POINTS
         )

@@ -32,11 +32,9 @@ def _floor_index(c: tilted.TiltedComposition) -> int:
     return max(int(c.window.k_lo), least)
 
 
-def _side(c: tilted.TiltedComposition, x: float) -> float:
-    """The side at the curve argument x (module docstring), written out."""
+def untilted_profile(c: tilted.TiltedComposition) -> tuple[_core.pld_reads.GridProfile, int]:
+    """The untilted suffix sums of ``c`` from its floor index up, and their count."""
     w, first = c.window, _floor_index(c)
-    if not x >= first * c.h:
-        return 1.0 if c.pessimistic else 0.0
     masses = tilted.untilted_masses(
         w.p[max(first - int(w.k_lo), 0) :],
         first,
@@ -45,9 +43,22 @@ def _side(c: tilted.TiltedComposition, x: float) -> float:
         c.scale_magnitude,
         c.pessimistic,
     )
-    profile = _core.pld_reads.GridProfile(masses, k_lo=first, h=c.h, p_inf=0.0)
+    return _core.pld_reads.GridProfile(masses, k_lo=first, h=c.h, p_inf=0.0), int(masses.size)
+
+
+def written_side(
+    c: tilted.TiltedComposition,
+    x: float,
+    untilted: tuple[_core.pld_reads.GridProfile, int] | None = None,
+) -> float:
+    """The side at the curve argument x (module docstring), written out, the window's charge read by
+    ``c.weighted_charge``; ``untilted``: ``untilted_profile(c)``, where already built."""
+    if not x >= _floor_index(c) * c.h:
+        return 1.0 if c.pessimistic else 0.0
+    w = c.window
+    profile, count = untilted_profile(c) if untilted is None else untilted
     raw = float(profile.delta(np.array([x]), 1)[0])
-    slack = float(_core.pld_reads.suffix_sum_slack(masses.size))
+    slack = float(_core.pld_reads.suffix_sum_slack(count))
 
     def factor(at: float) -> float:
         return float(
@@ -58,7 +69,7 @@ def _side(c: tilted.TiltedComposition, x: float) -> float:
 
     charge, tiny, up, down = (
         c.weighted_charge(x),
-        (masses.size + 8) * 2.0**-1060,
+        (count + 8) * 2.0**-1060,
         1 + 8 * U,
         1 - 8 * U,
     )
@@ -79,7 +90,7 @@ def _side(c: tilted.TiltedComposition, x: float) -> float:
 
 
 def _delta(c: tilted.TiltedComposition, eps: float) -> float:
-    return _side(c, float(c.window.curve_argument(np.array([eps]))[0]))
+    return written_side(c, float(c.window.curve_argument(np.array([eps]))[0]))
 
 
 def _upper_epsilon(c: tilted.TiltedComposition, delta: float, start: float) -> float:
@@ -130,7 +141,9 @@ def test_the_cores_side_is_the_written_formula_bit_for_bit(which):
             [c.floor, np.nextafter(c.floor, -math.inf), c.cut, c.top, math.inf, -math.inf, 0.0],
         ]
     )
-    assert [c.side_at(float(x)).hex() for x in xs] == [float(_side(c, float(x))).hex() for x in xs]
+    assert [c.side_at(float(x)).hex() for x in xs] == [
+        float(written_side(c, float(x))).hex() for x in xs
+    ]
     assert [float(v).hex() for v in c.deltas(xs)] == [float(_delta(c, float(x))).hex() for x in xs]
     assert c.side_at(math.nan) == (1.0 if c.pessimistic else 0.0)
 

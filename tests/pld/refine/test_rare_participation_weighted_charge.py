@@ -22,6 +22,29 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
 
+from ..compose.test_tilted_read_core import untilted_profile, written_side
+
+
+def charge_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tilted compositions read by the written-out formula of their side (tests/pld/compose/
+    test_tilted_read_core.py, which holds the core's read to it bit for bit), their window's charge
+    plain: every mass above the argument at weight 1 (``GridPMF.charge_at``) rather than the weighted
+    sum.  Each composition's untilted suffix sums are built once."""
+    untilted: dict[int, tuple[tilted.TiltedComposition, tuple[object, int]]] = {}
+
+    def delta(self: tilted.TiltedComposition, eps: float) -> float:
+        if id(self) not in untilted:  # the composition kept beside its sums: its id stays its own
+            untilted[id(self)] = (self, untilted_profile(self))
+        x = float(self.window.curve_argument(np.array([float(eps)]))[0])
+        return written_side(self, x, untilted[id(self)][1])  # type: ignore[arg-type]
+
+    monkeypatch.setattr(
+        tilted.TiltedComposition,
+        "weighted_charge",
+        lambda self, x: float(self.window.charge_at(np.array([x]))[0]),
+    )
+    monkeypatch.setattr(tilted.TiltedComposition, "delta", delta)
+
 
 def summed_weights(position: float, theta: float, h: float, count: int) -> tuple[float, float]:
     """The sum and the norm of the weights at the ``count`` grid indices above ``position``,
@@ -90,11 +113,7 @@ def test_the_rare_runs_lower_side_holds_below_its_references_and_rises(
         return aligned_lower_epsilon(sigma, q, rounds, delta, near, h, exponent_tilt, MAX_POINTS)
 
     weighted = lower()
-    monkeypatch.setattr(
-        tilted.TiltedComposition,
-        "weighted_charge",
-        lambda self, x: float(self.window.charge_at(np.array([x]))[0]),
-    )
+    charge_plainly(monkeypatch)
     plain = lower()
     assert max_of_outputs_epsilon([((sigma, q, 1.0), rounds)], delta) < plain
     assert plain + 0.5 * question.default_tolerance(near) <= weighted <= rdp
