@@ -1,12 +1,12 @@
-// Binding of the tilted composition's read (pld/reads/tilted.hpp's TiltedComposition and upper_epsilon), in
-// _core.pld_reads, so that the package (python pld/compose/tilted.py) and the C library read a tilted window by one
-// arithmetic: the untilted suffix sums from the floor up, each side's charges, the cut window's Chernoff bound at
-// max(x, cut) and the upper epsilon's look past a cut window's top.  The read is built from a composed window of the
-// package (any object with GridPMF's fields: p, k_lo, h, p_inf, shift, loss_shift and the round-off bounds), its
-// masses read in place (not copied: a window after many rounds holds millions of points) and its suffix sums built
-// with the GIL released; its side and certified delta at every
-// element of an array run in loops.hpp's loop (GIL released, its thread rule), and the upper epsilon's search runs
-// with the GIL released, every step a read of the same object.
+// Binding of the tilted composition's read (pld/reads/tilted.hpp's TiltedComposition, upper_epsilon and
+// lower_epsilon), in _core.pld_reads, so that the package (python pld/compose/tilted.py) and the C library read a
+// tilted window by one arithmetic: the untilted suffix sums from the floor up, each side's charges, the cut window's
+// Chernoff bound at max(x, cut), the upper epsilon's look past a cut window's top and the lower epsilon's stepped
+// search.  The read is built from a composed window of the package (any object with GridPMF's fields: p, k_lo, h,
+// p_inf, shift, loss_shift and the round-off bounds), its masses read in place (not copied: a window after many rounds
+// holds millions of points) and its suffix sums built with the GIL released; its side and certified delta at every
+// element of an array run in loops.hpp's loop (GIL released, its thread rule), and the upper and lower epsilons'
+// searches run with the GIL released, every step a read of the same object.
 #include <hockeystick/pld/reads/tilted.hpp>
 
 #include <pybind11/numpy.h>
@@ -124,4 +124,16 @@ void register_pld_tilted_read(py::module_ m) {
         "A certified upper bound on epsilon(delta) in [0, start] of a pessimistic tilted composition (past start "
         "where the window is cut short and start is at its top); inf where not even start qualifies "
         "(pld/reads/tilted.hpp's upper_epsilon).");
+    m.def(
+        "tilted_lower_epsilon",
+        [](const TC& c, double delta, double near, double start, int points, int steps) {
+            if (points < 1) throw py::value_error("points must be at least 1");
+            py::gil_scoped_release release;
+            return pld::lower_epsilon(c, delta, near, start, points, steps);
+        },
+        py::arg("composition"), py::kw_only(), py::arg("delta"), py::arg("near"), py::arg("start") = 0.0,
+        py::arg("points") = 64, py::arg("steps") = 60,
+        "A certified lower bound on epsilon(delta), at least start, of an optimistic tilted composition: the first of "
+        "points even steps from near down to the floor whose lower delta exceeds delta, moved up by at most steps "
+        "halvings towards the step above it; start where none is (pld/reads/tilted.hpp's lower_epsilon).");
 }

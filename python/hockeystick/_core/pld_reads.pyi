@@ -288,6 +288,15 @@ class TiltedComposition:
 def tilted_upper_epsilon(
     composition: TiltedComposition, *, delta: float, start: float
 ) -> float: ...
+def tilted_lower_epsilon(
+    composition: TiltedComposition,
+    *,
+    delta: float,
+    near: float,
+    start: float = ...,
+    points: int = ...,
+    steps: int = ...,
+) -> float: ...
 
 READ_TAIL: float
 CUT_CHECK_SHARE: float

@@ -4,9 +4,11 @@ compose/tilted.py's module docstring, term by term in the same order: the untilt
 (the least index whose untilt factor stays below e^700, at least floor(least_read / h) and the window's lowest,
 past the window's top where those pass it), raised (lowered) by their slack and by the untilt factor times the
 tilted window's charge (twice on the lower side) and its truncated masses, the cut window's Chernoff bound at
-max(x, cut), the mass at +infinity and 2^-1060 per entry, rounded by 8 u; and the upper epsilon's search (the
-window's span doubled at most 6 times past a cut window's top, then the root search to 4 ulps of its start).  On
-both sides, a window cut short, a loss shift, and reads from a least argument inside the window and past its top."""
+max(x, cut), the mass at +infinity and 2^-1060 per entry, rounded by 8 u; the upper epsilon's search (the
+window's span doubled at most 6 times past a cut window's top, then the root search to 4 ulps of its start); and the
+lower epsilon's (even steps from near down to the floor, the first whose lower delta exceeds delta moved up by
+bisection towards the step above it, the window's top above the first).  On both sides, a window cut short, a loss
+shift, and reads from a least argument inside the window and past its top."""
 
 from __future__ import annotations
 
@@ -111,6 +113,32 @@ def _upper_epsilon(c: tilted.TiltedComposition, delta: float, start: float) -> f
     )
 
 
+def _lower_epsilon(
+    c: tilted.TiltedComposition,
+    delta: float,
+    near: float,
+    start: float = 0.0,
+    points: int = 64,
+    steps: int = 60,
+) -> float:
+    if not (math.isfinite(near) and near > c.floor):
+        return start
+    tried = near - (near - c.floor) * np.arange(points + 1) / points
+    found = next((i for i, x in enumerate(tried) if _delta(c, float(x)) > delta), None)
+    if found is None:
+        return start
+    low, high = float(tried[found]), c.top if found == 0 else float(tried[found - 1])
+    for _ in range(steps):
+        mid = 0.5 * (low + high)
+        if not low < mid < high:
+            break
+        if _delta(c, mid) > delta:
+            low = mid
+        else:
+            high = mid
+    return max(start, low)
+
+
 def _cases() -> list[tilted.TiltedComposition]:
     full, cut, low, full_shifted, low_shifted = compositions()
     middle = full.floor + 0.4 * (full.top - full.floor)
@@ -185,3 +213,53 @@ def test_a_read_past_the_windows_top_is_trivial_up_to_its_floor():
     assert past.side_at(past.floor - full.h) == 1.0
     assert past.side_at(past.floor) < 1.0
     assert dataclasses.replace(past, least_read=None).floor_index == full.floor_index
+
+
+# (case, delta, near: an upper epsilon of the pessimistic twin, the window's top, or a value whose own step
+# qualifies (the bisection towards the top), start, points, steps): the whole window, its loss-shifted twin, the
+# window read from inside it and from past its top (every read trivial: start), a delta below every lower delta the
+# window reads (the side is 0 first: the last qualifying step), one above them all (none qualifies: start), a start
+# above the answer, and steps cut short
+LOWER_SEARCHES = [
+    (2, 1e-12, "upper", 0.0, 64, 60),
+    (2, 1e-8, "upper", 0.0, 64, 60),
+    (2, 1e-300, "top", 0.0, 64, 60),
+    (2, 0.99999, "top", 0.0, 64, 60),
+    (2, 1e-12, 10.0, 0.0, 64, 60),
+    (2, 1e-12, "upper", 25.0, 64, 60),
+    (2, 1e-12, "upper", 0.0, 5, 7),
+    (4, 1e-12, "upper", 0.0, 64, 60),
+    (4, 1e-30, "top", 0.0, 64, 60),
+    (6, 1e-12, "upper", 0.0, 64, 60),
+    (6, 1e-300, "top", 0.0, 64, 60),
+    (6, 1e-12, 10.0, 0.0, 64, 60),
+]
+
+
+@pytest.mark.parametrize(("which", "delta", "near", "start", "points", "steps"), LOWER_SEARCHES)
+def test_the_cores_lower_epsilon_is_the_written_search_bit_for_bit(
+    which, delta, near, start, points, steps
+):
+    c = CASES[which]
+    if near == "upper":
+        # the pessimistic side of the same factors and reads
+        twin = CASES[{2: 0, 4: 3, 6: 5}[which]]
+        near = tilted.upper_epsilon(twin, delta, twin.top)
+    elif near == "top":
+        near = c.top
+    want = _lower_epsilon(c, delta, near, start, points, steps)
+    got = tilted.lower_epsilon(c, delta, near, start, points, steps)
+    assert got.hex() == float(want).hex(), (got, want)
+
+
+def test_a_lower_search_past_the_windows_top_or_above_near_keeps_its_start():
+    low = CASES[2]
+    past = low.read_from(low.top + 1.0)
+    assert tilted.lower_epsilon(past, 1e-12, low.top, start=0.25) == 0.25
+    assert tilted.lower_epsilon(low, 1e-12, math.inf, start=0.5) == 0.5
+    assert tilted.lower_epsilon(low, 1e-12, low.floor) == 0.0
+
+
+def test_the_pessimistic_side_has_no_lower_epsilon():
+    with pytest.raises(ValueError, match="optimistic"):
+        tilted.lower_epsilon(CASES[1], 1e-10, CASES[1].top)

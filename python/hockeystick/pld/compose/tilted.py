@@ -52,8 +52,8 @@ double on the upper side (dropped on the lower).  The untilted entries' suffix s
 2^-1060 per entry.
 
 The read (the untilted suffix sums from the floor up, each side's charges, the cut window's
-Chernoff bound, the upper epsilon's search) is the core's, the C library's too:
-``_core.pld_reads.TiltedComposition`` and ``tilted_upper_epsilon``
+Chernoff bound, the upper and lower epsilons' searches) is the core's, the C library's too:
+``_core.pld_reads.TiltedComposition``, ``tilted_upper_epsilon`` and ``tilted_lower_epsilon``
 (cpp/include/hockeystick/pld/reads/tilted.hpp, bound by cpp/bindings/register_pld_tilted_read.cpp).
 """
 
@@ -512,24 +512,22 @@ def lower_epsilon(
     below it), ``start`` where none is.  The lower side is no monotone curve: far below the tilt's
     centre the untilt factor times the charge exceeds the curve and the side is 0.  So the eps from
     ``near`` (an upper epsilon) down to the read's floor are tried at ``points`` even steps, from
-    the top, and the first that qualifies is moved up by bisection towards the step above it."""
-    if composition.pessimistic:
-        raise ValueError("lower_epsilon needs the optimistic side's composition")
-    top = composition.top
-    floor = composition.floor
-    if not (math.isfinite(near) and near > floor):
-        return start
-    tried = near - (near - floor) * np.arange(points + 1) / points
-    found = next((i for i, x in enumerate(tried) if composition.delta(float(x)) > delta), None)
-    if found is None:
-        return start
-    low, high = float(tried[found]), top if found == 0 else float(tried[found - 1])
-    for _ in range(steps):
-        mid = 0.5 * (low + high)
-        if not low < mid < high:
-            break
-        if composition.delta(mid) > delta:
-            low = mid
-        else:
-            high = mid
-    return max(start, low)
+    the top, and the first that qualifies is moved up by at most ``steps`` bisections towards the
+    step above it (the window's top above the first), in the core
+    (``_core.pld_reads.tilted_lower_epsilon``, pld/reads/tilted.hpp's lower_epsilon).
+
+    Raises
+    ------
+    ValueError
+        If ``composition`` is the pessimistic side's, or ``points`` is below 1.
+    """
+    return float(
+        _core.pld_reads.tilted_lower_epsilon(
+            composition._read,
+            delta=float(delta),
+            near=float(near),
+            start=float(start),
+            points=int(points),
+            steps=int(steps),
+        )
+    )

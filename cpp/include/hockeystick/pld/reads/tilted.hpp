@@ -40,10 +40,13 @@
 //
 // upper_epsilon and lower_epsilon invert a side: a certified epsilon is one whose certified delta was evaluated on
 // the right side of the target, found by a bracketing search (upper_epsilon: pld/reads/epsilon_root_search.hpp's,
-// Illinois false position on log delta, a bisection whenever two steps have not halved the interval).
+// Illinois false position on log delta, a bisection whenever two steps have not halved the interval; lower_epsilon:
+// even steps from an upper epsilon down to the floor, the first that qualifies moved up by bisection, the lower side
+// being no monotone curve).
 //
-// The Python package reads its tilted compositions through this class (cpp/bindings/register_pld_tilted_read.cpp,
-// python pld/compose/tilted.py), so the package's and the C library's reads are one arithmetic.
+// The Python package reads its tilted compositions and searches their epsilons through this header
+// (cpp/bindings/register_pld_tilted_read.cpp, python pld/compose/tilted.py), so the package's and the C library's
+// reads are one arithmetic.
 #pragma once
 
 #include <algorithm>
