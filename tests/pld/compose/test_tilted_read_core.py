@@ -113,14 +113,9 @@ def _upper_epsilon(c: tilted.TiltedComposition, delta: float, start: float) -> f
     )
 
 
-def _lower_epsilon(
-    c: tilted.TiltedComposition,
-    delta: float,
-    near: float,
-    start: float = 0.0,
-    points: int = 64,
-    steps: int = 60,
-) -> float:
+def _lower_epsilon(c: tilted.TiltedComposition, delta: float, near: float, search: tuple) -> float:
+    # search: the start returned where none qualifies, the count of steps, the most bisections
+    start, points, steps = search
     if not (math.isfinite(near) and near > c.floor):
         return start
     tried = near - (near - c.floor) * np.arange(points + 1) / points
@@ -247,7 +242,7 @@ def test_the_cores_lower_epsilon_is_the_written_search_bit_for_bit(
         near = tilted.upper_epsilon(twin, delta, twin.top)
     elif near == "top":
         near = c.top
-    want = _lower_epsilon(c, delta, near, start, points, steps)
+    want = _lower_epsilon(c, delta, near, (start, points, steps))
     got = tilted.lower_epsilon(c, delta, near, start, points, steps)
     assert got.hex() == float(want).hex(), (got, want)
 
