@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
+from thread_states import thread_states
 
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
@@ -495,8 +496,10 @@ def g1_threads(blocks: int = 20, seed: int = 0, passes: int = 3) -> None:
     bench/README.md's sample), asked in one call as the whole grid asks them (``delta_accuracy="epsilon"``,
     every rounds value x eps of each pair): wall and CPU seconds with ``workers=1`` and ``workers=2``,
     interleaved, ``passes`` times, each with the load average; busy = CPU / wall (2.0: both threads
-    always running; what the interpreter lock and the last unit leave short of it); the brackets'
-    digest, the same for both."""
+    always running; what the interpreter lock, the last unit and other processes leave short of
+    it), and the pool threads' time on a core, queued behind other processes and asleep
+    (``thread_states``: the busy ratio on free cores, whatever the load); the brackets' digest, the
+    same for both."""
     import hashlib
 
     import scipy.optimize  # noqa: F401  (the complement read's, loaded before the timing)
@@ -520,8 +523,10 @@ def g1_threads(blocks: int = 20, seed: int = 0, passes: int = 3) -> None:
             round_cache.clear()
             load = os.getloadavg()[0]
             wall, cpu = time.perf_counter(), time.process_time()
-            lo, up = pld.SubsampledGaussianPLD(**{**kw, "workers": workers}).delta(
-                eps, bound="both"
+            (lo, up), states = thread_states(
+                lambda: pld.SubsampledGaussianPLD(**{**kw, "workers": workers}).delta(
+                    eps, bound="both"
+                )
             )
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             figures[workers].append((wall, cpu))
@@ -530,6 +535,7 @@ def g1_threads(blocks: int = 20, seed: int = 0, passes: int = 3) -> None:
                 f"{cpu:.2f} CPU s, busy {cpu / wall:.2f}x (load average {load:.2f} before, "
                 f"{os.getloadavg()[0]:.2f} after); brackets sha256 "
                 f"{hashlib.sha256(lo.tobytes() + up.tobytes()).hexdigest()[:16]}"
+                + (f"; pool {states.describe()}" if states.threads else "")
             )
     one, two = (np.median(np.array(figures[w]), axis=0) for w in (1, 2))
     print(
@@ -572,8 +578,9 @@ def g1_full(
     """The whole 10^6-point G1 grid in one call (``workers`` threads over the 1000 blocks, or, with
     ``processes``, ``workers=pool.map`` of a ProcessPoolExecutor of that many spawned processes, started
     and shut down inside the timing), ``delta_accuracy=mode``, wall and CPU seconds (the pool's
-    processes' included); whether the brackets equal ``reference`` bit for bit; then the certified epsilon
-    width of every point (an untimed upper-only call at eps + RIGHT_OFFSETS) against G1's criterion
+    processes' included), with threads their time on a core, queued and asleep (``thread_states``);
+    whether the brackets equal ``reference`` bit for bit; then the certified epsilon width of every
+    point (an untimed upper-only call at eps + RIGHT_OFFSETS) against G1's criterion
     (``g1_criterion``)."""
     sigma = np.logspace(np.log10(0.5), np.log10(5), 50)[:, None, None, None]
     q = np.logspace(-4, -1, 20)[None, :, None, None]
@@ -598,9 +605,13 @@ def g1_full(
                 eps, bound="both"
             )
     else:
-        lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
+        (lo, up), states = thread_states(
+            lambda: pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
+        )
     wall, cpu = time.perf_counter() - wall, time.process_time() + _children_cpu() - cpu
     how = f"workers=pool.map of {processes} processes" if processes else f"workers={workers}"
+    if not processes:
+        how += f" (pool {states.describe()})"
     same = (
         ""
         if reference is None
