@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
+import pytest
 from thread_states import thread_states
+
+pytestmark = pytest.mark.skipif(
+    not os.path.isdir("/proc/self/task"), reason="per-thread schedstat is Linux's /proc/self/task"
+)
 
 
 def _in_threads(work, n: int) -> None:
