@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -113,13 +114,20 @@ def _upper_epsilon(c: tilted.TiltedComposition, delta: float, start: float) -> f
     )
 
 
-def _lower_epsilon(c: tilted.TiltedComposition, delta: float, near: float, search: tuple) -> float:
-    # search: the start returned where none qualifies, the count of steps, the most bisections
+def written_lower_epsilon(
+    c: tilted.TiltedComposition,
+    delta: float,
+    near: float,
+    search: tuple,
+    side: Callable[[tilted.TiltedComposition, float], float] = _delta,
+) -> float:
+    # search: the start returned where none qualifies, the count of steps, the most bisections;
+    # side: the lower delta at eps
     start, points, steps = search
     if not (math.isfinite(near) and near > c.floor):
         return start
     tried = near - (near - c.floor) * np.arange(points + 1) / points
-    found = next((i for i, x in enumerate(tried) if _delta(c, float(x)) > delta), None)
+    found = next((i for i, x in enumerate(tried) if side(c, float(x)) > delta), None)
     if found is None:
         return start
     low, high = float(tried[found]), c.top if found == 0 else float(tried[found - 1])
@@ -127,7 +135,7 @@ def _lower_epsilon(c: tilted.TiltedComposition, delta: float, near: float, searc
         mid = 0.5 * (low + high)
         if not low < mid < high:
             break
-        if _delta(c, mid) > delta:
+        if side(c, mid) > delta:
             low = mid
         else:
             high = mid
@@ -242,7 +250,7 @@ def test_the_cores_lower_epsilon_is_the_written_search_bit_for_bit(
         near = tilted.upper_epsilon(twin, delta, twin.top)
     elif near == "top":
         near = c.top
-    want = _lower_epsilon(c, delta, near, (start, points, steps))
+    want = written_lower_epsilon(c, delta, near, (start, points, steps))
     got = tilted.lower_epsilon(c, delta, near, start, points, steps)
     assert got.hex() == float(want).hex(), (got, want)
 

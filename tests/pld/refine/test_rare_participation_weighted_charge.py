@@ -22,14 +22,15 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
 
-from ..compose.test_tilted_read_core import untilted_profile, written_side
+from ..compose.test_tilted_read_core import untilted_profile, written_lower_epsilon, written_side
 
 
 def charge_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tilted compositions read by the written-out formula of their side (tests/pld/compose/
-    test_tilted_read_core.py, which holds the core's read to it bit for bit), their window's charge
-    plain: every mass above the argument at weight 1 (``GridPMF.charge_at``) rather than the weighted
-    sum.  Each composition's untilted suffix sums are built once."""
+    """Tilted compositions read by the written-out formula of their side and searched by the
+    written-out lower epsilon search (tests/pld/compose/test_tilted_read_core.py, which holds the
+    core's read and search to them bit for bit), their window's charge plain: every mass above the
+    argument at weight 1 (``GridPMF.charge_at``) rather than the weighted sum.  Each composition's
+    untilted suffix sums are built once."""
     untilted: dict[int, tuple[tilted.TiltedComposition, tuple[object, int]]] = {}
 
     def delta(self: tilted.TiltedComposition, eps: float) -> float:
@@ -44,6 +45,13 @@ def charge_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
         lambda self, x: float(self.window.charge_at(np.array([x]))[0]),
     )
     monkeypatch.setattr(tilted.TiltedComposition, "delta", delta)
+    monkeypatch.setattr(
+        tilted,
+        "lower_epsilon",
+        lambda c, d, near, start=0.0, points=64, steps=60: written_lower_epsilon(
+            c, d, near, (start, points, steps), side=delta
+        ),
+    )
 
 
 def summed_weights(position: float, theta: float, h: float, count: int) -> tuple[float, float]:
