@@ -49,13 +49,32 @@ def untilted_profile(c: tilted.TiltedComposition) -> tuple[_core.pld_reads.GridP
     return _core.pld_reads.GridProfile(masses, k_lo=first, h=c.h, p_inf=0.0), int(masses.size)
 
 
+def window_charge(c: tilted.TiltedComposition, x: float) -> float:
+    """The tilted window's round-off charge of the weighted sum read at x, by the core
+    (``_core.pld_reads.tilted_window_charge``; tests/pld/compose/test_tilted_window_charge.py
+    holds it to the weighted sum's charge at 50 digits)."""
+    w = c.window
+    return float(
+        _core.pld_reads.tilted_window_charge(
+            float(x),
+            k_lo=int(w.k_lo),
+            size=int(w.p.size),
+            h=c.h,
+            theta=c.theta,
+            charges=w.charges(),
+            threads=1,
+        )
+    )
+
+
 def written_side(
     c: tilted.TiltedComposition,
     x: float,
     untilted: tuple[_core.pld_reads.GridProfile, int] | None = None,
+    read_charge: Callable[[tilted.TiltedComposition, float], float] = window_charge,
 ) -> float:
-    """The side at the curve argument x (module docstring), written out, the window's charge read by
-    ``c.weighted_charge``; ``untilted``: ``untilted_profile(c)``, where already built."""
+    """The side at the curve argument x (module docstring), written out, the window's charge at x
+    read by ``read_charge``; ``untilted``: ``untilted_profile(c)``, where already built."""
     if not x >= _floor_index(c) * c.h:
         return 1.0 if c.pessimistic else 0.0
     w = c.window
@@ -71,7 +90,7 @@ def written_side(
         )
 
     charge, tiny, up, down = (
-        c.weighted_charge(x),
+        read_charge(c, x),
         (count + 8) * 2.0**-1060,
         1 + 8 * U,
         1 - 8 * U,

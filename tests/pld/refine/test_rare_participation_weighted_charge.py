@@ -1,14 +1,16 @@
 """The tilted composition's round-off charge of the weighted sum its curve reads
-(``compose.tilted.tilted_weights``, ``TiltedComposition.weighted_charge``), which lets rare
-participation's long windows be read tightly at small delta.
+(``compose.tilted.tilted_weights``, the core's ``_core.pld_reads.tilted_window_charge``), which lets
+rare participation's long windows be read tightly at small delta.
 
 The untilted curve at x weighs the tilted window's errors by w_j = (1 - e^{-h j}) e^{-theta j}, j
 the grid distance above x.  Their sum and Euclidean norm, in closed form, must bound the weights
 summed entry by entry (math.fsum over the window's points) and stay within a few per cent of them
-(a bound far above would charge for nothing).  On a long window the weighted charge must stay at
-most the plain one (every mass above x at weight 1) and fall far below it; the sides it certifies
-must still hold against the exact curve (tests/pld/compose/test_pld_tilted_composition.py reads
-them at 50 digits), here against the rare run's independent references."""
+(a bound far above would charge for nothing).  On a long window the core's weighted charge must be
+at least the charge of the weights summed one by one over the window's points above x, within 2 %
+of theirs summed on to e^{-50}, at most the plain charge (every mass above x at weight 1) and far
+below it; the sides it certifies must still hold against the exact curve
+(tests/pld/compose/test_pld_tilted_composition.py reads them at 50 digits), here against the rare
+run's independent references."""
 
 from __future__ import annotations
 
@@ -22,28 +24,28 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
 
-from ..compose.test_tilted_read_core import untilted_profile, written_lower_epsilon, written_side
+from ..compose.test_tilted_read_core import (
+    untilted_profile,
+    window_charge,
+    written_lower_epsilon,
+    written_side,
+)
 
 
 def charge_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tilted compositions read by the written-out formula of their side and searched by the
     written-out lower epsilon search (tests/pld/compose/test_tilted_read_core.py, which holds the
     core's read and search to them bit for bit), their window's charge plain: every mass above the
-    argument at weight 1 (``GridPMF.charge_at``) rather than the weighted sum.  Each composition's
-    untilted suffix sums are built once."""
+    argument at weight 1 (``GridPMF.charge_at``, ``plain_charge``) rather than the weighted sum.
+    Each composition's untilted suffix sums are built once."""
     untilted: dict[int, tuple[tilted.TiltedComposition, tuple[object, int]]] = {}
 
     def delta(self: tilted.TiltedComposition, eps: float) -> float:
         if id(self) not in untilted:  # the composition kept beside its sums: its id stays its own
             untilted[id(self)] = (self, untilted_profile(self))
         x = float(self.window.curve_argument(np.array([float(eps)]))[0])
-        return written_side(self, x, untilted[id(self)][1])  # type: ignore[arg-type]
+        return written_side(self, x, untilted[id(self)][1], plain_charge)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(
-        tilted.TiltedComposition,
-        "weighted_charge",
-        lambda self, x: float(self.window.charge_at(np.array([x]))[0]),
-    )
     monkeypatch.setattr(tilted.TiltedComposition, "delta", delta)
     monkeypatch.setattr(
         tilted,
@@ -52,6 +54,11 @@ def charge_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
             c, d, near, (start, points, steps), side=delta
         ),
     )
+
+
+def plain_charge(c: tilted.TiltedComposition, x: float) -> float:
+    """The round-off charge of every mass of ``c``'s window above x at weight 1."""
+    return float(c.window.charge_at(np.array([x]))[0])
 
 
 def summed_weights(position: float, theta: float, h: float, count: int) -> tuple[float, float]:
@@ -86,18 +93,31 @@ def test_unreadable_arguments_give_no_weighted_bound() -> None:
 
 
 def test_on_a_long_window_the_weighted_charge_is_far_below_the_plain_one() -> None:
-    # a round of losses -2h .. 3h, 20 000 rounds: a window of ~10^5 points above the read
+    # a round of losses -2h .. 3h, 20 000 rounds under the tilt 5 h: a window of ~2800 points,
+    # ~570 above the read
     h = 1e-3
     pmf = GridPMF(-2, h, np.array([0.1, 0.3, 0.3, 0.2, 0.07, 0.03]), 0.0, pessimistic=True)
     composed = tilted.compose_tilted([(pmf, 20000)], 5.0 * h, pessimistic=True)
     x = float(np.sum(pmf.p * (pmf.k_lo + np.arange(pmf.p.size)))) * 20000 * h + 1.0
-    plain = float(composed.window.charge_at(np.array([x]))[0])
-    weighted = composed.weighted_charge(x)
-    assert 0.0 < weighted <= plain
+    plain = plain_charge(composed, x)
+    weighted = window_charge(composed, x)
+    # the weights summed one by one: at the window's grid indices above x, whose charge the core's
+    # bounds (its closed forms sum them to infinity), and on to where e^{-theta j} < e^{-50}, within
+    # 2 % of it
+    w = composed.window
+
+    def summed_charge(count: int) -> float:
+        total, norm = summed_weights(x / h, composed.theta, h, count)
+        return float(w.charge_of_weighted_sum(np.array([total]), np.array([norm]))[0])
+
+    above = int(w.k_lo) + int(w.p.size) - 1 - math.floor(x / h)
+    assert 0.0 < summed_charge(above) <= weighted
+    assert weighted <= 1.02 * summed_charge(int(50.0 / composed.theta) + 1)
+    assert weighted <= plain
     assert weighted < 0.1 * plain
     # above the window (or at an infinite argument) no mass weighs: no charge, and no overflow
     for far in (composed.cut + h, 1e308, math.inf):
-        assert composed.weighted_charge(far) == 0.0
+        assert window_charge(composed, far) == 0.0
         assert composed.side_at(far) >= composed.p_inf
 
 

@@ -18,7 +18,7 @@ the tilted window becomes M^T e^{-theta K} e~_K, so on
 
 it adds at most M^T e^{-theta eps / h} times the tilted window's charge of a weighted sum of its
 masses, the weights w_K = (1 - e^{eps - K h}) e^{-theta (K - eps / h)} in [0, 1] over K h > eps
-(``ChargedGrid.charge_of_weighted_sum``, ``weighted_charge``, computed by the core:
+(``ChargedGrid.charge_of_weighted_sum``, computed by the core: ``tilted_window_charge``,
 cpp/include/hockeystick/pld/reads/tilted_charge.hpp): E times the Chernoff bound at theta, a
 relative error.  The weights fall geometrically, so their sum (about 1 / (lam^2 h)) and Euclidean
 norm (about 1 / (2 lam^1.5 h^0.5)) are far below the count of masses above eps and its square root
@@ -297,55 +297,6 @@ class TiltedComposition:
         0 where theta x / h is infinite (x infinite, or x / h past the doubles): there, as wherever
         the factor underflows, its products are below the absolute 2^-1060 per entry a side adds."""
         return float(self._read.untilt_factor(float(x)))
-
-    @cached_property
-    def _charges(self) -> _core.pld_reads.Charges:
-        """The window's round-off bounds as the core reads them (``GridPMF.charges``)."""
-        return self.window.charges()
-
-    def weighted_charge(self, x: float) -> float:
-        """The tilted window's round-off charge of the weighted sum the untilted curve reads at
-        ``x`` (module docstring), by the core (``_core.pld_reads.tilted_window_charge``,
-        cpp/include/hockeystick/pld/reads/tilted_charge.hpp): ``GridPMF.charge_of_weighted_sum``'s
-        min(entry S, total, l2 N + min(inverse S, inverse_l2 N)) at S and N the lesser of
-        ``tilted_weights``' sum and norm and the count m of the window's masses above x (one more,
-        for the rounding of x / h) and its square root (``charge_at``'s: every mass above x at
-        weight 1); 0 above the window or at an infinite x (no product overflows), or where the
-        window charges nothing.
-
-        Parameters
-        ----------
-        x : float
-            The curve argument, already moved by the loss shift.
-
-        Returns
-        -------
-        float
-            The charge, before the untilt factor (``untilt_factor``).
-
-        Raises
-        ------
-        ValueError
-            If ``x`` is NaN.
-        """
-        return float(self.weighted_charges(np.array([float(x)]))[0])
-
-    def weighted_charges(self, x: np.ndarray) -> np.ndarray:
-        """``weighted_charge`` at each of ``x`` (one-dimensional, no NaN), one core call: each
-        element's charge is the one it gets alone (the core reads the arguments one by one)."""
-        w = self.window
-        return np.asarray(
-            _core.pld_reads.tilted_window_charge(
-                x,
-                k_lo=int(w.k_lo),
-                size=int(w.p.size),
-                h=self.h,
-                theta=self.theta,
-                charges=self._charges,
-                threads=1,
-            ),
-            dtype=np.float64,
-        )
 
     def side_at(self, x: float) -> float:
         """The certified delta on this side at the curve argument ``x`` (already moved by the loss

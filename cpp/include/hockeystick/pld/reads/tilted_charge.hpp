@@ -1,6 +1,6 @@
 // The round-off charge a tilted window (pld/reads/tilted.hpp) adds to the untilted curve it is read as, charged on
-// the weighted sum that curve reads rather than on every mass above the read at weight 1 (python
-// pld/compose/tilted.py's tilted_weights and TiltedComposition.weighted_charge, front ends over these).
+// the weighted sum that curve reads rather than on every mass above the read at weight 1 (tilted.hpp's read charges
+// through tilted_window_charge; python pld/compose/tilted.py's tilted_weights is a front end over tilted_weights).
 //
 // What is charged.  Untilting a window composed under the tilt theta per grid step (p~_K = P_T(K) e^{theta K} /
 // M^T, tilted.hpp's (1)) turns an error e~_K of the tilted entry K into M^T e^{-theta K} e~_K, so on
