@@ -101,6 +101,11 @@ void register_pld_tilted_read(py::module_ m) {
             [](const TC& c) { return py::reinterpret_steal<py::int_>(PyLong_FromDouble(c.floor_index())); },
             "The least grid index read (an int; it may lie past the window's top).")
         .def_property_readonly("floor", &TC::floor, "The least curve argument read: the loss of floor_index.")
+        .def_property_readonly(
+            "window_floor_index",
+            [](const TC& c) { return py::reinterpret_steal<py::int_>(PyLong_FromDouble(c.window_floor_index())); },
+            "floor_index of the whole window (read from its bottom), known without its suffix sums.")
+        .def_property_readonly("window_floor", &TC::window_floor, "The loss of window_floor_index.")
         .def_property_readonly("cut", &TC::cut, "The least grid loss above the window.")
         .def_property_readonly("top", &TC::top,
                                "A loss above every loss of the window, with the loss shift: an epsilon search's top.")

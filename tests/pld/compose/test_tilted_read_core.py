@@ -185,6 +185,8 @@ CASES = _cases()
 def test_the_cores_side_is_the_written_formula_bit_for_bit(which):
     c = CASES[which]
     assert c.floor_index == _floor_index(c)
+    whole = dataclasses.replace(c, least_read=None)
+    assert c.window_floor_index == _floor_index(whole) and c.window_floor == whole.floor
     xs = np.concatenate(
         [
             np.linspace(c.floor - 1.0, c.top + 3.0, 61),

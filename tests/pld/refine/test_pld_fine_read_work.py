@@ -1,7 +1,8 @@
 """The default's fine read does less work for the same certified numbers: a tilted window read from a certified lower epsilon up (``read_from``) is trivial
 below it and within the full read's slack above it, and its upper epsilon lies between the certified sides; a reader
 kept from a read that did not settle gives the same numbers as a fresh one; the fixed grid's add-direction upper side
-is certified and never makes the fine read's upper side higher; one small point answers the same on any threads."""
+is certified and never makes the fine read's upper side higher; where the view answers, the whole window's
+suffix sums are never built; one small point answers the same on any threads."""
 
 from __future__ import annotations
 
@@ -69,6 +70,21 @@ def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_rea
     assert full.delta(found) <= delta * (
         1.0 + 1e-9
     )  # within the whole window's slack of its own read
+
+
+def test_a_read_from_a_lower_epsilon_builds_no_whole_window_read():
+    # the remove direction's view answers: the whole window's floor, top, cut and untilt factor come
+    # from the view (``window_floor_index``), so the whole window's suffix sums are never summed
+    point, delta = README, 1e-10
+    lower, upper = SubsampledGaussianPLD(*point[:3]).epsilon(delta, bound="both")
+    reader = tilted_question.TiltedReader(point, None, 1)
+    found = reader.upper_at_exponent(delta, question.FINE_INTERVAL, upper, least=lower)
+    assert lower <= found <= upper
+    (remove,) = [c for key, c in reader._compositions.items() if key[1] == "remove"]
+    assert "_read" not in remove.__dict__  # the add direction's epsilon lies below: read whole
+    view = remove.read_from(lower - 8 * remove.h)
+    assert view.window_floor_index == remove.floor_index < view.floor_index
+    assert view.window_floor == remove.floor
 
 
 def test_a_read_from_below_the_windows_floor_changes_nothing():

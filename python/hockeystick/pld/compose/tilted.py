@@ -276,6 +276,16 @@ class TiltedComposition:
         return float(self._read.floor)
 
     @property
+    def window_floor_index(self) -> int:
+        """``floor_index`` of the whole window (read from its bottom, whatever ``least_read``)."""
+        return int(self._read.window_floor_index)
+
+    @property
+    def window_floor(self) -> float:
+        """The loss of ``window_floor_index``: ``floor`` of the whole window."""
+        return float(self._read.window_floor)
+
+    @property
     def cut(self) -> float:
         """The least grid loss above the window (its mass there is cut: ``above``)."""
         return float(self._read.cut)
@@ -293,7 +303,7 @@ class TiltedComposition:
         return float(self._read.slack)
 
     def untilt_factor(self, x: float) -> float:
-        """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``);
+        """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``window_floor``);
         0 where theta x / h is infinite (x infinite, or x / h past the doubles): there, as wherever
         the factor underflows, its products are below the absolute 2^-1060 per entry a side adds."""
         return float(self._read.untilt_factor(float(x)))

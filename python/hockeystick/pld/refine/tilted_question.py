@@ -214,12 +214,14 @@ def _cut_shows(
     ``tilted_read_tail.CUT_CHECK_SHARE`` of delta, or what its mass above wraps onto the read
     (``tilted_read_tail.wrapped_mass``, ``terms`` the PMF and its rounds) passes
     ``tilted_read_tail.WRAP_CHECK_SHARE`` of it, or the answer lies within ``READ_MARGIN``
-    cells of the window's floor (the cut's bottom may have stopped the search)."""
+    cells of the window's floor (the cut's bottom may have stopped the search).  ``up_side``
+    may be the window read from a least argument (``read_from``): only the whole window's floor,
+    cut and untilt factor are read, the same on either, so its suffix sums serve."""
     pmf, rounds = terms
     shift = abs(up_side.window.loss_shift)
-    if math.isfinite(found) and found <= up_side.floor + shift + READ_MARGIN * up_side.h:
+    if math.isfinite(found) and found <= up_side.window_floor + shift + READ_MARGIN * up_side.h:
         return True
-    x = max((found if math.isfinite(found) else start) - shift, up_side.floor)
+    x = max((found if math.isfinite(found) else start) - shift, up_side.window_floor)
     charge = up_side.window.p_inf * up_side.untilt_factor(max(x, up_side.cut))
     if not charge <= CUT_CHECK_SHARE * delta:  # shows whatever wraps
         return True
@@ -231,18 +233,21 @@ def _cut_shows(
 
 def _upper_search(
     up_side: tilted.TiltedComposition, delta: float, upper: float, least: float
-) -> float:
+) -> tuple[float, tilted.TiltedComposition]:
     """``TiltedReader.upper_side``'s search of one tilted window: from ``READ_MARGIN`` cells below ``least``
-    where that read's answer lands above half the margin, else over the whole window."""
+    where that read's answer lands above half the margin, else over the whole window; with the
+    window read (the view from below ``least`` or ``up_side``).  The whole window's floor and top
+    are taken from the view (``window_floor_index``, ``top``), so that where the view answers, the
+    whole window's suffix sums are never built."""
     h = up_side.h
-    start = min(upper, up_side.top)
     if least > 0.0 and math.isfinite(least):
         view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)
-        if view.floor_index > up_side.floor_index:
+        start = min(upper, view.top)
+        if view.floor_index > view.window_floor_index:
             found = tilted.upper_epsilon(view, delta, start)
             if found >= view.floor + abs(up_side.window.loss_shift) + 0.5 * READ_MARGIN * h:
-                return found
-    return tilted.upper_epsilon(up_side, delta, start)
+                return found, view
+    return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top)), up_side
 
 
 # the key of a dict of held compositions
@@ -449,16 +454,16 @@ class TiltedReader:
         shown = self._cut_shown.get((direction, delta), {}) if exponent else {}
         if window_tail > DEFAULT_TAIL and any(g > h for g in shown):  # shown on a coarser grid
             up_side = self._uncut_first(h, direction, tail, (pmf, rounds), lam, window_tail, shown)
-            return _upper_search(up_side, delta, upper, least)
+            return _upper_search(up_side, delta, upper, least)[0]
         up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True, window_tail)
-        found = _upper_search(up_side, delta, upper, least)
+        found, read = _upper_search(up_side, delta, upper, least)
         if (
             window_tail > DEFAULT_TAIL
             and up_side.above is None
-            and _cut_shows(up_side, (pmf, rounds), found, min(upper, up_side.top), delta)
+            and _cut_shows(read, (pmf, rounds), found, min(upper, read.top), delta)
         ):
             up_side = self._uncut(h, direction, tail, (pmf, rounds), lam, window_tail, up_side)
-            found = _upper_search(up_side, delta, upper, least)
+            found = _upper_search(up_side, delta, upper, least)[0]
             if exponent:
                 uncut = up_side.window.p.size if up_side.above is None else 0
                 self._cut_shown.setdefault((direction, delta), {})[h] = uncut

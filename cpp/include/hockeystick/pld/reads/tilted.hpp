@@ -169,6 +169,13 @@ class TiltedComposition {
     // The least curve argument read: the loss of floor_index().
     double floor() const { return floor_index_ * h_; }
 
+    // floor_index() of the whole window (no least_read): the one a read from the window's bottom would have, known
+    // without its suffix sums.
+    double window_floor_index() const { return floor_index_of(-std::numeric_limits<double>::infinity()); }
+
+    // The loss of window_floor_index(): floor() of the whole window.
+    double window_floor() const { return window_floor_index() * h_; }
+
     // The relative slack of the untilted suffix sums (suffix_sum_slack of their count).
     double slack() const { return slack_; }
 
