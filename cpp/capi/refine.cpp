@@ -21,7 +21,9 @@
 // against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
 // grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
 // (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
-// grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt).  The Python package's
+// grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt), and one still wider has
+// its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then
+// 2.5e-5, the package's rare_upper, its windows uncut within kTiltRareMaxPoints).  The Python package's
 // front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
 // binding).  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
 // bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.

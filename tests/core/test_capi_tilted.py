@@ -167,6 +167,19 @@ def test_rare_participation_the_c_upper_side_is_the_front_doors_with_either_back
     assert abs(upper - front_door[1]) <= 5e-4
 
 
+@pytest.mark.slow
+def test_rare_participation_at_accuracy_1e_4_the_c_upper_side_reads_the_rare_grids(lib):
+    """About 9 CPU s: at accuracy 1e-4 the bracket stays wider than asked after the fine grids and the aligned
+    cells' lower side, so its upper side is read on the rare participation grid 1.25e-5 (the package's
+    rare_upper; 1.077423, uncut, against the front door's 1.077481 cut at a window tail), not left at 2.5e-5's
+    1.077758; still wider than asked, so HS_ACCURACY_NOT_MET, and overlapping the front door's (both certified)."""
+    status, lower, upper, message = rare_asked(lib, "epsilon", 1e-10, 1e-4)
+    py_lower, py_upper = rare_front_door("epsilon", 1e-10)
+    assert 0.0 < lower <= py_upper and py_lower <= upper < math.inf
+    assert abs(upper - py_upper) <= 1e-4
+    assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=0.0001" in message
+
+
 def test_rare_participation_the_c_delta_bracket_reads_the_fine_grids_and_holds_the_front_door(lib):
     """delta at epsilon 1.2 of the same run: the accuracy's first grid is too fine for the tilted
     windows, so the fine grids are read; the bracket overlaps the front door's (both certified), its

@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -82,6 +83,17 @@ constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
 // fine_upper), finest first: half the peers' default grid (question.FINE_INTERVAL), then theirs where its windows
 // pass the cap.
 constexpr double kTiltFineUpperGrids[] = {5e-5, 1e-4};
+// The grids of the package's rare participation upper read (TiltedReader's rare_bracket; python
+// pld/refine/tilted_question.py's rare_upper over question.RARE_FINE_INTERVALS), finest first: an eighth and a quarter
+// of the peers' default grid, for q at most kTiltRareRate (question.RARE_FINE_RATE).  Over many rounds of a rate far
+// below the grid the upper side's discretization excess falls about twofold a halving (sigma 0.6, q 1e-5, 10^6 rounds
+// at delta 1e-10: 1.077758 on 2.5e-5, 1.077423 on 1.25e-5).
+constexpr double kTiltRareUpperGrids[] = {1.25e-5, 2.5e-5};
+constexpr double kTiltRareRate = 1e-4;
+// The cap on a window of the rare participation read: its windows are uncut, where the package cuts them at a window
+// tail (pld/reads/tilted_read_tail.hpp), so twice the other reads' (7.7e6 points on 1.25e-5 at sigma 0.6, q 1e-5,
+// 10^6 rounds, delta 1e-10).
+constexpr std::int64_t kTiltRareMaxPoints = std::int64_t(1) << 23;
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
 // The tilts tried are the search ladder's (pld/grid/tilt_ladders.hpp: tilt_rung); searched every kTiltCoarseStep-th
@@ -277,9 +289,20 @@ class TiltedReader {
     // bracket is wider than `accuracy` and the upper side still falls by a quarter of it, at most kTiltGrids grids; a
     // grid whose discretization or window passes the caps (std::length_error), or whose tilt overflows a moment
     // (std::invalid_argument), ends the descent; last, where still wider than `accuracy`,
-    // its lower side raised to the aligned cells' read (aligned_bracket).
+    // its lower side raised to the aligned cells' read (aligned_bracket), then, where still wider than `accuracy`, its
+    // upper side lowered to the rare participation read (rare_bracket).
     std::pair<double, double> epsilon_bracket(double delta, double lower, double upper, double start, double accuracy) {
-        return aligned_bracket(delta, grid_epsilon_bracket(delta, lower, upper, start, accuracy), accuracy);
+        return rare_bracket(
+            delta, aligned_bracket(delta, grid_epsilon_bracket(delta, lower, upper, start, accuracy), accuracy),
+            accuracy);
+    }
+
+    // (lower, upper) with its upper side lowered to the tilted read on the first of kTiltRareUpperGrids whose windows
+    // fit kTiltRareMaxPoints (upper_on), where q is at most kTiltRareRate and the bracket is wider than `accuracy`, as
+    // the package's rare_brackets reads it; as given otherwise.  Certified: every tilted read is.
+    std::pair<double, double> rare_bracket(double delta, std::pair<double, double> b, double accuracy) {
+        if (!(q_ <= kTiltRareRate && b.second - b.first > accuracy)) return b;
+        return {b.first, std::max(b.first, upper_on(kTiltRareUpperGrids, delta, b.second, kTiltRareMaxPoints))};
     }
 
     // (lower, upper) with its lower side raised to the aligned cells' read where the bracket is still wider than
@@ -332,16 +355,23 @@ class TiltedReader {
     // direction, its pessimistic rounds on the first of kTiltFineUpperGrids whose windows fit, composed under the
     // Chernoff exponent's tilt at `upper` and searched from it; the maximum over the directions.  As given where
     // `upper` is not finite, no grid's windows fit or a tilt overflows a moment.  Certified: every tilted read is.
-    double fine_upper(double delta, double upper) {
+    double fine_upper(double delta, double upper) { return upper_on(kTiltFineUpperGrids, delta, upper, max_points_); }
+
+    // `upper` (a certified upper epsilon at delta) lowered to the tilted read on the first of `grids` whose windows
+    // fit within `max_points`: per direction, its pessimistic rounds composed under the Chernoff exponent's tilt at
+    // `upper` and searched from it; the maximum over the directions.  As given where `upper` is not finite, no grid's
+    // windows fit or a tilt overflows a moment.
+    template <std::size_t N>
+    double upper_on(const double (&grids)[N], double delta, double upper, std::int64_t max_points) {
         if (!std::isfinite(upper)) return upper;
-        for (const double h : kTiltFineUpperGrids) {
+        for (const double h : grids) {
             try {
                 double most = 0.0;
                 for (const bool remove : {true, false}) {
                     const Direction& d = direction(h, remove, tail(remove, delta), false);
                     const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
                     most = std::max(
-                        most, tilted_upper_epsilon(ups, delta, exponent_tilt(ups, upper), upper, fft_, max_points_));
+                        most, tilted_upper_epsilon(ups, delta, exponent_tilt(ups, upper), upper, fft_, max_points));
                 }
                 directions_.clear();  // no read returns to the fine grid
                 return std::min(upper, most);
