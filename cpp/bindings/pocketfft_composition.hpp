@@ -34,6 +34,9 @@ class PocketfftComposition {
         const std::vector<std::vector<hockeystick::pld::Term>>& items, bool pessimistic, double tail,
         const std::vector<hockeystick::pld::SpectralReads>& reads = {}) const;
 
+    // The backend, for a core read that composes through it (pld/refine/tilted_question.hpp's TiltedReader).
+    hockeystick::pld::RealFftBackend& fft() const { return *fft_; }
+
   private:
     std::unique_ptr<hockeystick::pld::RealFftBackend> fft_;
     hockeystick::pld::ComposeOptions options_;

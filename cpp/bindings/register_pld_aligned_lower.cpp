@@ -1,8 +1,12 @@
 // Binding of the aligned cells' lower PMF (pld/refine/aligned_lower.hpp), in _core.pld_refine: one round's lower PMF
 // on a grid (built with the GIL released), and the pieces it is built from over arrays of cells or grid indices, each
 // element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
-// argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.
+// argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the rare
+// participation reads of the core's TiltedReader (pld/refine/tilted_question.hpp: rare_upper, rare_lower), which the
+// package's default and the C library's epsilon call both read, run with the GIL released on the package's FFT
+// (pocketfft_composition.hpp), with their grids, rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
+#include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -14,6 +18,7 @@
 
 #include "elementwise.hpp"
 #include "loops.hpp"
+#include "pocketfft_composition.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -130,6 +135,35 @@ py::array_t<double> mean_at_least(double sigma, double q, const input_array& lo,
         [](double v) { return not_nan("lo", v); });
 }
 
+// A TiltedReader of the Poisson-subsampled Gaussian (sigma per unit sensitivity, q, rounds; max_cells cells a
+// direction; `tail` > 0 both directions' tail, else the tails each delta allows) on the package's FFT (workers: its
+// threads, None all cores), passed to read(reader) with the GIL released.
+template <class Read>
+double rare_read(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, double tail,
+                 const py::object& workers, Read read) {
+    round_of(sigma, q);
+    if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
+    pld::ComposeOptions options;
+    options.direct_bins = true;  // the tilted compositions' accurate low-frequency bins, in long double where offered
+    const hb::PocketfftComposition compose(workers, options, true, pld::kTiltMaxPoints);
+    py::gil_scoped_release release;
+    pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells);
+    if (tail > 0.0) reader.give_tail(tail);
+    return read(reader);
+}
+
+double rare_upper(double sigma, double q, std::int64_t rounds, double delta, double upper, std::int64_t max_cells,
+                  double tail, const py::object& workers) {
+    return rare_read(sigma, q, rounds, max_cells, tail, workers,
+                     [&](pld::TiltedReader& r) { return r.rare_upper(delta, upper); });
+}
+
+double rare_lower(double sigma, double q, std::int64_t rounds, double delta, double lower, double upper,
+                  std::int64_t max_cells, const py::object& workers) {
+    return rare_read(sigma, q, rounds, max_cells, 0.0, workers,
+                     [&](pld::TiltedReader& r) { return r.rare_lower(delta, lower, upper); });
+}
+
 }  // namespace aligned_lower_binding
 
 void register_pld_aligned_lower(py::module_ m) {
@@ -139,6 +173,23 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("aligned_tail_error") = pld::kAlignedTailError;
     m.attr("aligned_centred") = pld::kAlignedCentred;
     m.attr("aligned_max_cells") = pld::kAlignedMaxCells;
+    m.attr("tilt_rare_rate") = pld::kTiltRareRate;
+    m.attr("tilt_rare_upper_grids") = py::make_tuple(pld::kTiltRareUpperGrids[0], pld::kTiltRareUpperGrids[1]);
+    m.attr("tilt_rare_max_points") = pld::kTiltRareMaxPoints;
+    m.attr("tilt_rare_lower_grid") = pld::kTiltRareLowerGrid;
+    m.attr("tilt_rare_lower_max_points") = pld::kTiltRareLowerMaxPoints;
+    m.def("tilted_rare_upper", &ab::rare_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("max_cells"), py::arg("tail") = 0.0,
+          py::arg("workers") = py::none(),
+          "`upper` (a certified upper epsilon at delta of the Poisson-subsampled Gaussian, sigma per unit "
+          "sensitivity) lowered to the tilted read on the first of tilt_rare_upper_grids whose windows fit "
+          "tilt_rare_max_points (pld/refine/tilted_question.hpp's TiltedReader::rare_upper); tail > 0: both "
+          "directions' tail.");
+    m.def("tilted_rare_lower", &ab::rare_lower, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("max_cells"),
+          py::arg("workers") = py::none(),
+          "`lower` (a certified lower epsilon at delta) raised to the aligned cells' read on tilt_rare_lower_grid "
+          "below `upper` (pld/refine/tilted_question.hpp's TiltedReader::rare_lower).");
     m.def("aligned_pmf", &ab::pmf, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("interval"),
           py::arg("centred") = true,
           "One round's aligned-cells lower PMF of the Poisson-subsampled Gaussian's remove direction (sigma per unit "

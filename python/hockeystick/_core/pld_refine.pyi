@@ -331,3 +331,33 @@ def aligned_mean_at_least(
     x: npt.ArrayLike,
     threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...
+
+# the rare participation reads of the core's TiltedReader (cpp/bindings/register_pld_aligned_lower.cpp)
+tilt_rare_rate: float
+tilt_rare_upper_grids: tuple[float, float]
+tilt_rare_max_points: int
+tilt_rare_lower_grid: float
+tilt_rare_lower_max_points: int
+
+def tilted_rare_upper(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    upper: float,
+    max_cells: int,
+    tail: float = 0.0,
+    workers: int | None = None,
+) -> float: ...
+def tilted_rare_lower(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    lower: float,
+    upper: float,
+    max_cells: int,
+    workers: int | None = None,
+) -> float: ...

@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 
+from ... import _core
 from ...base.warning_site import outside_stacklevel
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL
@@ -74,18 +75,17 @@ SMALLEST_TAIL = 1e-300
 # the grid the discretization's excess (of order T h^2) falls about fourfold while the tilted read's
 # charges stay relative to its Chernoff bound: 6.7e-5 below at 1e-5.
 FINE_INTERVAL = DEFAULT_INTERVAL / 2
-# rare participation (a sampling rate at most RARE_FINE_RATE): a fine read's bracket within the
-# tolerance but wider than half of it has its upper side read again on the finest of
-# RARE_FINE_INTERVALS (a quarter and a half of FINE_INTERVAL) whose window, scaled from the fine
-# read's, fits the tilted reads' cap (``tilted_question.rare_pending``, ``rare_upper``).  Over many
+# rare participation (a sampling rate at most RARE_FINE_RATE, the core's, which the C library's
+# epsilon call reads too): a fine read's bracket within the tolerance but wider than half of it has
+# its upper side read again on a quarter of FINE_INTERVAL, or half of it where those windows pass
+# the core's cap (``tilted_question.rare_pending``, ``rare_upper``).  Over many
 # rounds of a rate far below the grid every round's rounding adds up (the discretization inflates
 # the loss variance by ~T q h), so on FINE_INTERVAL a certified upper side can stay above the peers'
 # estimate on the grid twice coarser: sigma 0.5, q 1e-5, 10^6 rounds, delta 1e-8 reads 2.159259 on
 # 5e-5 against dp_accounting's 2.159087 on 1e-4, and 2.158789 on 2.5e-5; sigma 0.5, q 1e-4, 10^6
 # rounds, delta 1e-8 reads 6.377582 on 5e-5, 6.377131 on 2.5e-5 and 6.377003 on 1.25e-5 (the
 # aligned cells' lower side, ``aligned_lower``, reads on these grids too)
-RARE_FINE_RATE = 1e-4
-RARE_FINE_INTERVALS = (FINE_INTERVAL / 4, FINE_INTERVAL / 2)
+RARE_FINE_RATE = float(_core.pld_refine.tilt_rare_rate)
 # the refinement's brackets the default's fine read (``tilted_question.FineSettle``) is tried on: at
 # most this many default tolerances wide.  The fine read lowers the upper side only (to within ~1e-4
 # of the truth on the runs the default answers), so a bracket whose lower side is further below

@@ -27,11 +27,12 @@ tolerance:
    ``UPPER_MAX_POINTS``): one read, not a ladder, since a read costs about its window's points.
 
 A bracket of such a point already within the tolerance but wider than ``TIGHT_SHARE`` of it
-(``tight_bracket``) has its lower side read by the aligned cells on ``FIRST_INTERVAL``, its window
-within ``TIGHT_MAX_POINTS``.  There the lower side is the optimistic reads', which round every
-round's loss down (first order in the grid), while the upper side is the fine read's, whose
-pessimistic excess is a few 1e-5 after 10^4 to 10^6 rounds: the bracket's width is mostly the lower
-side's.  dp_accounting's default (the pessimistic PMF on its 1e-4 grid, uncertified: its FFT's
+(``tight_bracket``) has its lower side read by the aligned cells on ``FIRST_INTERVAL``, the core's
+read (pld/refine/tilted_question.hpp's ``TiltedReader::rare_lower``, its window within
+``_core.pld_refine.tilt_rare_lower_max_points``) that the C library's epsilon call makes.  There
+the lower side is the optimistic reads', which round every round's loss down (first order in the
+grid), while the upper side is the fine read's, whose pessimistic excess is a few 1e-5 after 10^4
+to 10^6 rounds: the bracket's width is mostly the lower side's.  dp_accounting's default (the pessimistic PMF on its 1e-4 grid, uncertified: its FFT's
 round-off is of order T u of the total mass, near delta after 10^4 to 10^6 rounds) can fall between
 such sides, below the truth: sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 reads 1.077178 against our
 [1.077060, 1.077481], and the aligned cells on 1.25e-5 certify 1.077214; sigma 0.5, q 1e-4, 10^4
@@ -52,17 +53,18 @@ import math
 
 import numpy as np
 
+from ... import _core
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
 from .bracket_width import within_epsilon_tolerance
 from .each_bracket import each_bracket
 from .grid_start import Point
-from .tilted_question import TiltedReader, exponent_tilt
+from .tilted_question import TiltedReader, exponent_tilt, rare_lower
 from .window_heap import heap_windows
 
-# the first grid of the upper side's reads: a quarter of the fine read's (the grids it and
-# ``tilted_question.rare_upper`` read are no finer)
-FIRST_INTERVAL = question.FINE_INTERVAL / 4
+# the first grid of the upper side's reads: the core's rare lower read's, the finest of its rare
+# upper reads' (``tilted_question.rare_upper``), a quarter of the fine read's
+FIRST_INTERVAL = float(_core.pld_refine.tilt_rare_lower_grid)
 # the most halvings of FIRST_INTERVAL the upper side is read on (7.8e-7): past it the window of the
 # runs in the box passes UPPER_MAX_POINTS anyway
 UPPER_HALVINGS = 4
@@ -83,9 +85,6 @@ LOWER_WINDOW_RATIO = 2.5
 # cells (``tight_bracket``): a sixteenth, 6.25e-5 below epsilon 4, below the distance between the
 # sides where dp_accounting's default fell between them (7e-5 to 1.2e-4 above the lower side)
 TIGHT_SHARE = 1.0 / 16.0
-# that read's window cap: 2^24 points, ~1.1 GB at its peak and ~5 CPU s (the box's windows on
-# FIRST_INTERVAL: up to 7.9 M points)
-TIGHT_MAX_POINTS = 1 << 24
 
 
 def lower_grid(window: int) -> float | None:
@@ -208,10 +207,13 @@ def tight_applies(point: Point, delta: float, lower: float, upper: float) -> boo
     )
 
 
-def tight_bracket(point: Point, delta: float, lower: float, upper: float) -> tuple[float, float]:
+def tight_bracket(
+    point: Point, delta: float, lower: float, upper: float, threads: int = 0
+) -> tuple[float, float]:
     """(``lower``, ``upper``) at ``delta`` of ``point`` with its lower side raised to the aligned
-    cells' read on ``FIRST_INTERVAL`` (``lower_read``, its window within ``TIGHT_MAX_POINTS``)
-    where ``tight_applies`` (module docstring); as given elsewhere.
+    cells' read on ``FIRST_INTERVAL`` (``tilted_question.rare_lower``, the core's, its window
+    within ``_core.pld_refine.tilt_rare_lower_max_points``, on ``threads`` FFT threads, 0 all
+    cores) where ``tight_applies`` (module docstring); as given elsewhere.
 
     Parameters
     ----------
@@ -221,6 +223,8 @@ def tight_bracket(point: Point, delta: float, lower: float, upper: float) -> tup
         The delta asked, in (0, 1).
     lower, upper : float
         A certified epsilon bracket at ``delta``.
+    threads : int, default 0
+        The read's FFT threads (0: all cores).
 
     Returns
     -------
@@ -229,8 +233,7 @@ def tight_bracket(point: Point, delta: float, lower: float, upper: float) -> tup
     """
     if not tight_applies(point, delta, lower, upper):
         return lower, upper
-    with heap_windows():  # its window's memory kept between compositions (``window_heap``)
-        lower = lower_read(point, delta, FIRST_INTERVAL, lower, upper, TIGHT_MAX_POINTS)
+    lower = rare_lower(point, delta, lower, upper, threads)
     return lower, max(lower, upper)
 
 
@@ -301,6 +304,6 @@ def finer_brackets(
     def read(at: float, lo: float, up: float) -> tuple[float, float]:
         if applies(point, at, lo, up):
             return finer_bracket(point, at, lo, up, threads)
-        return tight_bracket(point, at, lo, up)
+        return tight_bracket(point, at, lo, up, threads)
 
     return each_bracket(delta, lower, upper, read)

@@ -32,10 +32,11 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from ... import _core
 from ..compose import tilted
 from ..compose.fft import fft_length
 from ..grid.distribution import Factor
@@ -43,6 +44,7 @@ from ..grid.pmf import GridPMF
 from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
+    MAX_CELLS,
     MAX_INTERVAL,
     Directions,
     subsampled_gaussians,
@@ -875,7 +877,7 @@ def fine_brackets(
                     point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
                 )
         if grid == question.FINE_INTERVAL and rare_pending(q, lows[j], ups[j]):
-            up = rare_upper(reader, float(flat[j]), ups[j], adds[j], lows[j])
+            up = rare_upper(point, float(flat[j]), ups[j], tail, threads)
             ups[j] = max(lows[j], min(ups[j], up))
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
@@ -903,9 +905,9 @@ def rare_pending(q: float, lower: float, upper: float) -> bool:
     Within the tolerance, no later read of the default's refines it (the refinement settles it,
     ``FineSettle``, and the tilted factors' reads take wide brackets only), so its upper side would
     keep the fine grid's discretization excess, which over many rounds of a rate far below the grid
-    can pass the peers' estimate on the grid twice coarser (``question.RARE_FINE_INTERVALS``);
-    within half of it the upper side is as close to the truth as the refined default's, and the
-    read would lower it by less than the width at up to half the point's cost."""
+    can pass the peers' estimate on the grid twice coarser; within half of it the upper side is as
+    close to the truth as the refined default's, and the read would lower it by less than the width
+    at up to half the point's cost."""
     return bool(
         q <= question.RARE_FINE_RATE
         and question.within_tolerance(np.array(lower), np.array(upper))
@@ -918,25 +920,52 @@ def rare_pending(q: float, lower: float, upper: float) -> bool:
     )
 
 
+def _rare_point(point: Point, threads: int) -> dict[str, Any]:
+    """``point`` and ``threads`` as the core's rare participation reads take them (sigma per unit
+    sensitivity, the package's cells cap, the FFT workers: None for all cores)."""
+    sigma, q, rounds, sensitivity = point
+    return {
+        "sigma": sigma / sensitivity,
+        "sampling_rate": q,
+        "rounds": int(rounds),
+        "max_cells": MAX_CELLS,
+        "workers": None if threads == 0 else threads,
+    }
+
+
 def rare_upper(
-    reader: TiltedReader, delta: float, upper: float, add_upper: float, lower: float
+    point: Point, delta: float, upper: float, tail: float | None = None, threads: int = 0
 ) -> float:
-    """The tilted read's upper epsilon at ``delta`` (``TiltedReader.upper_at_exponent``, searched
-    from ``upper``) on the finest grid of ``question.RARE_FINE_INTERVALS`` whose window, the one
-    the read on ``question.FINE_INTERVAL`` needed (``TiltedReader.window_points``) scaled by the
-    ratio of the grids (a window's span in loss is about the same on every grid), fits
-    ``MAX_POINTS``: one read, not a ladder (a read costs about its window's points, so the finest
-    grid alone costs less than the grids down to it); where that window is refused after all, the
-    next coarser grid; ``upper`` where none fits.  Certified: each read is."""
-    needed = reader.window_points(question.FINE_INTERVAL)
-    for h in question.RARE_FINE_INTERVALS:
-        if needed * (question.FINE_INTERVAL / h) > MAX_POINTS:
-            continue
-        try:
-            return reader.upper_at_exponent(delta, h, upper, add_upper, lower)
-        except ValueError:  # the window past MAX_POINTS after all: a coarser grid
-            continue
-    return upper
+    """``upper`` (a certified upper epsilon at ``delta`` of ``point``) lowered to the core's rare
+    participation read (pld/refine/tilted_question.hpp's ``TiltedReader::rare_upper``, the read the
+    C library's epsilon call makes): per direction, its pessimistic rounds on the first of
+    ``_core.pld_refine.tilt_rare_upper_grids`` whose uncut windows fit
+    ``tilt_rare_max_points``, composed under the Chernoff exponent's tilt at ``upper`` and searched
+    from it; the maximum over the directions.  Both directions' rounds discretized with ``tail``
+    where given, else with the tails ``delta`` allows (``TiltedReader.direction``'s); the
+    compositions on ``threads`` FFT threads (0: all cores).  As given where no grid's windows fit.
+    Over many rounds of a rate far below the grid the upper side's discretization excess falls
+    about twofold a halving of the grid: at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 the read on
+    1.25e-5 gives 1.077423.  Certified: every tilted read is."""
+    given = 0.0 if tail is None else tail
+    found = _core.pld_refine.tilted_rare_upper(
+        **_rare_point(point, threads), delta=delta, upper=upper, tail=given
+    )
+    return float(found)
+
+
+def rare_lower(point: Point, delta: float, lower: float, upper: float, threads: int = 0) -> float:
+    """``lower`` (a certified lower epsilon at ``delta`` of ``point``) raised to the core's rare
+    participation lower read where higher (pld/refine/tilted_question.hpp's
+    ``TiltedReader::rare_lower``, the read the C library's epsilon call makes after
+    ``rare_upper``'s): the aligned cells (``aligned_lower``) on
+    ``_core.pld_refine.tilt_rare_lower_grid``, searched below ``upper``, its window within
+    ``tilt_rare_lower_max_points``, on ``threads`` FFT threads (0: all cores); as given outside
+    the aligned cells' domain or where its window or cells pass their caps.  Certified."""
+    found = _core.pld_refine.tilted_rare_lower(
+        **_rare_point(point, threads), delta=delta, lower=lower, upper=upper
+    )
+    return float(found)
 
 
 def rare_brackets(
@@ -949,19 +978,12 @@ def rare_brackets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` that a later read than the fine
     one brought within the tolerance (the tilted factors' reads of a wide bracket), where
-    ``rare_pending``, its upper side lowered to ``rare_upper``'s read (certified; one reader of the
-    point at ``tail``, on ``threads``, no fine window held: the finest grid is tried first, a
-    coarser one where its window is refused); the others as given.  At sigma 0.6, q 1e-5, 10^6
-    rounds, delta 1e-10 the tilted factors' read on 2.83e-5 gives 1.077851, the read on 1.25e-5
-    1.077481."""
-    reader = TiltedReader(point, tail, threads)
+    ``rare_pending``, its upper side lowered to ``rare_upper``'s read (certified; at ``tail``, on
+    ``threads``); the others as given."""
 
     def read(at: float, lo: float, up: float) -> tuple[float, float]:
         if point[1] < 1.0 and rare_pending(point[1], lo, up):
-            from .window_heap import heap_windows  # lazy: rare participation's reads only
-
-            with heap_windows():  # its windows' memory kept between compositions
-                up = max(lo, min(up, rare_upper(reader, at, up, math.inf, lo)))
+            up = max(lo, min(up, rare_upper(point, at, up, tail, threads)))
         return lo, up
 
     return each_bracket(delta, lower, upper, read)

@@ -33,7 +33,10 @@
 // higher (pld/refine/aligned_lower.hpp: each round's loss replaced by conditional means on cells aligned to a shifted
 // grid, composed under the exponent's tilt; certified), where q <= kAlignedRareRate: the optimistic PMF's rounding,
 // up to a cell per round, leaves the tilted lower side far below the truth over many rounds of a rare record, and
-// the max-of-outputs test ~0.5 % below it (1.0716 against 1.0771 there).
+// the max-of-outputs test ~0.5 % below it (1.0716 against 1.0771 there).  Where q <= kTiltRareRate and the bracket is
+// still wider than the accuracy, its upper side is read on a finer grid (rare_upper) and then its lower side by the
+// aligned cells on that grid (rare_lower): the package's default reads these two through its binding, so both doors
+// reach one bracket.
 //
 // Tails.  Each direction's rounds are discretized with the largest tail the delta allows: the add direction with the
 // question tail at kTiltedTailShare (question_tail: T tails at most that share of delta), the remove direction with
@@ -83,17 +86,26 @@ constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
 // fine_upper), finest first: half the peers' default grid (question.FINE_INTERVAL), then theirs where its windows
 // pass the cap.
 constexpr double kTiltFineUpperGrids[] = {5e-5, 1e-4};
-// The grids of the package's rare participation upper read (TiltedReader's rare_bracket; python
-// pld/refine/tilted_question.py's rare_upper over question.RARE_FINE_INTERVALS), finest first: an eighth and a quarter
-// of the peers' default grid, for q at most kTiltRareRate (question.RARE_FINE_RATE).  Over many rounds of a rate far
-// below the grid the upper side's discretization excess falls about twofold a halving (sigma 0.6, q 1e-5, 10^6 rounds
-// at delta 1e-10: 1.077758 on 2.5e-5, 1.077423 on 1.25e-5).
+// The grids of the rare participation upper read (TiltedReader's rare_upper, which python
+// pld/refine/tilted_question.py's rare_upper reads through the binding), finest first: an eighth and a quarter of the
+// peers' default grid, for q at most kTiltRareRate (python question.RARE_FINE_RATE reads it).  Over many rounds of a
+// rate far below the grid the upper side's discretization excess falls about twofold a halving (sigma 0.6, q 1e-5,
+// 10^6 rounds at delta 1e-10: 1.077758 on 2.5e-5, 1.077423 on 1.25e-5).
 constexpr double kTiltRareUpperGrids[] = {1.25e-5, 2.5e-5};
 constexpr double kTiltRareRate = 1e-4;
-// The cap on a window of the rare participation read: its windows are uncut, where the package cuts them at a window
-// tail (pld/reads/tilted_read_tail.hpp), so twice the other reads' (7.7e6 points on 1.25e-5 at sigma 0.6, q 1e-5,
-// 10^6 rounds, delta 1e-10).
-constexpr std::int64_t kTiltRareMaxPoints = std::int64_t(1) << 23;
+// The cap on a window of the rare participation read: its windows are uncut (no window tail,
+// pld/reads/tilted_read_tail.hpp), so four times the other reads' (sigma 0.6, q 1e-5, 10^6 rounds on 1.25e-5: 7.7e6
+// points at delta 1e-10, past 2^23 at 1e-15, where 2.5e-5 reads 3.263132 against 3.262862), about 0.35 GB at its
+// peak.
+constexpr std::int64_t kTiltRareMaxPoints = std::int64_t(1) << 24;
+// The grid and window cap of the rare participation lower read (TiltedReader's rare_lower): the aligned cells
+// (pld/refine/aligned_lower.hpp's aligned_read) on the finest rare upper grid.  The optimistic reads round every
+// round's loss down, first order in the grid, where the aligned cells lose a second-order amount: at sigma 0.6, q 1e-5,
+// 10^6 rounds, delta 1e-10 the lower side rises from 1.077060 (the aligned cells on 2.5e-5) to 1.077214, above
+// dp_accounting's default 1.077178 (below the truth there).  The windows on that grid hold up to 7.9e6 points over
+// q in [1e-6, 1e-4], T q in [1, 100].
+constexpr double kTiltRareLowerGrid = kTiltRareUpperGrids[0];
+constexpr std::int64_t kTiltRareLowerMaxPoints = std::int64_t(1) << 24;
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
 // The tilts tried are the search ladder's (pld/grid/tilt_ladders.hpp: tilt_rung); searched every kTiltCoarseStep-th
@@ -262,7 +274,11 @@ class TiltedReader {
         return *kept;
     }
 
+    // Both directions' rounds discretized with `tail` (a caller's) instead of the tails each delta allows.
+    void give_tail(double tail) { given_tail_ = tail; }
+
     double tail(bool remove, double delta) const {
+        if (given_tail_ > 0.0) return given_tail_;
         const double t = static_cast<double>(rounds_);
         return remove ? tilted_remove_tail(sigma_, q_, t, delta) : tilted_question_tail(t, delta);
     }
@@ -289,20 +305,53 @@ class TiltedReader {
     // bracket is wider than `accuracy` and the upper side still falls by a quarter of it, at most kTiltGrids grids; a
     // grid whose discretization or window passes the caps (std::length_error), or whose tilt overflows a moment
     // (std::invalid_argument), ends the descent; last, where still wider than `accuracy`,
-    // its lower side raised to the aligned cells' read (aligned_bracket), then, where still wider than `accuracy`, its
-    // upper side lowered to the rare participation read (rare_bracket).
+    // its lower side raised to the aligned cells' read (aligned_bracket), then, where still wider than `accuracy`, the
+    // rare participation reads (rare_bracket).
     std::pair<double, double> epsilon_bracket(double delta, double lower, double upper, double start, double accuracy) {
         return rare_bracket(
             delta, aligned_bracket(delta, grid_epsilon_bracket(delta, lower, upper, start, accuracy), accuracy),
             accuracy);
     }
 
-    // (lower, upper) with its upper side lowered to the tilted read on the first of kTiltRareUpperGrids whose windows
-    // fit kTiltRareMaxPoints (upper_on), where q is at most kTiltRareRate and the bracket is wider than `accuracy`, as
-    // the package's rare_brackets reads it; as given otherwise.  Certified: every tilted read is.
+    // (lower, upper) read again under rare participation (q at most kTiltRareRate) where wider than `accuracy`: its
+    // upper side lowered to rare_upper's read, then, where still wider, its lower side raised to rare_lower's; as
+    // given otherwise.  The package's default reads the same two (python pld/refine/tilted_question.py's rare_upper,
+    // pld/refine/rare_finer_grids.py's tight_bracket).  Certified: every read is.
     std::pair<double, double> rare_bracket(double delta, std::pair<double, double> b, double accuracy) {
         if (!(q_ <= kTiltRareRate && b.second - b.first > accuracy)) return b;
-        return {b.first, std::max(b.first, upper_on(kTiltRareUpperGrids, delta, b.second, kTiltRareMaxPoints))};
+        b.second = std::max(b.first, rare_upper(delta, b.second));
+        if (!(b.second - b.first > accuracy)) return b;
+        b.first = rare_lower(delta, b.first, b.second);
+        return {b.first, std::max(b.first, b.second)};
+    }
+
+    // `upper` (a certified upper epsilon at delta) lowered to the tilted read on the first of kTiltRareUpperGrids
+    // whose windows fit kTiltRareMaxPoints (upper_on).  Over many rounds of a rate far below the grid the upper side's
+    // discretization excess falls about twofold a halving of the grid.
+    double rare_upper(double delta, double upper) {
+        return upper_on(kTiltRareUpperGrids, delta, upper, kTiltRareMaxPoints);
+    }
+
+    // `lower` (a certified lower epsilon at delta) raised to the aligned cells' read on kTiltRareLowerGrid (its window
+    // within kTiltRareLowerMaxPoints, searched below `upper`, a certified upper side) where higher, for at least
+    // kAlignedLeastRounds rounds at a delta at least kAlignedLeastDelta, q at most kTiltRareRate and a finite upper
+    // side above `lower`; as given otherwise, or where its window or cells pass their caps or an edge or a tilt is
+    // refused.  Certified: the aligned read is.
+    double rare_lower(double delta, double lower, double upper) {
+        if (!(q_ <= kTiltRareRate && rounds_ >= kAlignedLeastRounds && delta >= kAlignedLeastDelta &&
+              std::isfinite(upper) && upper > lower))
+            return lower;
+        directions_.clear();  // no read returns to the discretized rounds: their memory is freed
+        const auto tilt = [](const GridPMF& pmf, std::int64_t rounds, double eps) {
+            return exponent_tilt({{&pmf, rounds}}, eps);
+        };
+        try {
+            return std::max(lower, aligned_read(sigma_, q_, rounds_, delta, upper, kTiltRareLowerGrid, tilt, fft_,
+                                                kTiltRareLowerMaxPoints)
+                                       .lower);
+        } catch (const std::logic_error&) {  // its window or cells past their caps, an edge or a tilt refused
+            return lower;
+        }
     }
 
     // (lower, upper) with its lower side raised to the aligned cells' read where the bracket is still wider than
@@ -486,6 +535,7 @@ class TiltedReader {
     std::int64_t rounds_;
     RealFftBackend& fft_;
     std::int64_t max_cells_, max_points_;
+    double given_tail_ = 0.0;  // give_tail's (0: the tails each delta allows)
     std::map<std::tuple<double, bool, double>, std::unique_ptr<Direction>> directions_;
     std::map<std::tuple<double, double, double, double>, KeptRead> delta_reads_;
 };
