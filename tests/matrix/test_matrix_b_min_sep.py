@@ -57,18 +57,27 @@ def every_pattern(n: int, b: int, p: float, warm: bool) -> tuple[np.ndarray, np.
 
 
 @pytest.mark.parametrize(
-    ("c", "warm", "expected"),
-    [([1.0], False, 0.6070561), ([1.0, 0.5], False, 0.9239799), ([1.0, 0.5], True, 0.8329398)],
+    ("y", "c", "p", "warm", "expected"),
+    [
+        ([1.0, 1.0, 1.0], [1.0], 0.5, False, 0.6070561),
+        ([1.0, 1.0, 1.0], [1.0, 0.5], 0.5, False, 0.9239799),
+        ([1.0, 1.0, 1.0], [1.0, 0.5], 0.5, True, 0.8329398),
+        ([1.0, 0.0, 1.0, 0.0], [1.0], 1.0, True, math.log(math.cosh(1.0))),
+        ([1.0, 0.5, 1.0, 0.5], [1.0, 0.5], 1.0, True, 0.9052974),
+    ],
 )
-def test_loss_meets_dong_and_ganeshs_check_values(
-    c: list[float], warm: bool, expected: float
+def test_loss_meets_the_papers_check_values(
+    y: list[float], c: list[float], p: float, warm: bool, expected: float
 ) -> None:
-    """p = .5, b = 2, n = 3, sigma = 1, y = (1, 1, 1) (papers/matrix-amplification.md, Sec. 5)."""
+    """b = 2, sigma = 1 (papers/matrix-amplification.md): Dong & Ganesh's (Sec. 5: p = .5, n = 3, y = (1, 1, 1));
+    and Choquette-Choo et al.'s balls-in-bins loss (arXiv:2410.06266, Lemma 3.2: n = 4, l(y) = log((1/b) sum_i
+    exp((2<m_i, y> - ||m_i||^2) / 2)), m_i = C 1_{i, i+2}), which is b-min-sep from the warm start with p = 1;
+    its first value is log cosh 1 = 0.4337808."""
     loss = b_min_sep_privacy_loss(
-        [1.0, 1.0, 1.0],
+        y,
         coefficients=c,
         noise_multiplier=1.0,
-        sampling_rate=0.5,
+        sampling_rate=p,
         min_separation=2,
         warm_start=warm,
     )
