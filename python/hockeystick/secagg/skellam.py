@@ -4,16 +4,19 @@ Each of n clients adds symmetric Skellam noise of variance mu to each integer co
 / 2) minus an independent Pois(mu / 2)); the sum is symmetric Skellam of variance V = n mu, exactly.
 For an integer shift Delta with ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1, Agarwal, Kairouz
 & Liu 2021 ("The Skellam mechanism for differentially private federated learning", NeurIPS;
-arXiv:2110.04995), Thm. 3.5 (the multi-dimensional Skellam mechanism), at integer orders alpha > 1:
+arXiv:2110.04995), Cor. 3.6 (the multi-dimensional Skellam mechanism), at integer orders alpha > 1:
 
 .. math::
 
     D_\alpha \le \frac{\alpha \Delta_2^2}{2V}
         + \min\Bigl(\frac{(2\alpha - 1)\Delta_2^2 + 6\Delta_1}{4V^2},\ \frac{3\Delta_1}{2V}\Bigr).
 
-The theorem's number is the NeurIPS text's as a secondary reading gives it, not checked against the
-paper's own text (the authors' code, google-research/federated's distributed_dp, names no theorem
-number); the formula is the one google-research/federated's ``accounting_utils._skellam_rdp``
+The number is the one C. Harrison's 2024 restatement for integer orders gives, not checked against the
+paper's own text (the authors' code, google-research/federated's distributed_dp, names no number);
+Thm. 3.5, the number other readings give, is likely the one-dimensional shifted-Skellam bound the
+corollary extends.  In the Pois(mu) - Pois(mu) parametrization (V = 2 mu) the bound reads alpha
+Delta_2^2 / (4 mu) + min(((2 alpha - 1) Delta_2^2 + 6 Delta_1) / (16 mu^2), 3 Delta_1 / (4 mu)).
+The formula is the one google-research/federated's ``accounting_utils._skellam_rdp``
 evaluates (there in the update's units: Delta_2 = s l2, Delta_1 = s l1, V = s^2 mu for the scale s),
 and tests/secagg/test_secagg_rdp_against_exact_divergence.py checks it above the exact divergence.
 
@@ -67,7 +70,7 @@ def skellam_rdp(
 
     References
     ----------
-    Agarwal, Kairouz & Liu 2021, Thm. 3.5; google-research/federated,
+    Agarwal, Kairouz & Liu 2021, Cor. 3.6; google-research/federated,
     distributed_dp/accounting_utils.py (``_skellam_rdp``).
 
     Examples
@@ -81,7 +84,7 @@ def skellam_rdp(
     alpha = check_orders(SKELLAM_ORDERS if orders is None else orders)
     if (alpha != np.floor(alpha)).any():
         raise ValueError(
-            f"orders must be integers for the Skellam bound (Agarwal, Kairouz & Liu 2021, Thm. 3.5 is stated at "
+            f"orders must be integers for the Skellam bound (Agarwal, Kairouz & Liu 2021, Cor. 3.6 is stated at "
             f"integer orders), got {alpha[alpha != np.floor(alpha)][0]!r}"
         )
     base = alpha * d2 * d2 / (2.0 * v)
