@@ -466,7 +466,7 @@ class DistributedSkellam(_SecureAggregation):
         r"""The distributed Skellam mechanism (Agarwal, Kairouz & Liu 2021) over T rounds, certified both sides.
 
     Each client adds symmetric Skellam noise of variance mu = (``local_sigma`` / ``granularity``)^2 per
-    coordinate; the sum has variance V = n mu.  Upper side: Agarwal et al., Thm. 3.5 at the rounded
+    coordinate; the sum has variance V = n mu.  Upper side: Agarwal et al., Cor. 3.6 at the rounded
     (Delta_2, Delta_1) and integer orders, times T, converted by the tight RDP conversion
     (``secagg.skellam``); lower side: Skellam(V) shifted by floor(c / gamma) on one coordinate, its lattice
     PLD composed T times (``secagg.lattice_pld``).  Against the server (the default) no amplification by
@@ -482,7 +482,7 @@ class DistributedSkellam(_SecureAggregation):
 
     References
     ----------
-    Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21.
+    Agarwal, Kairouz & Liu 2021, Cor. 3.6; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21.
 
     Examples
     --------
@@ -498,7 +498,7 @@ class DistributedSkellam(_SecureAggregation):
     orders = SKELLAM_ORDERS
 
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
-        """One round's RDP curve at ``orders`` (Agarwal et al., Thm. 3.5, at V = n mu)."""
+        """One round's RDP curve at ``orders`` (Agarwal et al., Cor. 3.6, at V = n mu)."""
         # products, not **: a float's ** raises OverflowError past the doubles, a product gives inf
         # (refused below)
         variance = self.min_surviving_clients * self.integer_sigma * self.integer_sigma

@@ -208,7 +208,7 @@ class DistributedDPFedAvg:
     References
     ----------
     Kairouz, Liu & Steinke 2021 (arXiv:2102.06387), Prop. 14, Prop. 22, Thm. 1; Agarwal, Kairouz &
-    Liu 2021 (arXiv:2110.04995), Thm. 3.5; McMahan et al. 2018 (DP-FedAvg); Balle et al. 2020,
+    Liu 2021 (arXiv:2110.04995), Cor. 3.6; McMahan et al. 2018 (DP-FedAvg); Balle et al. 2020,
     Thm. 21.
 
     Examples

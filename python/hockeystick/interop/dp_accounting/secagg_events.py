@@ -183,7 +183,7 @@ class DistributedSkellamDpEvent(ev.DpEvent):
 
     References
     ----------
-    Agarwal, Kairouz & Liu 2021 (arXiv:2110.04995), Thm. 3.5.
+    Agarwal, Kairouz & Liu 2021 (arXiv:2110.04995), Cor. 3.6.
     """
 
     kind: ClassVar[str] = "skellam"  # the noise the plan's spec names (``_spec``)

@@ -88,7 +88,7 @@ for _name, _cls, _what, _sides, _noise in (
     (
         "distributed_skellam",
         secagg.DistributedSkellam,
-        "each client's Skellam noise (Agarwal et al. 2021 Thm. 3.5)",
+        "each client's Skellam noise (Agarwal et al. 2021 Cor. 3.6)",
         _RDP_SIDE,
         ("local_sigma", SIGMA),
     ),
