@@ -324,7 +324,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         ``unmet`` and warns once with an ``AccuracyNotMetWarning``). The bounds are certified either
         way. An accuracy finer than the default's tolerance (below 1e-3) intersects each bracket
         with the default's, so it is never looser than the default
-        (``question.default_reads.accuracy_sides``, ``accuracy_delta_sides``).
+        (``question.default_reads.accuracy_sides``, ``accuracy_delta_sides``); an accuracy of 1e-3
+        or coarser is read to that width alone, without the default's further reads: faster, within
+        the width asked, and possibly wider than the default's bracket.
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on
         the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every
