@@ -23,7 +23,9 @@
 // (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
 // grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt), and one still wider has
 // its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then
-// 2.5e-5, the package's rare_upper, its windows uncut within kTiltRareMaxPoints).  The Python package's
+// 2.5e-5, the package's rare_upper, its windows uncut within kTiltRareMaxPoints).  A refined bracket that meets the
+// accuracy but is not exact (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the same fine read
+// (fine_upper), as the package's default reads every bracket not exact.  The Python package's
 // front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
 // binding).  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
 // bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
@@ -215,9 +217,11 @@ void require_sampling(double q, long long rounds) {
 }
 
 // Epsilon at delta refined to `accuracy` (hs_subsampled_gaussian_epsilon: the opening comment), its status not yet
-// intersected with the default's.
+// intersected with the default's.  `target`: the calibration's epsilon, where given; a bracket met on the grids is then
+// read finer only where it straddles it (the fine upper side lies in [lower, upper], so elsewhere whether the upper
+// side is at most the target does not change).
 pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta, double accuracy,
-                                    bool lower_side = true) {
+                                    bool lower_side = true, double target = std::nan("")) {
     int grids = 0;
     const double t = static_cast<double>(rounds);
     pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
@@ -235,6 +239,14 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
         r.lower = b.first;
         r.upper = b.second;
         r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
+    } else if (!pld::exact_bracket(r.lower, r.upper) && !(r.upper <= target) && !(r.lower > target)) {
+        // met, not exact: its upper side lowered to the core's fine read (TiltedReader's fine_upper, certified), as the
+        // package's default reads every bracket not exact (python pld/refine/tilted_question.py's fine_brackets); the
+        // README run at delta 1e-5 meets 1e-3 on the grids with an upper side 4e-4 above that read's.  The calibration
+        // reads it too, so that the sigma it returns is the least the epsilon call certifies
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+        r.upper = std::max(r.lower, reader.fine_upper(delta, r.upper));
     }
     return r;
 }
@@ -287,7 +299,7 @@ pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accurac
 // certified.
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     try {
-        const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false); };
+        const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false, epsilon); };
         const auto width = [](double lo, double up) { return up - lo; };
         if (!(accuracy < kDefaultAccuracy)) return refine(accuracy).upper <= epsilon;
         const pld::RefinedBracket d = refine(kDefaultAccuracy);

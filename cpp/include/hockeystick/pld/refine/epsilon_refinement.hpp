@@ -5,6 +5,8 @@
 // (the package's many-points rule, points_rules.hpp).
 #pragma once
 
+#include <cmath>
+
 #include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/point_refinement.hpp"
 
@@ -12,6 +14,13 @@ namespace hockeystick {
 namespace pld {
 
 using RefinedEpsilon = RefinedBracket;
+
+// A bracket at most this share of its upper side wide fixes epsilon to seven significant digits: no finer read is
+// made of it (python/hockeystick/pld/refine/question.py's EXACT_RELATIVE, question.exact).
+constexpr double kExactRelative = 1e-7;
+
+// Whether the bracket [lower, upper] is exact: at most kExactRelative of its upper side wide.
+inline bool exact_bracket(double lower, double upper) { return upper - lower <= kExactRelative * std::abs(upper); }
 
 // The refined epsilon bracket of `rounds` rounds of the Poisson-subsampled Gaussian (noise sigma, sampling rate q,
 // sensitivity) at `delta` to `accuracy` (the header's comment), each grid's bracket from bracket_at(h), a callable

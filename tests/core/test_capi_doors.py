@@ -1,0 +1,68 @@
+"""The C library's epsilon call (cpp/capi/refine.cpp) against the package's front door on the README's DP-SGD run
+(sigma 1.1, q 256/60000, 14100 steps) at delta 1e-5, where both meet the accuracy on the grids: a bracket that meets
+the accuracy but is not exact has its upper side read on the fine grid (the core's TiltedReader::fine_upper), as the
+package's default reads every bracket not exact (pld/refine/tilted_question.py's fine_brackets), so the two doors
+read one bracket: within max(1e-4, the package's width) of each other on both sides (issue 90), and the upper
+sides equal to the round-off of the two FFT backends."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import pytest
+
+from hockeystick.training import DPSGD
+
+from .capi_library import with_refinements
+from .test_capi import HS_OK, Library
+
+pytestmark = (
+    pytest.mark.slow
+)  # conftest.py's capi_build configures and compiles the library, once per run
+
+README = (1.1, 256 / 60_000, 14_100)
+DELTA = 1e-5
+# the two FFT backends' round-off on the same reads (the C library's Eigen, the package's pocketfft): about 5e-9 here
+ROUND_OFF = 1e-7
+
+
+@pytest.fixture(scope="module")
+def lib(capi_build) -> Library:
+    """The library as configured by default, with the calls to an accuracy declared."""
+    return with_refinements(capi_build())
+
+
+@functools.cache
+def front_door(accuracy: float | None) -> tuple[float, float]:
+    """The package's certified epsilon bracket of the README run at DELTA (``accuracy`` None: the default's)."""
+    sigma, q, steps = README
+    given = {} if accuracy is None else {"accuracy": accuracy}
+    lower, upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=steps, **given).epsilon(
+        DELTA, bound="both"
+    )
+    return float(lower), float(upper)
+
+
+def c_bracket(lib: Library, accuracy: float) -> tuple[int, float, float]:
+    """hs_subsampled_gaussian_epsilon's status and bracket of the README run at DELTA."""
+    lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
+    status = lib.lib.hs_subsampled_gaussian_epsilon(
+        *README, DELTA, accuracy, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    return status, lower.value, upper.value
+
+
+@pytest.mark.parametrize(("accuracy", "asked"), [(1e-3, None), (1e-4, 1e-4)])
+def test_the_c_upper_side_is_the_front_doors_fine_read(lib, accuracy, asked):
+    """The C upper side at accuracy 1e-3 is the package default's and at 1e-4 the package's accuracy=1e-4 one
+    (2.3851439, the fine read on 5e-5; the grids alone leave 2.3855569 and 2.3851687); at 1e-4 both sides are
+    within max(1e-4, the package's width) of the package's."""
+    status, lower, upper = c_bracket(lib, accuracy)
+    py_lower, py_upper = front_door(asked)
+    assert status == HS_OK and lower <= upper
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+    assert abs(upper - py_upper) <= ROUND_OFF
+    if accuracy == 1e-4:
+        near = max(1e-4, py_upper - py_lower)
+        assert abs(lower - py_lower) <= near and abs(upper - py_upper) <= near
