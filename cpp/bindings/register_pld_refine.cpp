@@ -593,6 +593,9 @@ void register_pld_refine(py::module_ m) {
     register_points(m);
     register_direction_screen(m);
     register_refinement_tails(m);
+    // the share of its upper side within which a bracket is exact (epsilon_refinement.hpp's exact_bracket):
+    // the package's question.EXACT_RELATIVE
+    m.attr("exact_relative") = pld::kExactRelative;
     m.def(
         "refine",
         [](const py::object& front) {

@@ -201,6 +201,10 @@ def refinement_tails(
 def direct_bins_charge(
     least_delta: float, *, first_delta: float, charge_share: float, min_charge: float
 ) -> float | None: ...
+
+# a bracket at most this share of its upper side wide is exact (pld/refine/epsilon_refinement.hpp)
+exact_relative: float
+
 def refine_epsilon(
     sigma: float,
     q: float,

@@ -95,8 +95,8 @@ RARE_FINE_RATE = float(_core.pld_refine.tilt_rare_rate)
 FINE_SETTLE_WIDTHS = 4.0
 # a bracket narrower than this share of its upper side fixes epsilon to seven significant digits: no
 # finer read is made (and an upper side within it of a peer's estimate is no looser to the digits
-# anyone reads)
-EXACT_RELATIVE = 1e-7
+# anyone reads); the core's kExactRelative, which the C library's epsilon call reads too
+EXACT_RELATIVE = float(_core.pld_refine.exact_relative)
 # the RDP conversion's epsilon is rounded up by this (relative) for the round-off of its float sums
 RDP_MARGIN = 1e-9
 

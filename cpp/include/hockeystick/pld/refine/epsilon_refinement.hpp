@@ -16,7 +16,7 @@ namespace pld {
 using RefinedEpsilon = RefinedBracket;
 
 // A bracket at most this share of its upper side wide fixes epsilon to seven significant digits: no finer read is
-// made of it (python/hockeystick/pld/refine/question.py's EXACT_RELATIVE, question.exact).
+// made of it.  The package reads it as _core.pld_refine.exact_relative (question.EXACT_RELATIVE, question.exact).
 constexpr double kExactRelative = 1e-7;
 
 // Whether the bracket [lower, upper] is exact: at most kExactRelative of its upper side wide.
