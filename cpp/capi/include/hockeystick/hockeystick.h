@@ -177,13 +177,13 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
  * round-off: about 1e-10 after 10^4 rounds), it is intersected with the tilted reads of the core
  * (pld/refine/tilted_question.hpp: each direction composed under an exponential tilt, the round-off charged relative
  * to the Chernoff bound), as the package's front door SubsampledGaussianPLD(...).epsilon(delta) reads it: 14,100
- * rounds of sigma 1.1 at q = 256/60000 give [3.7405, 3.7414] at delta 1e-10 and [4.1799, 4.1806] at 1e-12.  Where
+ * rounds of sigma 1.1 at q = 256/60000 give [3.7405, 3.7411] at delta 1e-10 and [4.1799, 4.1802] at 1e-12.  Where
  * the start grid's tilted windows pass the core's cap, the first of the grids 2.5e-5, 5e-5 and 1e-4 whose windows
  * fit is read instead.  The lower side is raised to the max-of-outputs test's (pld/reads/max_of_outputs.hpp: the
  * largest released value against a threshold, in closed form, no grid) and the aligned cells' read
  * (pld/refine/aligned_lower.hpp) where higher: 10^6 rounds of sigma 0.6 at q = 1e-5 give [1.07706, 1.07776] at
  * delta 1e-10 (with either FFT backend: both transform the bins many rounds amplify in long double), and at delta
- * 1e-5 [0.12933, 0.13024], where the refinement meets the accuracy alone.
+ * 1e-5 [0.12937, 0.13024], where the refinement meets the accuracy alone.
  * An accuracy finer than 1e-3 (the calls' default) gives that bracket intersected with 1e-3's: never looser.
  * sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
