@@ -8,9 +8,10 @@
 //   1. classify, every lane: x1 to within a few ulp (eps/r plus its exact remainder over r, by
 //      FMA) and the form theta_decompose would choose.  Finishes the lanes whose theta rounds to 0
 //      (phi(x1) < e^-745.2) or to 1 (direct form with x1 < -8.5), together half of typical
-//      input, and packs the arguments of the direct / difference lanes and of the quadrature
-//      lanes into two queues (AVX2 has no compress instruction: a 16-entry table of vpermd
-//      controls does it).
+//      input, and packs the block indices of the direct / difference lanes and of the quadrature
+//      lanes into two queues (AVX2 has no compress instruction: a 16-entry table of vpermilps
+//      controls does it), one 16-byte store per queue and vector; the later stages load r and
+//      eps by index from the block's input, still in L1.
 //   2.-4. the direct and difference lanes: x1, x2, x1^2 as standardized_thresholds computes
 //      them (double-double where it does, the error-free steps by FMA), phi(x1) by exp_avx2,
 //      M(|x1|) and M(x2) by mills_ratio_avx2, then Q(x1) - phi(x1) M(x2) or phi(x1) (M(x1) - M(x2)).
@@ -89,12 +90,13 @@ HOCKEYSTICK_AVX2 inline __m256d mills_complement_rule_avx2(__m256d mid, __m256d 
 constexpr std::size_t theta_block_size = 256;               // a multiple of 4
 constexpr std::size_t theta_block_room = theta_block_size + 4;  // whole-vector stores past a count
 
-// Packed lanes of one block: position k holds the block element index[k] and its arguments.
+// Packed lanes of one block: position k holds the block element index[k] and, from the thresholds
+// stage on, its r.  Stage 1 stores the indices alone: packing and storing r and eps too (and
+// 64-bit indices) took a third of its time, a tenth of the kernel's.
 struct theta_lanes {
     std::size_t count = 0;
-    alignas(32) std::int64_t index[theta_block_room];
+    alignas(32) std::int32_t index[theta_block_room];
     alignas(32) double r[theta_block_room];
-    alignas(32) double eps[theta_block_room];
 };
 
 // One block's lanes after stage 1, and the intermediate values of the later stages.
@@ -124,10 +126,10 @@ HOCKEYSTICK_AVX2 inline __m256d constant(double v) { return _mm256_set1_pd(v); }
 
 constexpr double small_threshold = cody_small * 1.41421356237309504880;  // x at Cody's z = 0.46875
 
-// Left-packing four 64-bit lanes (AVX2 has no compress instruction): for each 4-bit lane
-// mask, the vpermd control that moves the selected lanes, in order, to the front.
+// Left-packing four 32-bit indices (AVX2 has no compress instruction): for each 4-bit lane
+// mask, the vpermilps control that moves the selected lanes, in order, to the front.
 struct left_pack_table {
-    alignas(32) std::int32_t control[16][8];
+    alignas(16) std::int32_t control[16][4];
 };
 
 constexpr left_pack_table make_left_pack_table() {
@@ -135,11 +137,7 @@ constexpr left_pack_table make_left_pack_table() {
     for (int mask = 0; mask < 16; ++mask) {
         int k = 0;
         for (int lane = 0; lane < 4; ++lane) {
-            if ((mask >> lane) & 1) {
-                t.control[mask][2 * k] = 2 * lane;
-                t.control[mask][2 * k + 1] = 2 * lane + 1;
-                ++k;
-            }
+            if ((mask >> lane) & 1) t.control[mask][k++] = lane;
         }
     }
     return t;
@@ -147,19 +145,13 @@ constexpr left_pack_table make_left_pack_table() {
 
 inline constexpr left_pack_table left_pack = make_left_pack_table();
 
-HOCKEYSTICK_AVX2 inline __m256d left_pack_lanes(__m256d v, __m256i control) {
-    return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), control));
-}
-
-// Appends the lanes of `mask` at position `count` (a local copy of lanes.count: the
+// Appends the indices of the lanes of `mask` at position `count` (a local copy of lanes.count: the
 // integer stores below may alias anything, which would force a reload per call).
-HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count, int mask, __m256i index, __m256d r,
-                                          __m256d eps) {
-    const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i*>(left_pack.control[mask]));
+HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count, int mask, __m128i index) {
+    const __m128i control = _mm_load_si128(reinterpret_cast<const __m128i*>(left_pack.control[mask]));
     const std::size_t k = count;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.index + k), _mm256_permutevar8x32_epi32(index, control));
-    _mm256_storeu_pd(lanes.r + k, left_pack_lanes(r, control));
-    _mm256_storeu_pd(lanes.eps + k, left_pack_lanes(eps, control));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes.index + k),
+                     _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(index), control)));
     count = k + static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
 }
 
@@ -167,11 +159,7 @@ HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count
 inline void pad_lanes(theta_lanes& lanes) {
     const std::size_t n = lanes.count;
     if (n == 0) return;
-    for (std::size_t k = n; k % 4 != 0; ++k) {
-        lanes.index[k] = lanes.index[n - 1];
-        lanes.r[k] = lanes.r[n - 1];
-        lanes.eps[k] = lanes.eps[n - 1];
-    }
+    for (std::size_t k = n; k % 4 != 0; ++k) lanes.index[k] = lanes.index[n - 1];
 }
 
 // phi(x1) = exp(-x1^2/2) (1 - lo/2) / sqrt(2 pi), as theta_parts::density.
@@ -180,7 +168,7 @@ HOCKEYSTICK_AVX2 inline __m256d density_avx2(__m256d minus_half_square, __m256d 
     return _mm256_mul_pd(_mm256_mul_pd(constant(constants::inv_sqrt_two_pi), exp_avx2(minus_half_square)), correction);
 }
 
-HOCKEYSTICK_AVX2 inline void scatter(double* out, const std::int64_t* index, __m256d value) {
+HOCKEYSTICK_AVX2 inline void scatter(double* out, const std::int32_t* index, __m256d value) {
     alignas(32) double v[4];
     _mm256_store_pd(v, value);
     for (int j = 0; j < 4; ++j) out[index[j]] = v[j];
@@ -276,9 +264,9 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
         const __m256d scalar = _mm256_xor_pd(either(either(forms, quadrature_ok), either(underflow, certain_one)), all);
 
         _mm256_storeu_pd(out + i, _mm256_and_pd(certain_one, one));
-        const __m256i index = _mm256_add_epi64(_mm256_set1_epi64x(i), _mm256_setr_epi64x(0, 1, 2, 3));
-        append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index, r, eps);
-        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, r, eps);
+        const __m128i index = _mm_add_epi32(_mm_set1_epi32(static_cast<std::int32_t>(i)), _mm_setr_epi32(0, 1, 2, 3));
+        append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index);
+        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index);
         const int scalar_mask = _mm256_movemask_pd(scalar);
         if (scalar_mask != 0) {
             for (std::uint32_t j = 0; j < 4; ++j)
@@ -296,10 +284,16 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
 // processor overlaps as many iterations of a loop as its window holds, so k short chains run
 // about k times faster than one chain k times as long.
 
-// Stage 2 (forms), 5 (quadrature): x1, x2 and x1^2 of the queue's lanes.
-HOCKEYSTICK_AVX2 inline void theta_thresholds_stage(const theta_lanes& lanes, theta_block_state& s) {
+// Stage 2 (forms), 5 (quadrature): r (kept in lanes.r), x1, x2 and x1^2 of the queue's lanes.
+HOCKEYSTICK_AVX2 inline void theta_thresholds_stage(const double* r_in, const double* eps_in, theta_lanes& lanes,
+                                                    theta_block_state& s) {
     for (std::size_t k = 0; k < lanes.count; k += 4) {
-        const theta_thresholds_avx2 t = thresholds_avx2(_mm256_load_pd(lanes.r + k), _mm256_load_pd(lanes.eps + k));
+        // Four scalar loads: AVX2's vgatherdpd doubled this stage's time on AMD Zen 3.
+        const std::int32_t* j = lanes.index + k;
+        const __m256d r = _mm256_setr_pd(r_in[j[0]], r_in[j[1]], r_in[j[2]], r_in[j[3]]);
+        _mm256_store_pd(lanes.r + k, r);
+        const theta_thresholds_avx2 t =
+            thresholds_avx2(r, _mm256_setr_pd(eps_in[j[0]], eps_in[j[1]], eps_in[j[2]], eps_in[j[3]]));
         _mm256_store_pd(s.x1 + k, t.x1);
         _mm256_store_pd(s.x2 + k, t.x2);
         _mm256_store_pd(s.minus_half_square + k, t.minus_half_square);
@@ -404,11 +398,11 @@ HOCKEYSTICK_AVX2 inline void theta_block_avx2(const double* r, const double* eps
     theta_block_state s;
     theta_classify_avx2(r, eps, out, n, s);
     prefetch_block(r + n, eps + n, out + n, ahead);
-    theta_thresholds_stage(s.forms, s);
+    theta_thresholds_stage(r, eps, s.forms, s);
     theta_density_stage(s.forms.count, s);
     theta_mills_avx2(s);
     theta_forms_avx2(out, s);
-    theta_thresholds_stage(s.quadrature, s);
+    theta_thresholds_stage(r, eps, s.quadrature, s);
     theta_density_stage(s.quadrature.count, s);
     theta_quadrature_avx2(out, s);
     for (std::size_t k = 0; k < s.scalar_count; ++k) {
