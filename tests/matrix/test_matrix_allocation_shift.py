@@ -1,7 +1,6 @@
-"""Feldman & Shenfeld's add-direction Gaussian with a shift (arXiv:2502.08202;
-papers/matrix-amplification.md, Sec. 7) read against the library's exact random-allocation PLD: the
-shift counts once per allocation, so kE times over E epochs of k allocations, and counted once it is
-no bound (the file's check values)."""
+"""Feldman & Shenfeld's add-direction Gaussian with a shift (arXiv:2502.08202, arXiv:2602.17284) read
+against the library's exact random-allocation PLD: the shift counts once per allocation, so kE times over
+E epochs of k allocations, and counted once it is no bound (the check values below)."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ def test_feldman_shenfeld_add_shift_counts_once_per_allocation() -> None:
     assert (
         add.delta(shifted_by_all, bound="upper") <= delta < add.delta(shifted_once, bound="lower")
     )
-    # the file's true deltas (two digits, cut), at the epsilons as printed
+    # the papers' true deltas (two digits, cut), at the epsilons as printed
     low, up = add.delta(11.29, bound="both")
     assert low < 6.8e-5 and up >= 6.7e-5
     low, up = add.delta(9.04, bound="both")

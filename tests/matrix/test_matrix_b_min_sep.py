@@ -69,7 +69,7 @@ def every_pattern(n: int, b: int, p: float, warm: bool) -> tuple[np.ndarray, np.
 def test_loss_meets_the_papers_check_values(
     y: list[float], c: list[float], p: float, warm: bool, expected: float
 ) -> None:
-    """b = 2, sigma = 1 (papers/matrix-amplification.md): Dong & Ganesh's (Sec. 5: p = .5, n = 3, y = (1, 1, 1));
+    """b = 2, sigma = 1: Dong & Ganesh's (arXiv:2602.09338, Sec. 5, Eq. (2): p = .5, n = 3, y = (1, 1, 1));
     and Choquette-Choo et al.'s balls-in-bins loss (arXiv:2410.06266, Lemma 3.2: n = 4, l(y) = log((1/b) sum_i
     exp((2<m_i, y> - ||m_i||^2) / 2)), m_i = C 1_{i, i+2}), which is b-min-sep from the warm start with p = 1;
     its first value is log cosh 1 = 0.4337808."""

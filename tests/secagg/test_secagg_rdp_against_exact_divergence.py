@@ -104,7 +104,7 @@ def _poisson_difference(mu: float, top: int) -> dict[int, mpmath.mpf]:
 def test_skellam_bound_in_the_poisson_parametrization(mu):
     """Pois(mu) - Pois(mu) is the Skellam of variance V = 2 mu: skellam_rdp(2 mu, ...) is the corollary's
     Poisson-parametrized form alpha Delta_2^2 / (4 mu) + min(((2 alpha - 1) Delta_2^2 + 6 Delta_1) / (16 mu^2),
-    3 Delta_1 / (4 mu)) (../shared/papers/matrix-amplification.md, Sec. 8) and lies above the exact divergence
+    3 Delta_1 / (4 mu)) (hockeystick.secagg.skellam's docstring) and lies above the exact divergence
     of that law, built from the Poisson masses."""
     with mpmath.workdps(40):
         law = _poisson_difference(mu, int(40 + 30 * math.sqrt(mu)))
