@@ -1,7 +1,8 @@
 """Measure every declared ratio benchmark, store the run as JSON, gate it or regenerate the README tables.
 
     python bench/run.py                       # short sizes: print, store bench/results/<time>-short.json
-    python bench/run.py --gate                # CI: short sizes against bench/baselines/short.json; exit 1 on a drop
+    python bench/run.py --gate                # short sizes against bench/baselines/short.json; exit 1 on a drop
+    python bench/run.py --gate --lanes 2      # CI: the same, two benchmarks at a time on its two cores
     python bench/run.py --full                # full sizes (tens of minutes): store, then rewrite bench/README.md's tables
     python bench/run.py --update-baselines    # short sizes: rewrite bench/baselines/short.json (keeps its tolerance)
     python bench/run.py --update-machine-baselines  # short sizes: record this CPU's own baselines (gate.py)
@@ -35,6 +36,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +87,12 @@ def measure_isolated(name: str, size: Size, effort: Effort) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
+def run_all(names: list[str], size: Size, effort: Effort, lanes: int = 1) -> dict[str, Any]:
+    """Every benchmark of ``names``, each in its own process, ``lanes`` of them at a time (printed in order).
+
+    Each ratio pairs the two sides' CPU times in one process, so a neighbour on another core moves both sides
+    alike: the tolerances were set on runs at load 6-19 on two cores (bench/README.md, "The regression gate").
+    """
     run: dict[str, Any] = {
         "schema": SCHEMA,
         "size": size,
@@ -93,16 +100,17 @@ def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
         "machine": machine(HERE.parent),
         "benchmarks": {},
     }
-    for name in names:
-        record = measure_isolated(name, size, effort)
-        run["machine"]["heap"] = record.pop("heap")
-        run["benchmarks"][name] = record
-        print(
-            f"{name:<34} {record['ratio']:8.3g}x  [{record['ratio_ci95'][0]:.3g}, {record['ratio_ci95'][1]:.3g}] "
-            f"{record['pairs']:3d} pairs  ours {record['ours_seconds'] * 1e3:9.3f} ms  anchor "
-            f"{record['anchor_seconds'] * 1e3:9.3f} ms  load {record['load_average'][0]:.1f}",
-            flush=True,
-        )
+    with ThreadPoolExecutor(max_workers=lanes) as pool:  # threads wait on the children's processes
+        records = pool.map(lambda name: measure_isolated(name, size, effort), names)
+        for name, record in zip(names, records):
+            run["machine"]["heap"] = record.pop("heap")
+            run["benchmarks"][name] = record
+            print(
+                f"{name:<34} {record['ratio']:8.3g}x  [{record['ratio_ci95'][0]:.3g}, {record['ratio_ci95'][1]:.3g}] "
+                f"{record['pairs']:3d} pairs  ours {record['ours_seconds'] * 1e3:9.3f} ms  anchor "
+                f"{record['anchor_seconds'] * 1e3:9.3f} ms  load {record['load_average'][0]:.1f}",
+                flush=True,
+            )
     run["finished"] = utc_now()
     run["machine"]["load_average_end"] = list(os.getloadavg())
     return run
@@ -199,7 +207,17 @@ def main() -> int:
         help=f"compare with the baselines (default {BASELINES.relative_to(HERE.parent)})",
     )
     parser.add_argument(
-        "--retries", type=int, default=2, help="re-measurements of a failing benchmark (gate)"
+        "--retries",
+        type=int,
+        default=2,
+        help="re-measurements of a failing benchmark (gate), each measured alone",
+    )
+    parser.add_argument(
+        "--lanes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="benchmarks measured N at a time, each in its own process (default 1: one after another)",
     )
     parser.add_argument(
         "--update-baselines", action="store_true", help="store this short run as the baselines"
@@ -240,7 +258,9 @@ def main() -> int:
             budget=args.budget or effort.budget,
         )
     started = time.perf_counter()
-    run = run_all(names, size, effort)
+    if args.lanes < 1:
+        parser.error(f"--lanes must be at least 1, got {args.lanes}")
+    run = run_all(names, size, effort, args.lanes)
     ok = True
     if args.gate:
         ok = gate(run, args.gate, args.retries, effort, subset=bool(args.only))

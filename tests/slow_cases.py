@@ -492,6 +492,11 @@ SLOW_CASES: dict[str, str] = {
     "tests/matrix/test_matrix_sampled_participation.py::test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound[c2-2.0]": "tests/matrix/test_matrix_sampled_participation.py::test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound[c0-1.0]",
     "tests/pld/refine/test_rare_participation_peer_default.py::test_the_upper_side_is_at_most_dp_accounting_wherever_that_is_above_our_lower_side[1e-10]": "tests/pld/refine/test_rare_participation_peer_default.py::test_the_upper_side_is_at_most_dp_accounting_wherever_that_is_above_our_lower_side[1e-12]",
     "tests/pld/refine/test_pld_accuracy_over_blocks.py::test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy[0.6-0.1]": "tests/pld/refine/test_pld_accuracy_over_blocks.py::test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy[1.0-0.01]",
+    "tests/pld/refine/test_rare_participation_fine_upper.py::test_the_rare_run_default_reads_the_cores_rare_reads[1e-12-1.9078605011740966-1.908031384327416]": "tests/pld/refine/test_rare_participation_fine_upper.py::test_the_rare_run_default_reads_the_cores_rare_reads[1e-10-1.0772138641018294-1.0774228292733814]",
+    "tests/sweep/test_sweep_registry.py::test_sweep_is_the_accountant_and_calibration_recovers_the_parameter[isrl_shuffled_noisy_mb_sgd]": "tests/sweep/test_sweep_registry.py::test_sweep_is_the_accountant_and_calibration_recovers_the_parameter[trusted_aggregator_inverse_time]",
+    "tests/interop/test_interop_event_tree_rival.py::test_the_default_upper_sides_are_at_most_dp_accountings_default[118]": "tests/interop/test_interop_event_tree_rival.py::test_the_default_upper_sides_are_at_most_dp_accountings_default[16]",
+    "tests/interop/test_interop_event_tree_rival.py::test_the_default_upper_sides_are_at_most_dp_accountings_default[55]": "tests/interop/test_interop_event_tree_rival.py::test_the_default_upper_sides_are_at_most_dp_accountings_default[16]",
+    "tests/core/test_capi_tilted.py::test_rare_participation_at_accuracy_1e_4_both_doors_reach_one_bracket[1e-12]": "tests/core/test_capi_tilted.py::test_rare_participation_at_accuracy_1e_4_both_doors_reach_one_bracket[1e-10]",
 }
 
 # The modules holding the longest tests of a ``--run-slow`` run, longest test first. tests/conftest.py
