@@ -237,7 +237,8 @@ def main() -> int:
         "--no-tables", action="store_true", help="with --full: do not touch bench/README.md"
     )
     args = parser.parse_args()
-
+    if args.lanes < 1:
+        parser.error(f"--lanes must be at least 1, got {args.lanes}")
     registry = discover()
     if args.list:
         for name, b in registry.items():
@@ -258,8 +259,6 @@ def main() -> int:
             budget=args.budget or effort.budget,
         )
     started = time.perf_counter()
-    if args.lanes < 1:
-        parser.error(f"--lanes must be at least 1, got {args.lanes}")
     run = run_all(names, size, effort, args.lanes)
     ok = True
     if args.gate:

@@ -227,3 +227,57 @@ def test_merge_lets_a_later_run_replace_rows_and_refuses_mixed_sizes() -> None:
     assert set(merged["benchmarks"]) == set(first["benchmarks"])
     with pytest.raises(ValueError, match="same size"):
         merge([first, {**second, "size": "full"}])
+
+
+def test_lanes_measure_benchmarks_at_once_and_keep_their_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``run_all`` with two lanes has two children running at once and stores the records in the order asked;
+    one lane runs them one after another."""
+    import threading
+    import time
+
+    import run
+
+    names = sorted(REGISTRY)[:5]
+    lock = threading.Lock()
+    running, most = 0, 0
+
+    def fake(name: str, size: str, effort: Effort) -> dict:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.05 * (len(names) - names.index(name)))  # the first asked finishes last
+        with lock:
+            running -= 1
+        return {
+            "ratio": float(names.index(name) + 1),
+            "ratio_ci95": [1.0, 1.0],
+            "pairs": 9,
+            "ours_seconds": 1.0,
+            "anchor_seconds": 1.0,
+            "load_average": [0.0, 0.0, 0.0],
+            "heap": "steady",
+        }
+
+    monkeypatch.setattr(run, "measure_isolated", fake)
+    monkeypatch.setattr(run, "machine", lambda root: {})
+    for lanes, expected in ((2, 2), (1, 1)):
+        most = 0
+        measured = run.run_all(names, "short", run.SHORT_EFFORT, lanes)
+        assert list(measured["benchmarks"]) == names
+        assert [b["ratio"] for b in measured["benchmarks"].values()] == [1.0, 2.0, 3.0, 4.0, 5.0]
+        assert most == expected
+
+
+def test_lanes_below_one_are_refused_naming_the_flag() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("run.py")), "--lanes", "0"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "--lanes must be at least 1, got 0" in done.stderr
