@@ -88,11 +88,8 @@ def measure_isolated(name: str, size: Size, effort: Effort) -> dict[str, Any]:
 
 
 def run_all(names: list[str], size: Size, effort: Effort, lanes: int = 1) -> dict[str, Any]:
-    """Every benchmark of ``names``, each in its own process, ``lanes`` of them at a time (printed in order).
-
-    Each ratio pairs the two sides' CPU times in one process, so a neighbour on another core moves both sides
-    alike: the tolerances were set on runs at load 6-19 on two cores (bench/README.md, "The regression gate").
-    """
+    """Every benchmark of ``names``, each in its own process, ``lanes`` of them at a time, stored and printed in
+    the order asked (bench/README.md, "The regression gate", says why two lanes stay within the tolerances)."""
     run: dict[str, Any] = {
         "schema": SCHEMA,
         "size": size,

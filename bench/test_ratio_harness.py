@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -234,10 +238,7 @@ def test_lanes_measure_benchmarks_at_once_and_keep_their_order(
 ) -> None:
     """``run_all`` with two lanes has two children running at once and stores the records in the order asked;
     one lane runs them one after another."""
-    import threading
-    import time
-
-    import run
+    import run  # here: its import sets OMP_NUM_THREADS for the process
 
     names = sorted(REGISTRY)[:5]
     lock = threading.Lock()
@@ -272,9 +273,6 @@ def test_lanes_measure_benchmarks_at_once_and_keep_their_order(
 
 
 def test_lanes_below_one_are_refused_naming_the_flag() -> None:
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("run.py")), "--lanes", "0"],
         capture_output=True,
