@@ -12,6 +12,7 @@ import functools
 
 import pytest
 
+from hockeystick.pld.refine import AccuracyNotMetWarning
 from hockeystick.training import DPSGD
 
 from .capi_library import with_refinements
@@ -66,3 +67,25 @@ def test_the_c_upper_side_is_the_front_doors_fine_read(lib, accuracy, asked):
     if accuracy == 1e-4:
         near = max(1e-4, py_upper - py_lower)
         assert abs(lower - py_lower) <= near and abs(upper - py_upper) <= near
+
+
+def test_below_the_aligned_least_delta_both_doors_read_the_coarser_grid(lib):
+    """The rare run (sigma 0.6, q 1e-5, 10^6 rounds) at delta 1e-50, below the aligned cells' least delta: the
+    accuracy's first tilted grid passes the windows' cap, and both doors read the coarser grid 5e-5 instead (the
+    core's TiltedReader::fine_bracket; the package's tilted_question.coarser_brackets), so their lower sides are one
+    read, equal to the two FFT backends' round-off, and their upper sides within max(1e-3, 0.1 % of epsilon) (issue
+    90 item 1).  The C call leaves the bracket wider than accuracy 1e-3 and says so (not HS_OK); the package warns
+    that its plain refinement stopped, before the tilted reads narrow the bracket."""
+    sigma, q, rounds, delta = 0.6, 1e-5, 10**6, 1e-50
+    lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
+    status = lib.lib.hs_subsampled_gaussian_epsilon(
+        sigma, q, rounds, delta, 1e-3, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    run = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds)
+    # the plain refinement's warning, before the tilted reads narrow the bracket
+    with pytest.warns(AccuracyNotMetWarning, match="stopped refining"):
+        py_lower, py_upper = run.epsilon(delta, bound="both")
+    assert status != HS_OK and lower.value <= upper.value
+    assert max(lower.value, py_lower) <= min(upper.value, py_upper)  # both certified
+    assert abs(lower.value - py_lower) <= ROUND_OFF * py_lower
+    assert abs(upper.value - py_upper) <= max(1e-3, 1e-3 * py_upper)

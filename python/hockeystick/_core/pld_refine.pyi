@@ -338,6 +338,8 @@ def aligned_mean_at_least(
 
 # the rare participation reads of the core's TiltedReader (cpp/bindings/register_pld_aligned_lower.cpp)
 tilt_rare_rate: float
+# the grids a tilted descent reads where its first grid passes the windows' cap (TiltedReader::fine_bracket)
+tilt_fine_grids: tuple[float, float, float]
 tilt_rare_upper_grids: tuple[float, float]
 tilt_rare_max_points: int
 tilt_rare_lower_grid: float

@@ -23,7 +23,11 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    (``tilted_question.rare_brackets``);
 6. no tail given, under rare participation, a bracket still wide read on grids finer than the
    tilted reads' window cap, and one within the tolerance but wider than a sixteenth of it given the
-   aligned cells' lower read (``refine.rare_finer_grids``).
+   aligned cells' lower read (``refine.rare_finer_grids``);
+7. a bracket still wider than the tolerance read on the coarser grids the C library's tilted
+   descent falls back to where its first grid's windows pass their cap
+   (``tilted_question.coarser_brackets``: at a delta below the aligned cells' least, many rounds
+   of a rare record, the only tilted lower side).
 
 Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
@@ -470,12 +474,13 @@ def _last_reads(
     add_uppers: list[np.ndarray | None],
     readers: dict[int, tilted_question.TiltedReader],
 ) -> list[Bracket]:
-    """Steps 4 and 5 of the module docstring: the fine read where the refinement did not take it
+    """Steps 4 to 7 of the module docstring: the fine read where the refinement did not take it
     already (the indices ``fine_read``), each given its point's certified upper side of the add
     direction where known (``add_uppers``) and the reader of its earlier fine read where one was
     made (``readers``: its discretized rounds reused); then, no ``tail`` given, the tilted factors'
     reads where a bracket is still wide (the upper side of one they bring within the tolerance but
-    not within half of it read again on a finer grid), and, under rare participation, step 6."""
+    not within half of it read again on a finer grid), and, under rare participation, step 6; last,
+    step 7."""
     read = [
         b
         if i in fine_read
@@ -494,7 +499,10 @@ def _last_reads(
             from ..refine.rare_finer_grids import finer_brackets  # lazy: rare participation only
 
             read = [finer_brackets(p, x, lo, up, threads) for p, x, (lo, up) in zip(pts, xs, read)]
-    return read
+    return [
+        tilted_question.coarser_brackets(p, x, lo, up, tail, threads)
+        for p, x, (lo, up) in zip(pts, xs, read)
+    ]
 
 
 def delta_brackets(
