@@ -174,6 +174,10 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("aligned_centred") = pld::kAlignedCentred;
     m.attr("aligned_max_cells") = pld::kAlignedMaxCells;
     m.attr("tilt_rare_rate") = pld::kTiltRareRate;
+    m.attr("tilt_round_off_per_round") = pld::kTiltRoundOffPerRound;
+    m.attr("tilt_grid_step") = pld::kTiltGridStep;
+    m.attr("tilt_grids") = pld::kTiltGrids;
+    m.attr("tilt_max_points") = pld::kTiltMaxPoints;
     m.attr("tilt_fine_grids") = py::make_tuple(pld::kTiltFineGrids[0], pld::kTiltFineGrids[1], pld::kTiltFineGrids[2]);
     m.attr("tilt_rare_upper_grids") = py::make_tuple(pld::kTiltRareUpperGrids[0], pld::kTiltRareUpperGrids[1]);
     m.attr("tilt_rare_max_points") = pld::kTiltRareMaxPoints;

@@ -338,6 +338,13 @@ def aligned_mean_at_least(
 
 # the rare participation reads of the core's TiltedReader (cpp/bindings/register_pld_aligned_lower.cpp)
 tilt_rare_rate: float
+# the tilted descent of the core's TiltedReader (pld/refine/tilted_question.hpp, pld/reads/tilted.hpp): each grid
+# this many times finer, at most this many grids, each window within this many points; the round-off model
+# choosing the tilt
+tilt_round_off_per_round: float
+tilt_grid_step: float
+tilt_grids: int
+tilt_max_points: int
 # the grids a tilted descent reads where its first grid passes the windows' cap (TiltedReader::fine_bracket)
 tilt_fine_grids: tuple[float, float, float]
 tilt_rare_upper_grids: tuple[float, float]

@@ -1,9 +1,9 @@
 """The default's lower side under rare participation below the aligned cells' least delta (issue 90
 items 1 and 4): there the aligned and rare participation reads are off, and the accuracy's first
 tilted grid passes the windows' cap, so a bracket still wider than the tolerance is read on the
-coarser grids the C library's descent falls back to (``tilted_question.coarser_brackets``,
-``TiltedReader.fine_bracket``).  Without that read the lower side was the max-of-outputs test's
-alone, 0.49 below the upper side at delta 1e-50.
+coarser grids the C library's descent falls back to (``tilted_question.coarser_brackets``).
+Without that read the lower side was the max-of-outputs test's alone, 0.49 below the upper side at
+delta 1e-50.
 
 Each side is checked against bounds read independently of it: the lower side never above the RDP
 conversion's certified upper side (``question.rdp_upper``), the upper side never below the
@@ -29,11 +29,11 @@ def test_a_bracket_within_the_tolerance_is_not_read(monkeypatch: pytest.MonkeyPa
     returned as given, element by element, and no grid is read for it."""
     read: list[float] = []
 
-    def fine_bracket(self, delta, start, lower, upper):
+    def coarser_grid_bracket(reader, delta, start, lower, upper):
         read.append(delta)
         return lower, upper
 
-    monkeypatch.setattr(tilted_question.TiltedReader, "fine_bracket", fine_bracket)
+    monkeypatch.setattr(tilted_question, "coarser_grid_bracket", coarser_grid_bracket)
     lower, upper = np.array([9.0, 9.0]), np.array([9.0005, 9.5])
     assert question.within_tolerance(lower[0], upper[0])
     assert not question.within_tolerance(lower[1], upper[1])

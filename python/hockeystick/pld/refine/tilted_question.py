@@ -70,11 +70,13 @@ from .tilted_read_tail import (
 )
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
-# not a bound)
-ROUND_OFF_PER_ROUND = 1e-16
-GRID_STEP = 4.0
-GRIDS = 4
-MAX_POINTS = 1 << 22
+# not a bound; the core's)
+ROUND_OFF_PER_ROUND: float = _core.pld_refine.tilt_round_off_per_round
+# the core's tilted descent (the C library's): each grid GRID_STEP times finer, at most GRIDS grids,
+# each window within MAX_POINTS
+GRID_STEP: float = _core.pld_refine.tilt_grid_step
+GRIDS: int = _core.pld_refine.tilt_grids
+MAX_POINTS: int = _core.pld_refine.tilt_max_points
 # the pessimistic side's window tail under a tilt where the default window passes MAX_POINTS
 # (``tilted.compose_tilted``'s ``window_tail``): the mass above that window is charged by its own
 # Chernoff bound, so it may cut far more than the composition's default 1e-15 (sigma 0.6, q 1e-5,
@@ -688,26 +690,6 @@ class TiltedReader:
             h /= GRID_STEP
         return lower, max(lower, upper)
 
-    def fine_bracket(
-        self, delta: float, start: float, lower: float, upper: float
-    ) -> tuple[float, float]:
-        """(``lower``, ``upper``) at ``delta`` intersected with ``grid_bracket``'s on the first of
-        ``_core.pld_refine.tilt_fine_grids`` coarser than ``start`` (a first grid whose windows
-        passed the cap) whose windows fit (pld/refine/tilted_question.hpp's
-        ``TiltedReader::fine_bracket``): at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-50 the
-        accuracy's first grid passes the cap and 5e-5 raises the lower side from the max-of-outputs
-        test's 14.764 to 15.252.  As given where none fits."""
-        for h in _core.pld_refine.tilt_fine_grids:
-            if not h > start:
-                continue
-            try:
-                low, up = self.grid_bracket(delta, h, upper)
-            except ValueError:  # past the cap: the next, coarser grid
-                continue
-            lower = max(lower, low)
-            return lower, max(lower, min(upper, up))
-        return lower, max(lower, upper)
-
     def refused_after(self, h: float, finer: float) -> bool:
         """Whether the remove direction's pessimistic window on the grid ``finer`` would pass
         ``max_points`` even cut at ``WINDOW_TAIL`` (``composition``'s fallback; ``grid_bracket``
@@ -781,6 +763,27 @@ def tilted_brackets(
     return each_bracket(delta, lower, upper, read)
 
 
+def coarser_grid_bracket(
+    reader: TiltedReader, delta: float, start: float, lower: float, upper: float
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) at ``delta`` of ``reader``'s point intersected with
+    ``TiltedReader.grid_bracket``'s on the first of ``_core.pld_refine.tilt_fine_grids`` coarser
+    than ``start`` (a first grid whose windows passed the cap) whose windows fit
+    (pld/refine/tilted_question.hpp's ``TiltedReader::fine_bracket``): at sigma 0.6, q 1e-5, 10^6
+    rounds, delta 1e-50 the accuracy's first grid passes the cap and 5e-5 raises the lower side
+    from the max-of-outputs test's 14.764 to 15.252.  As given where none fits."""
+    for h in _core.pld_refine.tilt_fine_grids:
+        if not h > start:
+            continue
+        try:
+            low, up = reader.grid_bracket(delta, h, upper)
+        except ValueError:  # past the cap: the next, coarser grid
+            continue
+        lower = max(lower, low)
+        return lower, max(lower, min(upper, up))
+    return lower, max(lower, upper)
+
+
 def coarser_brackets(
     point: Point,
     delta: np.ndarray,
@@ -792,7 +795,7 @@ def coarser_brackets(
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point`` still
     wider than the default tolerance intersected with the tilted one on the first of
     ``_core.pld_refine.tilt_fine_grids`` coarser than the tolerance's first grid whose windows fit
-    (``TiltedReader.fine_bracket``, certified; at ``tail`` where given), the grids the C library's
+    (``coarser_grid_bracket``, certified; at ``tail`` where given), the grids the C library's
     descent reads where its first grid passes the windows' cap; the others as given; at q = 1 as
     given (closed form).  Below the aligned cells' least delta (``aligned_lower.LEAST_DELTA``) the
     rare participation reads are off and, many rounds of a rare record past that first grid's cap,
@@ -804,7 +807,9 @@ def coarser_brackets(
     def read(at: float, lo: float, up: float) -> tuple[float, float]:
         if point[1] >= 1.0 or question.within_tolerance(np.array(lo), np.array(up)):
             return lo, up
-        return reader.fine_bracket(at, first.first(point, np.array([at]), "epsilon"), lo, up)
+        return coarser_grid_bracket(
+            reader, at, first.first(point, np.array([at]), "epsilon"), lo, up
+        )
 
     return each_bracket(delta, lower, upper, read)
 
