@@ -20,7 +20,9 @@ of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; ev
 certified and the answer is their intersection with the one given.  It is read for every bracket the
 refinement left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``),
 whatever limited it, and, on ``question.FINE_INTERVAL``, for every default bracket not yet exact
-(``fine_brackets``); for an ``accuracy=`` finer than the default's, on that tolerance's grids
+(``fine_brackets``); last, for a default bracket every other read leaves wider than the
+tolerance, on the coarser grids the C library's descent falls back to (``coarser_brackets``); for
+an ``accuracy=`` finer than the default's, on that tolerance's grids
 instead (its first grid down, while wider than it and the upper side falls by a quarter of it:
 ``default_reads.tilted_to_accuracy``, the grids of the C library's
 ``hs_subsampled_gaussian_epsilon``).

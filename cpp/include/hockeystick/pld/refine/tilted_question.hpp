@@ -76,11 +76,12 @@ constexpr double kTiltRoundOffPerRound = 1e-16;
 constexpr double kTiltGridStep = 4.0;
 constexpr int kTiltGrids = 4;
 // The grids read where the accuracy's first grid is too fine for the tilted windows (TiltedReader's
-// fine_bracket), finest first: a quarter of the peers' default grid (the package's finer upper read under rare
-// participation, tilted_question.rare_upper), half of it (question.FINE_INTERVAL), then theirs (dp_accounting's
-// 1e-4).  Many rounds of a rare record span far in loss under the exponent's tilt (sigma 0.6, q 1e-5, 10^6 rounds at
-// delta 1e-10: 8.7e6 points on the accuracy 1e-3's first grid 7.1e-6, 1.4e6 on 2.5e-5, where the upper side reads
-// 1.077758 against 1.078504 on 5e-5).
+// fine_bracket; the package's default reads them last where its bracket is still wide, python
+// pld/refine/tilted_question.py's coarser_brackets), finest first: a quarter of the peers' default grid (the
+// package's finer upper read under rare participation, tilted_question.rare_upper), half of it
+// (question.FINE_INTERVAL), then theirs (dp_accounting's 1e-4).  Many rounds of a rare record span far in loss under
+// the exponent's tilt (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: 8.7e6 points on the accuracy 1e-3's first grid
+// 7.1e-6, 1.4e6 on 2.5e-5, where the upper side reads 1.077758 against 1.078504 on 5e-5).
 constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
 // The grids of the package's fine upper read (TiltedReader's fine_upper; python pld/refine/tilted_question.py's
 // fine_upper), finest first: half the peers' default grid (question.FINE_INTERVAL), then theirs where its windows
