@@ -93,6 +93,34 @@ def test_dp_accounting_reads_the_dp_fedavg_run_within_the_tolerance_of_the_certi
     assert lower <= theirs <= upper + _tolerance(upper), (delta, lower, upper, theirs)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "run",
+    [
+        # rare participation (T q = 1): every sampled eps read on the finer grids, its bucket's
+        # compositions shared (refine.rare_delta_grids)
+        {"sigma": 0.5, "sampling_rate": 1e-4, "rounds": 10**4},
+        # the issue's cross-device run (T q = 10), about 80 CPU s
+        {"sigma": 0.6, "sampling_rate": 1e-5, "rounds": 10**6},
+    ],
+    ids=("rare-1e4", "rare-1e6"),
+)
+def test_dp_accounting_reads_a_rare_participation_run_within_the_tolerance_of_the_certified_bracket(
+    run,
+):
+    """Rare participation's delta reads sample the curve at thousands of eps, each on the finer
+    grids; dp_accounting reads the export within the tolerance of the certified upper eps down to
+    the floor, and never below the certified lower eps."""
+    source = SubsampledGaussianPLD(**run)
+    exported = export_pld(source)
+    assert exported.delta_floor == DEFAULT_DELTA_FLOOR
+    reader = to_dp_accounting(exported)
+    for delta in (1e-5, 1e-10, 1e-12):
+        lower, upper = source.epsilon(delta, bound="both")
+        theirs = reader.get_epsilon_for_delta(delta)
+        assert lower <= theirs <= upper + _tolerance(upper), (delta, lower, upper, theirs)
+
+
 def test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the_upper_and_the_optimistic_below(
     readme,
 ):

@@ -61,10 +61,14 @@ def test_the_new_reads_hold_one_rounds_closed_form() -> None:
     h, level = question.FINE_INTERVAL, 1e-20
     low = delta_lower(reader, eps, h, 0.1, level)
     up = reader.delta_upper(eps, h, 0.1, level)
-    aligned = [
-        aligned_lower_delta(sigma, q, 1, float(e), level, h, exponent_tilt, MAX_POINTS)[0]
-        for e in eps
-    ]
+    aligned = np.concatenate(
+        [
+            aligned_lower_delta(sigma, q, 1, np.array([e]), e, level, h, exponent_tilt, MAX_POINTS)[
+                0
+            ]
+            for e in eps
+        ]
+    )
     assert np.all(low <= truth) and np.all(truth <= up) and np.all(aligned <= truth)
     assert np.all(low >= (1.0 - ROUND_TRIP) * truth) and np.all(up <= (1.0 + ROUND_TRIP) * truth)
     assert np.all(aligned >= (1.0 - ROUND_TRIP) * truth)

@@ -37,8 +37,8 @@ and, where that leaves it wider than exact, its upper side lowered to the fine r
 its grid is at most q, its lower side raised to the tilted read of the optimistic PMFs
 (``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone); no
 tail given, under rare participation, a bracket still wider than a share of the epsilon tolerance
-read on finer grids, its lower side by the aligned cells (``refine.rare_delta_grids``: each eps
-alone).
+read on finer grids, its lower side by the aligned cells (``refine.rare_delta_grids``: the eps of
+one bucket sharing its compositions, each read as asked alone).
 Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
 with the default's (``accuracy_sides``: more accuracy is never looser; a default bracket read for
 the same point and delta before is kept and not read again, ``kept_epsilon_brackets``), and where
@@ -49,7 +49,7 @@ reasons and figures of each step are in ``refine.question``'s module docstring.
 from __future__ import annotations
 
 import copy
-import math
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
@@ -60,7 +60,6 @@ from ..grid.distribution import Bound
 from ..mechanisms.constructors import DEFAULT_INTERVAL
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
-from ..refine.each_bracket import each_bracket
 from ..refine.kept_readers import KeptValues
 from ..refine.near_one import NearOne
 
@@ -516,7 +515,7 @@ def delta_brackets(
     """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``
     intersected with the fine read's (``tilted_question.fine_delta_brackets``, certified, at the
     tail given if one was), then, no tail given, under rare participation, with the finer grids'
-    (``rare_delta_grids.rare_delta_bracket``, each epsilon alone, certified).
+    (``rare_delta_grids.rare_delta_brackets``, certified).
 
     Parameters
     ----------
@@ -552,19 +551,31 @@ def delta_brackets(
         for p, x, (lo, up) in zip(pts, xs, found)
     ]
     if given_tail(front) is None and any(0.0 < p[1] <= question.RARE_FINE_RATE for p in pts):
-        from ..refine.rare_delta_grids import rare_delta_bracket  # lazy: rare participation only
+        from ..refine.rare_delta_grids import rare_delta_brackets  # lazy: rare participation only
 
-        def rare(point: Point) -> Callable[[float, float, float], tuple[float, float]]:
-            def bracket(eps: float, lo: float, up: float) -> tuple[float, float]:
-                if not (math.isfinite(eps) and up > 0.0):  # none it reads: eps = inf, delta 0
-                    return lo, up
-                level = tilted_question.fine_delta_key(eps, up)[1]
-                return rare_delta_bracket(point, eps, lo, up, level, threads, with_lower)
-
-            return bracket
-
-        read = [each_bracket(x, lo, up, rare(p)) for p, x, (lo, up) in zip(pts, xs, read)]
+        read = [
+            _flat_read(
+                x,
+                lo,
+                up,
+                functools.partial(rare_delta_brackets, p, threads=threads, read_lower=with_lower),
+            )
+            for p, x, (lo, up) in zip(pts, xs, read)
+        ]
     return read
+
+
+def _flat_read(
+    x: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    read: Callable[[np.ndarray, np.ndarray, np.ndarray], Bracket],
+) -> Bracket:
+    """``read`` of the brackets (``lower``, ``upper``) at ``x`` (broadcast to their shape) as one
+    dimension, returned in their shape."""
+    flat = np.broadcast_to(np.asarray(x, dtype=np.float64), np.shape(lower)).reshape(-1)
+    lows, ups = read(flat, np.reshape(lower, -1), np.reshape(upper, -1))
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
 def accuracy_delta_sides(

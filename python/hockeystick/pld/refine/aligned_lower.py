@@ -301,23 +301,26 @@ def aligned_lower_delta(
     sigma: float,
     q: float,
     rounds: int,
-    eps: float,
+    eps: np.ndarray,
+    centre: float,
     level: float,
     h: float,
     tilt: Callable[[GridPMF, float, float], float],
     max_points: int,
-) -> tuple[float, int]:
-    """A certified lower bound on delta(``eps``) of ``rounds`` rounds of the Poisson-subsampled
-    Gaussian (sigma / sensitivity ``sigma``, rate ``q``), remove direction (delta is the larger of
-    the two directions' curves, so it bounds the point's delta too), on grid ``h``; and the points
-    of the tilted window read.
+) -> tuple[np.ndarray, int]:
+    """Certified lower bounds on delta at each of ``eps`` of ``rounds`` rounds of the
+    Poisson-subsampled Gaussian (sigma / sensitivity ``sigma``, rate ``q``), remove direction (delta
+    is the larger of the two directions' curves, so it bounds the point's delta too), on grid ``h``;
+    and the points of the tilted window read.
 
     The aligned PMF's composition shifted by T b is below the rounds' loss in the convex order
     (module docstring), and f(L) = (1 - e^{eps - L})_+ is convex and nondecreasing, so delta(eps)
     is at least the aligned composition's delta at eps - T b: its optimistic side read there (its
-    charges subtracted: ``TiltedComposition.delta``), the argument rounded up (delta falls with
-    it).  The window's tails are 1e-3 ``level`` (a delta expected at most the answer), or the
-    least of ``CUT_TAILS`` that fits ``max_points`` where that window passes it.
+    charges subtracted: ``TiltedComposition.deltas``), the argument rounded up (delta falls with
+    it).  One composition, under the Chernoff exponent's tilt at ``centre`` - T b, serves every
+    eps (any tilt gives a certified read; one near the eps asked makes it tight).  The window's
+    tails are 1e-3 ``level`` (a delta expected at most the answer), or the least of ``CUT_TAILS``
+    that fits ``max_points`` where that window passes it.
 
     Parameters
     ----------
@@ -327,8 +330,10 @@ def aligned_lower_delta(
         The sampling rate, in (0, 1).
     rounds : int
         T, >= 1.
-    eps : float
-        The epsilon asked, finite.
+    eps : numpy.ndarray
+        The epsilons asked, finite.
+    centre : float
+        The epsilon whose Chernoff exponent chooses the tilt.
     level : float
         The least delta expected, in (0, 1): sizes the window's tails.
     h : float
@@ -340,8 +345,8 @@ def aligned_lower_delta(
 
     Returns
     -------
-    tuple of float and int
-        The certified lower delta (>= 0) and the window's points.
+    tuple of numpy.ndarray and int
+        The certified lower deltas (>= 0, the shape of ``eps``) and the window's points.
 
     Raises
     ------
@@ -351,11 +356,11 @@ def aligned_lower_delta(
     """
     pmf, offset = aligned_pmf(sigma, q, h)
     moved = rounds * offset
-    at = eps - moved
-    at += 4.0 * UNIT_ROUNDOFF * (abs(eps) + abs(moved) + abs(at))
-    lam = tilt(pmf, rounds, at)
+    at = np.asarray(eps, dtype=np.float64) - moved
+    at = at + 4.0 * UNIT_ROUNDOFF * (np.abs(eps) + abs(moved) + np.abs(at))
+    lam = tilt(pmf, rounds, centre - moved)
     composed, _ = _composed_within(pmf, rounds, lam * h, level, max_points)
-    return max(0.0, composed.delta(at)), int(composed.window.p.size)
+    return np.maximum(0.0, composed.deltas(at)), int(composed.window.p.size)
 
 
 def _composed_within(

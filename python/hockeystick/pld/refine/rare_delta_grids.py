@@ -12,8 +12,9 @@ grid's, the max-of-outputs test's) 1.2e-6.  Here, for such a point (at least
 ``UPPER_GRIDS`` (each ``GRID_STEP`` times finer than the one before), one after the other:
 
 1. the upper side is lowered to the tilted read's (``TiltedReader.delta_upper``: each direction's
-   pessimistic PMF composed under the tilt of the Chernoff exponent at eps; certified), its window
-   within ``MAX_POINTS``;
+   pessimistic PMF composed under the tilt of the Chernoff exponent at the centre of eps's bucket,
+   ``tilted_question.fine_delta_key``, so that the eps of a bucket share the composition;
+   certified), its window within ``MAX_POINTS``;
 2. on a grid at most q, the lower side is raised to the tilted read of the optimistic PMFs
    (``tilted_question.delta_lower``, certified), which a grid below the rate no longer blinds;
 3. on the first grids, where the bracket is not yet ``within``, the lower side is
@@ -43,6 +44,7 @@ import numpy as np
 
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_delta
+from .bracket_width import epsilon_tolerance
 from .grid_start import Point
 from .rare_finer_grids import LOWER_MAX_POINTS
 from .tilted_question import (
@@ -105,29 +107,31 @@ def applies(point: Point, eps: float, lower: float, upper: float) -> bool:
     )
 
 
-def rare_delta_bracket(
+def rare_delta_brackets(
     point: Point,
-    eps: float,
-    lower: float,
-    upper: float,
-    level: float,
+    eps: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
     threads: int = 0,
     read_lower: bool = True,
-) -> tuple[float, float]:
-    """(``lower``, ``upper``) at ``eps`` of ``point`` intersected with the reads of the module
-    docstring where ``applies``; as given elsewhere.
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` intersected with the reads
+    of the module docstring where ``applies``; as given elsewhere.
+
+    Every eps is read under the Chernoff exponent's tilt at its ``tilted_question.fine_delta_key``
+    centre, its tails sized for its level (the key's at its upper side, then lowered after each
+    grid to the key's at the upper side read there), so that the eps of one (centre, level) share
+    each grid's compositions; each element's grids and bracket are those it gets asked alone, bit
+    for bit (its choices read its own values and the window its own key composed).
 
     Parameters
     ----------
     point : tuple of float
         (sigma, q, T, sensitivity) of the run.
-    eps : float
-        The epsilon asked.
-    lower, upper : float
-        A certified delta bracket at ``eps``.
-    level : float
-        The least delta expected, in (0, 1] (``tilted_question.fine_delta_key``): sizes the
-        tails.
+    eps : numpy.ndarray
+        The epsilons asked, one dimension.
+    lower, upper : numpy.ndarray
+        Certified delta brackets at ``eps``, its shape.
     threads : int, default 0
         The OpenMP and FFT threads of the reads (0: all cores).
     read_lower : bool, default True
@@ -137,65 +141,118 @@ def rare_delta_bracket(
 
     Returns
     -------
-    tuple of float
+    tuple of numpy.ndarray
         The certified (lower, upper), never wider than given.
     """
-    if not applies(point, eps, lower, upper):
+    eps = np.asarray(eps, dtype=np.float64)
+    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
+    reading = np.array([applies(point, *b) for b in zip(eps, lower, upper)], dtype=bool)
+    if not reading.any():
         return lower, upper
     sigma, q, rounds, sensitivity = point
     reader = TiltedReader(point, None, threads, max_points=MAX_POINTS)
-    width = WIDTH_SHARE * question.default_tolerance(eps)
-    window, before = 0, math.inf
+    centre = np.array([fine_delta_key(float(e), 1.0)[0] for e in eps])
+    level = np.array(
+        [fine_delta_key(float(e), float(u))[1] if u > 0.0 else 1.0 for e, u in zip(eps, upper)]
+    )
+    width = WIDTH_SHARE * epsilon_tolerance(
+        question.DEFAULT_ACCURACY, question.DEFAULT_RELATIVE_ACCURACY, eps
+    )
+    window = np.zeros(eps.shape)
+    before = np.full(eps.shape, math.inf)
     with heap_windows():  # the windows' memory kept between compositions (``window_heap``)
         for k, h in enumerate(UPPER_GRIDS):
-            if window * GRID_STEP > MAX_POINTS:  # the next window would pass the cap
+            reading &= window * GRID_STEP <= MAX_POINTS  # else the next window would pass the cap
+            if not reading.any():
                 break
             # a grid below the rate: the optimistic side sees the rounds' losses
             tilted_lower = read_lower and h <= q
-            try:
-                found, low = tilted_sides(reader, eps, h, level, tilted_lower)
-            except ValueError:  # a window past the cap: no finer grid fits either
-                break
-            lower = max(lower, low)
-            upper = max(lower, min(upper, found))
-            shifted = reader.delta_upper(np.array([eps + width]), h, eps, level)[0]
-            window = reader.window_points(h)
-            reader.drop_compositions()
-            if read_lower and k < len(LOWER_GRIDS) and not within(lower, upper, shifted):
-                lower = max(lower, aligned_side(point, eps, level, LOWER_GRIDS[k]))
-                upper = max(lower, upper)
-            if upper <= lower * (1.0 + RELATIVE_WIDTH):  # exact brackets too
-                break
-            # the next grid's tails sized for the upper side read (its level, a function of eps
-            # and the reads before: as asked alone)
-            level = min(level, fine_delta_key(eps, upper)[1])
-            cheap = window * GRID_STEP <= CHEAP_POINTS
-            if not cheap and (lower >= shifted or upper_settled(before, found, shifted)):
-                break
-            before = found
-    return lower, max(lower, upper)
+            for c, lv in sorted(set(zip(centre[reading], level[reading]))):
+                at = np.flatnonzero(reading & (centre == c) & (level == lv))
+                try:
+                    found, low = tilted_sides(reader, eps[at], c, h, lv, tilted_lower)
+                    shifted = reader.delta_upper(eps[at] + width[at], h, c, lv)
+                except ValueError:  # a window past the cap: no finer grid fits either
+                    reader.drop_compositions()
+                    reading[at] = False
+                    continue
+                window[at] = reader.window_points(h)
+                reader.drop_compositions()
+                lower[at] = np.maximum(lower[at], low)
+                upper[at] = np.maximum(lower[at], np.minimum(upper[at], found))
+                if read_lower and k < len(LOWER_GRIDS):
+                    lower[at] = raised_by_aligned_cells(
+                        point, eps[at], lower[at], upper[at], shifted, c, lv, LOWER_GRIDS[k]
+                    )
+                    upper[at] = np.maximum(lower[at], upper[at])
+                # the next grid's tails sized for the upper side read (its level, a function of
+                # eps and the reads before: as asked alone)
+                for i in at:
+                    level[i] = min(level[i], fine_delta_key(float(eps[i]), float(upper[i]))[1])
+                reading[at] = ~settled(lower[at], upper[at], shifted, before[at], found, window[at])
+                before[at] = found
+    return lower, np.maximum(lower, upper)
 
 
 def tilted_sides(
-    reader: TiltedReader, eps: float, h: float, level: float, tilted_lower: bool
-) -> tuple[float, float]:
-    """The upper read's delta at ``eps`` on grid ``h`` (``TiltedReader.delta_upper``, the tails
-    ``level`` allows) and, where ``tilted_lower``, the tilted read of the optimistic PMFs there
-    (``tilted_question.delta_lower``; else 0), both sides discretized in one call.  Its
-    ValueError: a window past the reader's cap."""
-    at = np.array([eps])
+    reader: TiltedReader, eps: np.ndarray, centre: float, h: float, level: float, tilted_lower: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The upper read's deltas at ``eps`` on grid ``h`` (``TiltedReader.delta_upper`` under the
+    exponent's tilt at ``centre``, the tails ``level`` allows) and, where ``tilted_lower``, the
+    tilted read of the optimistic PMFs there (``tilted_question.delta_lower``, the same tilt;
+    else 0), both sides discretized in one call.  Its ValueError: a window past the reader's
+    cap."""
     if not tilted_lower:
-        return float(reader.delta_upper(at, h, eps, level)[0]), 0.0
+        return reader.delta_upper(eps, h, centre, level), np.zeros(eps.shape)
     reader.directions(h, level)
-    found = float(reader.delta_upper(at, h, eps, level)[0])
-    return found, float(delta_lower(reader, at, h, eps, level)[0])
+    found = reader.delta_upper(eps, h, centre, level)
+    return found, delta_lower(reader, eps, h, centre, level)
 
 
-def within(lower: float, upper: float, shifted: float) -> bool:
-    """Whether the bracket [``lower``, ``upper``] needs no finer read: within ``RELATIVE_WIDTH`` of
+def raised_by_aligned_cells(
+    point: Point,
+    eps: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    shifted: np.ndarray,
+    centre: float,
+    level: float,
+    h: float,
+) -> np.ndarray:
+    """``lower`` raised to the aligned cells' read on grid ``h`` (``aligned_sides``) where the
+    bracket is not yet ``within`` (step 3 of the module docstring)."""
+    wide = ~within(lower, upper, shifted)
+    if not wide.any():
+        return lower
+    raised = lower.copy()
+    raised[wide] = np.maximum(lower[wide], aligned_sides(point, eps[wide], centre, level, h))
+    return raised
+
+
+def settled(
+    lower: np.ndarray,
+    upper: np.ndarray,
+    shifted: np.ndarray,
+    before: np.ndarray,
+    found: np.ndarray,
+    window: np.ndarray,
+) -> np.ndarray:
+    """Where a bracket is read no further (module docstring): within ``RELATIVE_WIDTH`` of its
+    lower side, or, the next window (``GRID_STEP`` times ``window``) past ``CHEAP_POINTS``, within
+    the width in epsilon or with the upper side's fall from ``before`` to ``found`` settled
+    (``upper_settled``)."""
+    costly = window * GRID_STEP > CHEAP_POINTS
+    fallen = np.array([upper_settled(*v) for v in zip(before, found, shifted)], dtype=bool)
+    return np.asarray(
+        (upper <= lower * (1.0 + RELATIVE_WIDTH)) | (costly & ((lower >= shifted) | fallen))
+    )
+
+
+def within(lower: np.ndarray, upper: np.ndarray, shifted: np.ndarray) -> np.ndarray:
+    """Where the bracket [``lower``, ``upper``] needs no finer read: within ``RELATIVE_WIDTH`` of
     its lower side, or within the width in epsilon (``lower`` at least ``shifted``, the upper
     read's delta at eps plus that width: module docstring)."""
-    return lower >= shifted or upper <= lower * (1.0 + RELATIVE_WIDTH)
+    return np.asarray((lower >= shifted) | (upper <= lower * (1.0 + RELATIVE_WIDTH)))
 
 
 def upper_settled(before: float, found: float, shifted: float) -> bool:
@@ -210,14 +267,25 @@ def upper_settled(before: float, found: float, shifted: float) -> bool:
     return math.log(before / found) / (GRID_STEP - 1.0) <= math.log(found / shifted)
 
 
-def aligned_side(point: Point, eps: float, level: float, h: float) -> float:
-    """The aligned cells' certified lower delta at ``eps`` of ``point`` on grid ``h``
-    (``aligned_lower.aligned_lower_delta``, its window within
-    ``rare_finer_grids.LOWER_MAX_POINTS``); 0 where its window or its cells pass their caps."""
+def aligned_sides(
+    point: Point, eps: np.ndarray, centre: float, level: float, h: float
+) -> np.ndarray:
+    """The aligned cells' certified lower deltas at ``eps`` of ``point`` on grid ``h``
+    (``aligned_lower.aligned_lower_delta`` under the exponent's tilt at ``centre``, its window
+    within ``rare_finer_grids.LOWER_MAX_POINTS``); 0 where its window or its cells pass their
+    caps."""
     sigma, q, rounds, sensitivity = point
     try:
         return aligned_lower_delta(
-            sigma / sensitivity, q, int(rounds), eps, level, h, exponent_tilt, LOWER_MAX_POINTS
+            sigma / sensitivity,
+            q,
+            int(rounds),
+            eps,
+            centre,
+            level,
+            h,
+            exponent_tilt,
+            LOWER_MAX_POINTS,
         )[0]
     except ValueError:  # past its window's cap or its cells'
-        return 0.0
+        return np.zeros(eps.shape)
