@@ -14,7 +14,9 @@
 // direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
 // accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls,
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
-// grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit; after the descent, the
+// grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit (the delta call's rounds
+// discretized with the tails of the level below the plain upper side, tilted_delta_level, and its add direction not
+// read past its pure epsilon, add_pure_epsilon, as the package's fine delta read); after the descent, the
 // epsilon's upper side is lowered to the package's fine read (TiltedReader's fine_upper: each direction on half the
 // peers' grid under the Chernoff exponent's tilt at the upper side); before those grids, the lower side is
 // raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
@@ -264,11 +266,14 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
         return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
     });
     if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
-        // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked
-        const double least = std::max(r.upper, kLeastDelta);
-        const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &least, 1, accuracy, 0.0);
+        // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked; the tails sized
+        // for the level below it (tilted_delta_level, the package's fine delta read's), since that upper side is
+        // often the plain composition's round-off floor, far above the truth
+        const double expected = std::max(r.upper, kLeastDelta);
+        const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &expected, 1, accuracy, 0.0);
+        const double level = std::max(pld::tilted_delta_level(expected), kLeastDelta);
         const std::pair<double, double> b =
-            reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, least, width_of);
+            reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, level, width_of);
         r.lower = b.first;
         r.upper = b.second;
         r.met = width_of(r.lower, r.upper) <= accuracy;

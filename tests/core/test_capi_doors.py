@@ -92,3 +92,43 @@ def test_below_the_aligned_least_delta_both_doors_read_the_coarser_grid(lib):
     assert max(lower.value, py_lower) <= min(upper.value, py_upper)  # both certified
     assert abs(lower.value - py_lower) <= ROUND_OFF * py_lower
     assert abs(upper.value - py_upper) <= max(1e-3, 1e-3 * py_upper)
+
+
+RARE = (0.6, 1e-5, 10**6)
+# the C upper side may lie at most this factor above the package's: both read the rare run's delta at these epsilons
+# on the tilted windows with tails sized for the level below the plain upper side (the core's tilted_delta_level,
+# the package's fine_delta_key), and both upper sides are the remove direction's tail charge there (today equal);
+# the factor leaves room for the doors' different tilts (the C's at eps, the package's at its bucket's centre) and
+# grids, and still refuses an upper side left at the plain composition's round-off floor (5.0e-10, ~1e10 times the
+# package's)
+UPPER_FACTOR = 10.0
+
+
+@functools.cache
+def rare_front_door(eps: float) -> tuple[float, float]:
+    """The package's certified delta bracket of the rare run at ``eps`` (its default)."""
+    sigma, q, steps = RARE
+    lower, upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=steps).delta(
+        eps, bound="both"
+    )
+    return float(lower), float(upper)
+
+
+@pytest.mark.parametrize("eps", [30.5, 31.455])
+def test_the_rare_runs_delta_at_a_large_epsilon_is_near_the_front_doors(lib, eps):
+    """The rare run (sigma 0.6, q 1e-5, 10^6 rounds) at eps past the add direction's largest loss (T log(1 / (1 -
+    q)) ~ 10): hs_subsampled_gaussian_delta's plain refinement stops at its round-off floor (5.0e-10); its tilted
+    reads skip the add direction there (delta 0, the core's add_pure_epsilon, as the package's add_screen) and size
+    the tails for the level below that floor, so its upper side is within UPPER_FACTOR of the package's (8.9e-21)
+    and at or above the package's lower side (both certified), and its status is the header's rule's."""
+    lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
+    status = lib.lib.hs_subsampled_gaussian_delta(
+        *RARE, eps, 1e-3, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    py_lower, py_upper = rare_front_door(eps)
+    assert 0.0 <= lower.value <= upper.value
+    # the header's rule: HS_OK exactly where (upper - lower) / max(upper, 1e-9) <= accuracy
+    width = (upper.value - lower.value) / max(upper.value, 1e-9)
+    assert status == (HS_OK if width <= 1e-3 else HS_ACCURACY_NOT_MET)
+    assert max(lower.value, py_lower) <= min(upper.value, py_upper)  # both certified
+    assert py_lower <= upper.value <= UPPER_FACTOR * py_upper

@@ -22,7 +22,8 @@
 // search over the ladder of tilts (best_tilt) affects tightness, never validity.
 //
 // delta at eps is read the same way: each direction's pessimistic and optimistic PMFs composed under the exponent's
-// tilt at eps, the maximum over the directions on each side.
+// tilt at eps, the maximum over the directions on each side (the add direction's 0, not read, at an eps past its
+// largest loss, add_pure_epsilon), the tails sized for the level below the least delta expected (tilted_delta_level).
 //
 // Before the grids, the lower side is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp:
 // certified, from the largest released value of the T rounds against a threshold, a closed form over Gaussian tails
@@ -109,6 +110,9 @@ constexpr double kTiltRareLowerGrid = kTiltRareUpperGrids[0];
 constexpr std::int64_t kTiltRareLowerMaxPoints = std::int64_t(1) << 24;
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
+// The delta reads size their tails for a level 10^(kTiltDeltaDecades j) (tilted_delta_level), as the package's fine
+// delta read does (python pld/refine/tilted_question.py's FINE_DELTA_DECADES).
+constexpr double kTiltDeltaDecades = 2.0;
 // The tilts tried are the search ladder's (pld/grid/tilt_ladders.hpp: tilt_rung); searched every kTiltCoarseStep-th
 // first (best_tilt).
 constexpr int kTiltCoarseStep = 8;
@@ -193,6 +197,29 @@ inline double tilted_remove_tail(double sigma, double q, double rounds, double d
             low = mid;
     }
     return fits(high) ? std::max(floor, rung(high)) : floor;
+}
+
+// The level whose tails a delta read at eps takes, given a certified upper delta `upper` > 0 there (the least delta
+// expected): the largest 10^(kTiltDeltaDecades j), j an integer, at most `upper`, or `upper` where that underflows
+// (python pld/refine/tilted_question.py's fine_delta_key, its level), so that both doors discretize a delta read's
+// rounds alike.  The mass the tails drop, up to kTiltedTailShare of the delta they are sized for, is charged to the
+// upper read; an upper side given is often a plain composition's round-off floor, far above the truth.  Any tails
+// give a certified read; smaller ones only cost cells.
+inline double tilted_delta_level(double upper) {
+    double j = std::floor(std::log10(upper) / kTiltDeltaDecades);
+    if (std::pow(10.0, kTiltDeltaDecades * j) > upper) j -= 1.0;
+    const double level = std::pow(10.0, kTiltDeltaDecades * j);
+    return level > 0.0 ? level : upper;
+}
+
+// An epsilon at and past which the add direction of T rounds of the Poisson-subsampled Gaussian (rate q) has delta
+// 0: its loss -log(1 - q + q e^{(2 x - 1) / (2 sigma^2)}) is at most -log(1 - q) a round whatever sigma, so its T
+// rounds' at most T log(1 / (1 - q)), rounded up by 9 u for the logarithm and the product (python
+// pld/refine/tilted_question.py's add_pure_epsilon, one rate).  No read of that direction is needed there, and none
+// is made: under the exponent's tilt at such an eps its window is a narrow band near the discretized rounds' top,
+// which the ladder's rungs may place wholly above eps, where its read says only delta <= 1.
+inline double add_pure_epsilon(double q, double rounds) {
+    return rounds * -std::log1p(-q) * (1.0 + 9.0 * tilted_detail::kUnit);
 }
 
 // The certified upper epsilon at delta of the pessimistic factors `ups` composed under the tilt lam, searched from
@@ -457,7 +484,8 @@ class TiltedReader {
     }
 
     // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds,
-    // discretized with the tails `delta_least` (the least delta expected) allows; the maximum over the directions.
+    // discretized with the tails `delta_least` (the least delta expected) allows; the maximum over the directions, the
+    // add direction's 0 (not read) at an eps at or past add_pure_epsilon.
     // Read once per (eps, h, tails) in the reader's life: a later call with the same arguments returns the first
     // call's bracket, or throws the std::length_error or std::invalid_argument it threw (the same reads of the same
     // rounds give the same bracket; a finer accuracy's delta_bracket and the default's it is intersected with reach
@@ -470,7 +498,9 @@ class TiltedReader {
         if (kept.outcome == KeptRead::kRead) return kept.bracket;
         try {
             double lower_max = 0.0, upper_max = 0.0;
+            const bool add_pure = eps >= add_pure_epsilon(q_, static_cast<double>(rounds_));
             for (const bool remove : {true, false}) {
+                if (!remove && add_pure) continue;  // its delta is 0 there: (0, 0) leaves the maxima as they are
                 const Direction& d = direction(h, remove, remove ? remove_tail : add_tail, true);
                 const std::pair<double, double> b =
                     tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, eps, fft_, max_points_);
