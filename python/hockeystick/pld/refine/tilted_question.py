@@ -621,7 +621,7 @@ class TiltedReader:
         below = eps < add_pure_epsilon([(self.point[1], self.point[2])])
         if below.any():
             coarse = min(h * COARSENING, MAX_INTERVAL)
-            out[below] = self.pessimistic_delta("add", eps[below], coarse, delta, centre)
+            out[below] = self.pessimistic_delta("add", eps[below], coarse, centre, delta)
         return out
 
     def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
