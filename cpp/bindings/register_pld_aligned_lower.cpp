@@ -1,10 +1,11 @@
 // Binding of the aligned cells' lower PMF (pld/refine/aligned_lower.hpp), in _core.pld_refine: one round's lower PMF
 // on a grid (built with the GIL released), and the pieces it is built from over arrays of cells or grid indices, each
 // element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
-// argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the rare
-// participation reads of the core's TiltedReader (pld/refine/tilted_question.hpp: rare_upper, rare_lower), which the
-// package's default and the C library's epsilon call both read, run with the GIL released on the package's FFT
-// (pocketfft_composition.hpp), with their grids, rate and caps.
+// argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the reads of
+// the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's epsilon
+// call both make, the rare participation reads (rare_upper, rare_lower) and the coarser grids' bracket
+// (fine_bracket), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids, rate
+// and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "elementwise.hpp"
@@ -139,8 +141,8 @@ py::array_t<double> mean_at_least(double sigma, double q, const input_array& lo,
 // direction; `tail` > 0 both directions' tail, else the tails each delta allows) on the package's FFT (workers: its
 // threads, None all cores), passed to read(reader) with the GIL released.
 template <class Read>
-double rare_read(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, double tail,
-                 const py::object& workers, Read read) {
+auto rare_read(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, double tail,
+               const py::object& workers, Read read) {
     round_of(sigma, q);
     if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
     pld::ComposeOptions options;
@@ -162,6 +164,21 @@ double rare_lower(double sigma, double q, std::int64_t rounds, double delta, dou
                   std::int64_t max_cells, const py::object& workers) {
     return rare_read(sigma, q, rounds, max_cells, 0.0, workers,
                      [&](pld::TiltedReader& r) { return r.rare_lower(delta, lower, upper); });
+}
+
+// (lower, upper) at delta intersected with the tilted bracket on the first of kTiltFineGrids coarser than `start`
+// whose windows fit (TiltedReader::fine_bracket over grid_bracket, upper the best so far); as given where none fits.
+std::pair<double, double> coarser_bracket(double sigma, double q, std::int64_t rounds, double delta, double lower,
+                                          double upper, double start, std::int64_t max_cells, double tail,
+                                          const py::object& workers) {
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    if (!(start > 0.0 && std::isfinite(start)))
+        throw py::value_error("start must be finite and > 0 (the grid whose windows passed the cap), got " +
+                              hb::listed(start));
+    return rare_read(sigma, q, rounds, max_cells, tail, workers, [&](pld::TiltedReader& r) {
+        return r.fine_bracket(lower, upper, start, [&](double h) { return r.grid_bracket(delta, h, upper); });
+    });
 }
 
 }  // namespace aligned_lower_binding
@@ -195,6 +212,13 @@ void register_pld_aligned_lower(py::module_ m) {
           py::arg("workers") = py::none(),
           "`lower` (a certified lower epsilon at delta) raised to the aligned cells' read on tilt_rare_lower_grid "
           "below `upper` (pld/refine/tilted_question.hpp's TiltedReader::rare_lower).");
+    m.def("tilted_coarser_bracket", &ab::coarser_bracket, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("start"),
+          py::arg("max_cells"), py::arg("tail") = 0.0, py::arg("workers") = py::none(),
+          "(lower, upper) at delta (a certified epsilon bracket of the Poisson-subsampled Gaussian, sigma per unit "
+          "sensitivity) intersected with the tilted bracket on the first of tilt_fine_grids coarser than `start` "
+          "whose windows fit (pld/refine/tilted_question.hpp's TiltedReader::fine_bracket); tail > 0: both "
+          "directions' tail.");
     m.def("aligned_pmf", &ab::pmf, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("interval"),
           py::arg("centred") = true,
           "One round's aligned-cells lower PMF of the Poisson-subsampled Gaussian's remove direction (sigma per unit "

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
+from hockeystick import _core
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import aligned_lower, question, tilted_question
 from hockeystick.training import DPSGD
@@ -29,11 +30,11 @@ def test_a_bracket_within_the_tolerance_is_not_read(monkeypatch: pytest.MonkeyPa
     returned as given, element by element, and no grid is read for it."""
     read: list[float] = []
 
-    def coarser_grid_bracket(reader, delta, start, lower, upper):
+    def tilted_coarser_bracket(*, delta, lower, upper, **point):
         read.append(delta)
         return lower, upper
 
-    monkeypatch.setattr(tilted_question, "coarser_grid_bracket", coarser_grid_bracket)
+    monkeypatch.setattr(_core.pld_refine, "tilted_coarser_bracket", tilted_coarser_bracket)
     lower, upper = np.array([9.0, 9.0]), np.array([9.0005, 9.5])
     assert question.within_tolerance(lower[0], upper[0])
     assert not question.within_tolerance(lower[1], upper[1])

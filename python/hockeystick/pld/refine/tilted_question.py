@@ -765,27 +765,6 @@ def tilted_brackets(
     return each_bracket(delta, lower, upper, read)
 
 
-def coarser_grid_bracket(
-    reader: TiltedReader, delta: float, start: float, lower: float, upper: float
-) -> tuple[float, float]:
-    """(``lower``, ``upper``) at ``delta`` of ``reader``'s point intersected with
-    ``TiltedReader.grid_bracket``'s on the first of ``_core.pld_refine.tilt_fine_grids`` coarser
-    than ``start`` (a first grid whose windows passed the cap) whose windows fit
-    (pld/refine/tilted_question.hpp's ``TiltedReader::fine_bracket``): at sigma 0.6, q 1e-5, 10^6
-    rounds, delta 1e-50 the accuracy's first grid passes the cap and 5e-5 raises the lower side
-    from the max-of-outputs test's 14.764 to 15.252.  As given where none fits."""
-    for h in _core.pld_refine.tilt_fine_grids:
-        if not h > start:
-            continue
-        try:
-            low, up = reader.grid_bracket(delta, h, upper)
-        except ValueError:  # past the cap: the next, coarser grid
-            continue
-        lower = max(lower, low)
-        return lower, max(lower, min(upper, up))
-    return lower, max(lower, upper)
-
-
 def coarser_brackets(
     point: Point,
     delta: np.ndarray,
@@ -796,22 +775,28 @@ def coarser_brackets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point`` still
     wider than the default tolerance intersected with the tilted one on the first of
-    ``_core.pld_refine.tilt_fine_grids`` coarser than the tolerance's first grid whose windows fit
-    (``coarser_grid_bracket``, certified; at ``tail`` where given), the grids the C library's
-    descent reads where its first grid passes the windows' cap; the others as given; at q = 1 as
-    given (closed form).  Below the aligned cells' least delta (``aligned_lower.LEAST_DELTA``) the
-    rare participation reads are off and, many rounds of a rare record past that first grid's cap,
-    nothing else reads a tilted grid: at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-100 the lower side
-    goes from the max-of-outputs test's 25.306 to 31.452, 0.007 below the upper side."""
-    reader = TiltedReader(point, tail, threads)
+    ``_core.pld_refine.tilt_fine_grids`` coarser than the tolerance's first grid whose windows fit:
+    the core's read (pld/refine/tilted_question.hpp's ``TiltedReader::fine_bracket``, certified;
+    at ``tail`` where given), the one the C library's descent makes where its first grid passes the
+    windows' cap; the others as given; at q = 1 as given (closed form).  Below the aligned cells'
+    least delta (``aligned_lower.LEAST_DELTA``) the rare participation reads are off and, many
+    rounds of a rare record past that first grid's cap, nothing else reads a tilted grid: at sigma
+    0.6, q 1e-5, 10^6 rounds, delta 1e-100 the lower side goes from the max-of-outputs test's
+    25.306 to 31.452, 0.007 below the upper side."""
     first = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY)
 
     def read(at: float, lo: float, up: float) -> tuple[float, float]:
         if point[1] >= 1.0 or question.within_tolerance(np.array(lo), np.array(up)):
             return lo, up
-        return coarser_grid_bracket(
-            reader, at, first.first(point, np.array([at]), "epsilon"), lo, up
+        low, high = _core.pld_refine.tilted_coarser_bracket(
+            **_rare_point(point, threads),
+            delta=at,
+            lower=lo,
+            upper=up,
+            start=first.first(point, np.array([at]), "epsilon"),
+            tail=0.0 if tail is None else tail,
         )
+        return float(low), float(high)
 
     return each_bracket(delta, lower, upper, read)
 

@@ -76,8 +76,8 @@ constexpr double kTiltRoundOffPerRound = 1e-16;
 // Each tilted grid is this many times finer than the one before, at most kTiltGrids of them.
 constexpr double kTiltGridStep = 4.0;
 constexpr int kTiltGrids = 4;
-// The grids read where the accuracy's first grid is too fine for the tilted windows (TiltedReader's
-// fine_bracket; the package's default reads them last where its bracket is still wide, python
+// The grids read where the accuracy's first grid is too fine for the tilted windows (TiltedReader's fine_bracket;
+// the package's default reads them last, through the binding, where its bracket is still wide: python
 // pld/refine/tilted_question.py's coarser_brackets), finest first: a quarter of the peers' default grid (the
 // package's finer upper read under rare participation, tilted_question.rare_upper), half of it
 // (question.FINE_INTERVAL), then theirs (dp_accounting's 1e-4).  Many rounds of a rare record span far in loss under
