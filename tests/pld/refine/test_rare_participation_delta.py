@@ -11,8 +11,10 @@ from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine.rare_delta_grids import RELATIVE_WIDTH, applies
 
 RUN = {"sigma": 0.5, "sampling_rate": 1e-4, "rounds": 10**4}  # T q = 1
-# two eps in one bucket (fine_delta_key's centre 1.0), others in buckets and levels of their own
-EPS = np.array([1.05, 1.3, 2.9, 5.0, 1.0])
+# two eps in one bucket (fine_delta_key's centre 1.0), others in buckets and levels of their own,
+# a tiny one, and two no finer grid reads (no bucket: an infinite eps, eps 0)
+EPS = np.array([1.05, 1.3, 2.9, 5.0, 1.0, 1e-9, np.inf, 0.0])
+READ = np.isfinite(EPS) & (EPS > 0.0)
 
 
 def test_an_array_of_epsilons_reads_each_as_asked_alone() -> None:
@@ -27,7 +29,9 @@ def test_an_array_of_epsilons_reads_each_as_asked_alone() -> None:
     # the finer grids read here: each bracket within their relative width or the width in eps
     point = (RUN["sigma"], RUN["sampling_rate"], RUN["rounds"], 1.0)
     assert applies(point, float(EPS[0]), 0.0, float(upper[0]))
-    assert np.all(upper <= lower * (1.0 + 2.0 * RELATIVE_WIDTH))
+    assert np.all(upper[READ] <= lower[READ] * (1.0 + 2.0 * RELATIVE_WIDTH))
+    grid_lower, grid_upper = run.delta(EPS.reshape(1, -1), bound="both")  # any shape
+    assert np.array_equal(grid_lower[0], lower) and np.array_equal(grid_upper[0], upper)
 
 
 def test_the_sides_fall_on_either_side_of_the_epsilon_doors_delta() -> None:

@@ -151,10 +151,13 @@ def rare_delta_brackets(
         return lower, upper
     sigma, q, rounds, sensitivity = point
     reader = TiltedReader(point, None, threads, max_points=MAX_POINTS)
-    centre = np.array([fine_delta_key(float(e), 1.0)[0] for e in eps])
-    level = np.array(
-        [fine_delta_key(float(e), float(u))[1] if u > 0.0 else 1.0 for e, u in zip(eps, upper)]
-    )
+    # each read eps's (centre, level) (``applies``: eps finite and > 0, upper > 0); the others' unused
+    keys = [
+        fine_delta_key(float(e), float(u)) if r else (0.0, 1.0)
+        for e, u, r in zip(eps, upper, reading)
+    ]
+    centre = np.array([c for c, _ in keys])
+    level = np.array([lv for _, lv in keys])
     width = WIDTH_SHARE * epsilon_tolerance(
         question.DEFAULT_ACCURACY, question.DEFAULT_RELATIVE_ACCURACY, eps
     )
