@@ -374,3 +374,16 @@ def tilted_rare_lower(
     max_cells: int,
     workers: int | None = None,
 ) -> float: ...
+def tilted_coarser_bracket(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    lower: float,
+    upper: float,
+    start: float,
+    max_cells: int,
+    tail: float = 0.0,
+    workers: int | None = None,
+) -> tuple[float, float]: ...
