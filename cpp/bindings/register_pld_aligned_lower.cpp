@@ -3,8 +3,8 @@
 // element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
 // argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the reads of
 // the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's epsilon
-// call both make, the rare participation reads (rare_upper, rare_lower) and the coarser grids' bracket
-// (fine_bracket), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids, rate
+// call both make, the rare participation reads (rare_upper, rare_lower), the coarser grids' bracket (fine_bracket)
+// and the delta reads' bucket and level (tilted_delta_centre, tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids, rate
 // and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -181,6 +181,15 @@ std::pair<double, double> coarser_bracket(double sigma, double q, std::int64_t r
     });
 }
 
+// The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
+// tilted_delta_level).
+std::pair<double, double> delta_key(double eps, double upper) {
+    if (std::isnan(eps)) throw py::value_error("eps must not be NaN");
+    if (!(upper > 0.0 && upper <= 1.0))
+        throw py::value_error("upper must lie in (0, 1] (a certified upper delta), got " + hb::listed(upper));
+    return {pld::tilted_delta_centre(eps), pld::tilted_delta_level(upper)};
+}
+
 }  // namespace aligned_lower_binding
 
 void register_pld_aligned_lower(py::module_ m) {
@@ -195,6 +204,8 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("tilt_grid_step") = pld::kTiltGridStep;
     m.attr("tilt_grids") = pld::kTiltGrids;
     m.attr("tilt_max_points") = pld::kTiltMaxPoints;
+    m.attr("tilt_delta_ratio") = pld::kTiltDeltaRatio;
+    m.attr("tilt_delta_decades") = pld::kTiltDeltaDecades;
     m.attr("tilt_fine_grids") = py::make_tuple(pld::kTiltFineGrids[0], pld::kTiltFineGrids[1], pld::kTiltFineGrids[2]);
     m.attr("tilt_rare_upper_grids") = py::make_tuple(pld::kTiltRareUpperGrids[0], pld::kTiltRareUpperGrids[1]);
     m.attr("tilt_rare_max_points") = pld::kTiltRareMaxPoints;
@@ -212,6 +223,10 @@ void register_pld_aligned_lower(py::module_ m) {
           py::arg("workers") = py::none(),
           "`lower` (a certified lower epsilon at delta) raised to the aligned cells' read on tilt_rare_lower_grid "
           "below `upper` (pld/refine/tilted_question.hpp's TiltedReader::rare_lower).");
+    m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
+          "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
+          "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "
+          "is composed, and the level its tails are sized for (tilted_delta_level).");
     m.def("tilted_coarser_bracket", &ab::coarser_bracket, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("start"),
           py::arg("max_cells"), py::arg("tail") = 0.0, py::arg("workers") = py::none(),

@@ -405,7 +405,7 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
             b = with_tilted_reads(
                 *p, dirs, b,
                 [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
-                    return pld::tilted_direction_delta(ups, lows, epsilon, fft, pld::kTiltMaxPoints);
+                    return pld::tilted_direction_delta(ups, lows, epsilon, epsilon, fft, pld::kTiltMaxPoints);
                 },
                 [](std::size_t, double, pld::RealFftBackend&) { return false; });
         *lower = b.first;

@@ -345,6 +345,8 @@ tilt_round_off_per_round: float
 tilt_grid_step: float
 tilt_grids: int
 tilt_max_points: int
+tilt_delta_ratio: float
+tilt_delta_decades: float
 # the grids a tilted descent reads where its first grid passes the windows' cap (TiltedReader::fine_bracket)
 tilt_fine_grids: tuple[float, float, float]
 tilt_rare_upper_grids: tuple[float, float]
@@ -374,6 +376,7 @@ def tilted_rare_lower(
     max_cells: int,
     workers: int | None = None,
 ) -> float: ...
+def tilted_delta_key(*, eps: float, upper: float) -> tuple[float, float]: ...
 def tilted_coarser_bracket(
     *,
     sigma: float,

@@ -104,9 +104,9 @@ REFUSED_RATIO = 1.25
 READ_MARGIN = 8
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
-# 10^(FINE_DELTA_DECADES j)
-FINE_DELTA_RATIO = math.sqrt(2.0)
-FINE_DELTA_DECADES = 2
+# 10^(FINE_DELTA_DECADES j) (the core's, which the C library's delta call reads by)
+FINE_DELTA_RATIO: float = _core.pld_refine.tilt_delta_ratio
+FINE_DELTA_DECADES: float = _core.pld_refine.tilt_delta_decades
 # the fine delta read's readers kept between calls, one per (point, tail) (``fine_delta_brackets``):
 # a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one point's delta at new epsilons call
 # after call, each call's buckets mostly ones an earlier call composed, on the rounds it discretized;
@@ -1085,7 +1085,9 @@ def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:
     (k an integer) at most ``eps`` (0 where ``eps`` <= 0), under whose exponent's tilt the
     epsilons from it up to ``FINE_DELTA_RATIO`` times it are read; the level the largest
     10^(``FINE_DELTA_DECADES`` j) at most ``upper`` (the least delta expected, which sizes the tails
-    and what the split reads as negligible).
+    and what the split reads as negligible).  Both are the core's (``_core.pld_refine.tilted_delta_key``:
+    pld/refine/tilted_question.hpp's ``tilted_delta_centre`` and ``tilted_delta_level``), by which
+    the C library's delta call tilts and sizes its reads too.
 
     Any tilt and any tails give a certified read; these make it tight.  A tilt at a centre a little
     below eps reads as tight to five digits (DP-FedAvg's sigma 1, q 1e-3, 5000 rounds at eps 0.56,
@@ -1097,16 +1099,8 @@ def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:
     it a little (sigma 0.8, q 1e-5, 5000 rounds at eps 0.2: 2.9e-4 relative with a level up to 100
     times below ``upper``, 4.8e-3 up to 10^4 times); a level above ``upper`` charges a tail mass
     too large (84 times looser, rounded up by 10^4)."""
-    centre = 0.0
-    if eps > 0.0:
-        k = math.floor(math.log(eps, FINE_DELTA_RATIO))
-        k -= FINE_DELTA_RATIO**k > eps
-        k += FINE_DELTA_RATIO ** (k + 1) <= eps
-        centre = float(FINE_DELTA_RATIO**k)
-    j = math.floor(math.log10(upper) / FINE_DELTA_DECADES)
-    j -= 10.0 ** (FINE_DELTA_DECADES * j) > upper
-    level = float(10.0 ** (FINE_DELTA_DECADES * j))
-    return centre, level if level > 0.0 else upper  # a subnormal upper: its own level
+    centre, level = _core.pld_refine.tilted_delta_key(eps=eps, upper=upper)
+    return float(centre), float(level)
 
 
 def _split_delta(

@@ -22,7 +22,7 @@
 // search over the ladder of tilts (best_tilt) affects tightness, never validity.
 //
 // delta at eps is read the same way: each direction's pessimistic and optimistic PMFs composed under the exponent's
-// tilt at eps, the maximum over the directions on each side (the add direction's 0, not read, at an eps past its
+// tilt at the centre of eps's bucket (tilted_delta_centre, as the package's fine delta read), the maximum over the directions on each side (the add direction's 0, not read, at an eps past its
 // largest loss, add_pure_epsilon), the tails sized for the level below the least delta expected (tilted_delta_level).
 //
 // Before the grids, the lower side is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp:
@@ -113,6 +113,8 @@ constexpr double kTiltedTailShare = 1e-10;
 // The delta reads size their tails for a level 10^(kTiltDeltaDecades j) (tilted_delta_level), as the package's fine
 // delta read does (python pld/refine/tilted_question.py's FINE_DELTA_DECADES).
 constexpr double kTiltDeltaDecades = 2.0;
+// The delta reads' buckets of eps each span this ratio (tilted_delta_centre): sqrt(2).
+constexpr double kTiltDeltaRatio = 1.4142135623730951;
 // The tilts tried are the search ladder's (pld/grid/tilt_ladders.hpp: tilt_rung); searched every kTiltCoarseStep-th
 // first (best_tilt).
 constexpr int kTiltCoarseStep = 8;
@@ -199,6 +201,19 @@ inline double tilted_remove_tail(double sigma, double q, double rounds, double d
     return fits(high) ? std::max(floor, rung(high)) : floor;
 }
 
+// The centre of eps's bucket: the largest kTiltDeltaRatio^k (k an integer) at most eps, 0 where eps <= 0.  The
+// delta reads compose under the Chernoff exponent's tilt at it, so that the eps of one bucket (from the centre up to
+// kTiltDeltaRatio times it) share a composition (python pld/refine/tilted_question.py's fine_delta_key reads it):
+// a tilt at a centre a little below eps reads as tight as one at eps, and keeps the tilted window's bulk below eps.
+// Any tilt gives a certified read.
+inline double tilted_delta_centre(double eps) {
+    if (!(eps > 0.0 && std::isfinite(eps))) return eps > 0.0 ? eps : 0.0;
+    double k = std::floor(std::log(eps) / std::log(kTiltDeltaRatio));
+    if (std::pow(kTiltDeltaRatio, k) > eps) k -= 1.0;
+    if (std::pow(kTiltDeltaRatio, k + 1.0) <= eps) k += 1.0;
+    return std::pow(kTiltDeltaRatio, k);
+}
+
 // The level whose tails a delta read at eps takes, given a certified upper delta `upper` > 0 there (the least delta
 // expected): the largest 10^(kTiltDeltaDecades j), j an integer, at most `upper`, or `upper` where that underflows
 // (python pld/refine/tilted_question.py's fine_delta_key, its level), so that both doors discretize a delta read's
@@ -253,16 +268,16 @@ inline std::pair<double, double> tilted_direction_epsilon(const std::vector<Coun
 }
 
 // The certified (lower, upper) delta at eps of one neighbouring direction's composition: its pessimistic factors
-// `ups` and optimistic ones `lows` (empty: lower side 0) each composed under the Chernoff exponent's tilt at eps (the
-// lower side left at 0 where its window passes max_points).
+// `ups` and optimistic ones `lows` (empty: lower side 0) each composed under the Chernoff exponent's tilt at `centre`
+// (the lower side left at 0 where its window passes max_points).
 inline std::pair<double, double> tilted_direction_delta(const std::vector<CountedPmf>& ups,
-                                                        const std::vector<CountedPmf>& lows, double eps,
+                                                        const std::vector<CountedPmf>& lows, double eps, double centre,
                                                         RealFftBackend& fft, std::int64_t max_points) {
     const double up =
-        compose_tilted(ups, exponent_tilt(ups, eps) * ups.front().pmf->h, true, fft, max_points).delta(eps);
+        compose_tilted(ups, exponent_tilt(ups, centre) * ups.front().pmf->h, true, fft, max_points).delta(eps);
     if (lows.empty()) return {0.0, up};
     try {
-        const double lam = exponent_tilt(lows, eps);
+        const double lam = exponent_tilt(lows, centre);
         return {compose_tilted(lows, lam * lows.front().pmf->h, false, fft, max_points).delta(eps), up};
     } catch (const std::length_error&) {  // a window past max_points: no lower side here
         return {0.0, up};
@@ -483,8 +498,9 @@ class TiltedReader {
         return {lower, std::max(lower, upper)};
     }
 
-    // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds,
-    // discretized with the tails `delta_least` (the least delta expected) allows; the maximum over the directions, the
+    // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds under
+    // the exponent's tilt at eps's bucket centre (tilted_delta_centre), discretized with the tails `delta_least` (the
+    // least delta expected) allows; the maximum over the directions, the
     // add direction's 0 (not read) at an eps at or past add_pure_epsilon.
     // Read once per (eps, h, tails) in the reader's life: a later call with the same arguments returns the first
     // call's bracket, or throws the std::length_error or std::invalid_argument it threw (the same reads of the same
@@ -499,11 +515,12 @@ class TiltedReader {
         try {
             double lower_max = 0.0, upper_max = 0.0;
             const bool add_pure = eps >= add_pure_epsilon(q_, static_cast<double>(rounds_));
+            const double centre = tilted_delta_centre(eps);
             for (const bool remove : {true, false}) {
                 if (!remove && add_pure) continue;  // its delta is 0 there: (0, 0) leaves the maxima as they are
                 const Direction& d = direction(h, remove, remove ? remove_tail : add_tail, true);
-                const std::pair<double, double> b =
-                    tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, eps, fft_, max_points_);
+                const std::pair<double, double> b = tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}},
+                                                                           eps, centre, fft_, max_points_);
                 lower_max = std::max(lower_max, b.first);
                 upper_max = std::max(upper_max, b.second);
             }
