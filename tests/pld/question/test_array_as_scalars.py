@@ -142,7 +142,16 @@ def test_the_other_doors_give_each_value_alone():
 
 @pytest.mark.parametrize(
     "eps, upper",
-    [(1.0, 1e-12), (1.6, 2.6e-15), (0.2, 7e-4), (3.7, 1.0), (1e-3, 1e-300), (0.0, 0.5)],
+    [
+        (1.0, 1e-12),
+        (1.6, 2.6e-15),
+        (0.2, 7e-4),
+        (3.7, 1.0),
+        (1e-3, 1e-300),
+        (0.0, 0.5),
+        (2.0**5, 1e-20),
+        (2.0**-20, 5e-324),  # a subnormal upper side: its own level
+    ],
 )
 def test_the_fine_delta_key_brackets_its_epsilon_and_delta(eps, upper):
     """The bucket's centre is at most eps and above eps / ratio, its level at most the upper delta
@@ -153,7 +162,21 @@ def test_the_fine_delta_key_brackets_its_epsilon_and_delta(eps, upper):
         assert eps / ratio < centre <= eps
     else:
         assert centre == 0.0
-    assert upper / 10.0**decades < level <= upper
+    assert upper / 10.0**decades < level <= upper or level == upper
+
+
+@pytest.mark.parametrize("k", [-7, 0, 3, 10])
+def test_the_fine_delta_keys_edges_fall_in_the_bucket_and_level_they_start(k):
+    """A power of the ratio (as the doubles compute it) is its own centre and the double below it
+    has the centre below; a power 10^(decades j) is its own level and the double below it has
+    the level below."""
+    ratio, decades = tilted_question.FINE_DELTA_RATIO, tilted_question.FINE_DELTA_DECADES
+    edge, level = ratio**k, 10.0 ** (decades * (k - 10))
+    assert tilted_question.fine_delta_key(edge, level) == (edge, level)
+    below = tilted_question.fine_delta_key(
+        float(np.nextafter(edge, 0.0)), float(np.nextafter(level, 0.0))
+    )
+    assert below == (ratio ** (k - 1), 10.0 ** (decades * (k - 11)))
 
 
 @pytest.mark.slow
