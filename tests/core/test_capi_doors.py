@@ -98,8 +98,8 @@ RARE = (0.6, 1e-5, 10**6)
 # the C upper side may lie at most this factor above the package's: both read the rare run's delta at these epsilons
 # on the tilted windows with tails sized for the level below the plain upper side (the core's tilted_delta_level,
 # the package's fine_delta_key), and both upper sides are the remove direction's tail charge there (today equal);
-# the factor leaves room for the doors' different tilts (the C's at eps, the package's at its bucket's centre) and
-# grids, and still refuses an upper side left at the plain composition's round-off floor (5.0e-10, ~1e10 times the
+# the factor leaves room for the doors' different grids (both tilt at eps's bucket centre, the core's
+# tilted_delta_centre), and still refuses an upper side left at the plain composition's round-off floor (5.0e-10, ~1e10 times the
 # package's)
 UPPER_FACTOR = 10.0
 
@@ -132,3 +132,31 @@ def test_the_rare_runs_delta_at_a_large_epsilon_is_near_the_front_doors(lib, eps
     assert status == (HS_OK if width <= 1e-3 else HS_ACCURACY_NOT_MET)
     assert max(lower.value, py_lower) <= min(upper.value, py_upper)  # both certified
     assert py_lower <= upper.value <= UPPER_FACTOR * py_upper
+
+
+@functools.cache
+def readme_front_door_delta(eps: float) -> tuple[float, float]:
+    """The package's certified delta bracket of the README run at ``eps`` (its default)."""
+    sigma, q, steps = README
+    lower, upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=steps).delta(
+        eps, bound="both"
+    )
+    return float(lower), float(upper)
+
+
+@pytest.mark.parametrize("accuracy", [1e-2, 1e-3, 1e-4])
+@pytest.mark.parametrize("eps", [2.5, 2.8, 3.0, 3.2])
+def test_the_readme_runs_delta_meets_the_accuracy_through_the_c_library(lib, eps, accuracy):
+    """The README run's delta (9e-8 at eps 3) is below the plain composition's reach after 14100 rounds, so the C
+    call reads it on tilted grids from its accuracy's start grid down; a first tilted grid no tighter than the plain
+    refinement's last does not end the descent (the fall rule compares one tilted grid with the one before it), so
+    every accuracy asked is met (status 5 at eps 2.5 to 3.2 before, e.g. [9.0614e-8, 9.1113e-8] at eps 3, accuracy
+    1e-3) and the bracket overlaps the package's (both certified)."""
+    lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
+    status = lib.lib.hs_subsampled_gaussian_delta(
+        *README, eps, accuracy, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    py_lower, py_upper = readme_front_door_delta(eps)
+    assert status == HS_OK, (lower.value, upper.value)
+    assert (upper.value - lower.value) / max(upper.value, 1e-9) <= accuracy
+    assert max(lower.value, py_lower) <= min(upper.value, py_upper)
