@@ -149,9 +149,9 @@ def readme_front_door_delta(eps: float) -> tuple[float, float]:
 def test_the_readme_runs_delta_meets_the_accuracy_through_the_c_library(lib, eps, accuracy):
     """The README run's delta (9e-8 at eps 3) is below the plain composition's reach after 14100 rounds, so the C
     call reads it on tilted grids from its accuracy's start grid down; a first tilted grid no tighter than the plain
-    refinement's last does not end the descent (the fall rule compares one tilted grid with the one before it), so
-    every accuracy asked is met (status 5 at eps 2.5 to 3.2 before, e.g. [9.0614e-8, 9.1113e-8] at eps 3, accuracy
-    1e-3) and the bracket overlaps the package's (both certified)."""
+    refinement's last does not end the descent (the fall rule compares one tilted grid with the one before it: at eps
+    3, accuracy 1e-3 the start grid reads [9.0614e-8, 9.1113e-8], the next [9.0793e-8, 9.0824e-8]), so every accuracy
+    asked is met and the bracket overlaps the package's (both certified)."""
     lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
     status = lib.lib.hs_subsampled_gaussian_delta(
         *README, eps, accuracy, ctypes.byref(lower), ctypes.byref(upper)
