@@ -105,9 +105,9 @@ UPPER_FACTOR = 10.0
 
 
 @functools.cache
-def rare_front_door(eps: float) -> tuple[float, float]:
-    """The package's certified delta bracket of the rare run at ``eps`` (its default)."""
-    sigma, q, steps = RARE
+def front_door_delta(run: tuple[float, float, int], eps: float) -> tuple[float, float]:
+    """The package's certified delta bracket of ``run`` (sigma, q, steps) at ``eps`` (its default)."""
+    sigma, q, steps = run
     lower, upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=steps).delta(
         eps, bound="both"
     )
@@ -125,23 +125,13 @@ def test_the_rare_runs_delta_at_a_large_epsilon_is_near_the_front_doors(lib, eps
     status = lib.lib.hs_subsampled_gaussian_delta(
         *RARE, eps, 1e-3, ctypes.byref(lower), ctypes.byref(upper)
     )
-    py_lower, py_upper = rare_front_door(eps)
+    py_lower, py_upper = front_door_delta(RARE, eps)
     assert 0.0 <= lower.value <= upper.value
     # the header's rule: HS_OK exactly where (upper - lower) / max(upper, 1e-9) <= accuracy
     width = (upper.value - lower.value) / max(upper.value, 1e-9)
     assert status == (HS_OK if width <= 1e-3 else HS_ACCURACY_NOT_MET)
     assert max(lower.value, py_lower) <= min(upper.value, py_upper)  # both certified
     assert py_lower <= upper.value <= UPPER_FACTOR * py_upper
-
-
-@functools.cache
-def readme_front_door_delta(eps: float) -> tuple[float, float]:
-    """The package's certified delta bracket of the README run at ``eps`` (its default)."""
-    sigma, q, steps = README
-    lower, upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=steps).delta(
-        eps, bound="both"
-    )
-    return float(lower), float(upper)
 
 
 @pytest.mark.parametrize("accuracy", [1e-2, 1e-3, 1e-4])
@@ -156,7 +146,7 @@ def test_the_readme_runs_delta_meets_the_accuracy_through_the_c_library(lib, eps
     status = lib.lib.hs_subsampled_gaussian_delta(
         *README, eps, accuracy, ctypes.byref(lower), ctypes.byref(upper)
     )
-    py_lower, py_upper = readme_front_door_delta(eps)
+    py_lower, py_upper = front_door_delta(README, eps)
     assert status == HS_OK, (lower.value, upper.value)
     assert (upper.value - lower.value) / max(upper.value, 1e-9) <= accuracy
     assert max(lower.value, py_lower) <= min(upper.value, py_upper)

@@ -149,7 +149,7 @@ def rare_delta_brackets(
     reading = np.array([applies(point, *b) for b in zip(eps, lower, upper)], dtype=bool)
     if not reading.any():
         return lower, upper
-    sigma, q, rounds, sensitivity = point
+    q = point[1]
     reader = TiltedReader(point, None, threads, max_points=MAX_POINTS)
     # each read eps's (centre, level) (``applies``: eps finite and > 0, upper > 0); the others' unused
     keys = [
