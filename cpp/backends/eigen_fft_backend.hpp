@@ -40,8 +40,10 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace hockeystick::backends {
@@ -103,15 +105,35 @@ class PlanCache {
 using EigenPlanCache = PlanCache<EigenDoubleFft, kCachedPlanPoints>;
 using EigenLongPlanCache = PlanCache<EigenLongDoubleFft, kCachedLongPlanPoints>;
 
+// kissfft (Eigen's FFT module, eigen_long_fft.hpp too) factors and indexes a transform's points with int: a longer
+// length is refused (std::length_error, the core's refusal of a window beyond its limits), not overflowed.
+inline void require_int_length(std::int64_t n) {
+    if (n < 1 || n > std::numeric_limits<int>::max())
+        throw std::length_error("an FFT of " + std::to_string(n) +
+                                " points: Eigen's FFT module transforms 1 to 2^31 - 1 points");
+}
+
 class EigenFftBackend final : public hockeystick::pld::RealFftBackend {
   public:
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
+        require_int_length(n);
+        // one point is its own transform; kissfft factors no radix out of 1 and its butterflies read past the empty plan
+        if (n ==
+            1) {  // one point is its own transform; kissfft factors no radix out of 1 and its butterflies read past the empty plan
+            for (std::int64_t r = 0; r < rows; ++r) out[r] = in[r];
+            return;
+        }
         EigenDoubleFft once;  // bins 0 .. n / 2 of each row
         Eigen::FFT<double>& fft = EigenPlanCache::of_this_thread().for_length(n, once).fft;
         const std::int64_t bins = n / 2 + 1;
         for (std::int64_t r = 0; r < rows; ++r) fft.fwd(out + r * bins, in + r * n, n);
     }
     void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
+        require_int_length(n);
+        if (n == 1) {  // one point is its own transform (the scale 1/n is 1)
+            for (std::int64_t r = 0; r < rows; ++r) out[r] = in[r].real();
+            return;
+        }
         EigenDoubleFft once;  // the input is a half spectrum; the output scaled by 1/n
         Eigen::FFT<double>& fft = EigenPlanCache::of_this_thread().for_length(n, once).fft;
         const std::int64_t bins = n / 2 + 1;
@@ -125,6 +147,11 @@ class EigenFftBackend final : public hockeystick::pld::RealFftBackend {
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
                       std::complex<long double>* out) override {
         if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
+        require_int_length(n);
+        if (n == 1) {  // one point is its own transform
+            for (std::int64_t r = 0; r < rows; ++r) out[r] = in[r];
+            return;
+        }
         EigenLongDoubleFft once;
         EigenLongDoubleFft& fft = EigenLongPlanCache::of_this_thread().for_length(n, once);
         const std::int64_t bins = n / 2 + 1;

@@ -150,3 +150,18 @@ def test_the_readme_runs_delta_meets_the_accuracy_through_the_c_library(lib, eps
     assert status == HS_OK, (lower.value, upper.value)
     assert (upper.value - lower.value) / max(upper.value, 1e-9) <= accuracy
     assert max(lower.value, py_lower) <= min(upper.value, py_upper)
+
+
+def test_a_one_point_window_is_transformed_not_read_past(lib):
+    """sigma 50, q 0.01, 10^9 rounds: the plain composition's window is one point, for which kissfft makes no plan (it
+    factors no radix out of 1); the C backend transforms it as itself instead of calling it, and the call's
+    bracket overlaps the package's (both certified)."""
+    run = (50.0, 0.01, 10**9)
+    lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
+    status = lib.lib.hs_subsampled_gaussian_delta(
+        *run, 0.5, 1e-3, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    py_lower, py_upper = front_door_delta(run, 0.5)
+    assert status in (HS_OK, HS_ACCURACY_NOT_MET)
+    assert 0.0 <= lower.value <= upper.value <= 1.0
+    assert max(lower.value, py_lower) <= min(upper.value, py_upper)
