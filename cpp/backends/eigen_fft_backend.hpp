@@ -118,8 +118,7 @@ class EigenFftBackend final : public hockeystick::pld::RealFftBackend {
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
         require_int_length(n);
         // one point is its own transform; kissfft factors no radix out of 1 and its butterflies read past the empty plan
-        if (n ==
-            1) {  // one point is its own transform; kissfft factors no radix out of 1 and its butterflies read past the empty plan
+        if (n == 1) {
             for (std::int64_t r = 0; r < rows; ++r) out[r] = in[r];
             return;
         }
