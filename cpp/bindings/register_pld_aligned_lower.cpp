@@ -3,9 +3,10 @@
 // element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
 // argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the reads of
 // the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's epsilon
-// call both make, the rare participation reads (rare_upper, rare_lower), the coarser grids' bracket (fine_bracket)
-// and the delta reads' bucket and level (tilted_delta_centre, tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids, rate
-// and caps.
+// call both make, the tilted grids' descent (grid_descent), the rare participation reads (rare_upper, rare_lower),
+// the coarser grids' bracket (fine_bracket) and the delta reads' bucket and level (tilted_delta_centre,
+// tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
+// rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
@@ -181,6 +182,52 @@ std::pair<double, double> coarser_bracket(double sigma, double q, std::int64_t r
     });
 }
 
+// Each bracket (lower, upper) at delta (arrays of one shape, as start) intersected with the tilted grids' descent from
+// its start grid (TiltedReader::grid_descent at the tolerance max(accuracy, relative_accuracy eps)), one reader for
+// all: the descent the C library's epsilon call makes, for the package's default and accuracy= reads.
+std::pair<py::array_t<double>, py::array_t<double>> descent(double sigma, double q, std::int64_t rounds,
+                                                            const input_array& delta, const input_array& lower,
+                                                            const input_array& upper, const input_array& start,
+                                                            double accuracy, double relative_accuracy,
+                                                            std::int64_t max_cells, double tail,
+                                                            const py::object& workers) {
+    require_same_shape(delta, lower, "delta and lower");
+    require_same_shape(delta, upper, "delta and upper");
+    require_same_shape(delta, start, "delta and start");
+    check_each(delta, [](double v) {
+        return v > 0.0 && v < 1.0 ? std::string() : "delta must lie strictly between 0 and 1, got " + hb::listed(v);
+    });
+    check_each(start, [](double v) {
+        return v > 0.0 && std::isfinite(v) ? std::string()
+                                           : "start must be finite and > 0 (the first grid), got " + hb::listed(v);
+    });
+    check_each(lower, [](double v) { return not_nan("lower", v); });
+    check_each(upper, [](double v) { return not_nan("upper", v); });
+    if (!(accuracy > 0.0 && std::isfinite(accuracy)))
+        throw py::value_error("accuracy must be finite and > 0, got " + hb::listed(accuracy));
+    if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
+        throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
+    py::array_t<double> lows(std::vector<py::ssize_t>(delta.shape(), delta.shape() + delta.ndim()));
+    py::array_t<double> ups(std::vector<py::ssize_t>(delta.shape(), delta.shape() + delta.ndim()));
+    double* lo = lows.mutable_data();
+    double* up = ups.mutable_data();
+    const py::ssize_t n = delta.size();
+    std::copy(lower.data(), lower.data() + n, lo);
+    std::copy(upper.data(), upper.data() + n, up);
+    const double* at = delta.data();
+    const double* first = start.data();
+    rare_read(sigma, q, rounds, max_cells, tail, workers, [&](pld::TiltedReader& r) {
+        for (py::ssize_t i = 0; i < n; ++i) {
+            const pld::TiltedReader::Descent b =
+                r.grid_descent(at[i], lo[i], up[i], first[i], accuracy, relative_accuracy);
+            lo[i] = b.lower;
+            up[i] = b.upper;
+        }
+        return 0;
+    });
+    return {lows, ups};
+}
+
 // The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
 // tilted_delta_level).
 std::pair<double, double> delta_key(double eps, double upper) {
@@ -223,6 +270,14 @@ void register_pld_aligned_lower(py::module_ m) {
           py::arg("workers") = py::none(),
           "`lower` (a certified lower epsilon at delta) raised to the aligned cells' read on tilt_rare_lower_grid "
           "below `upper` (pld/refine/tilted_question.hpp's TiltedReader::rare_lower).");
+    m.def(
+        "tilted_descent", &ab::descent, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"),
+        py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("start"), py::arg("accuracy"),
+        py::arg("relative_accuracy"), py::arg("max_cells"), py::arg("tail") = 0.0, py::arg("workers") = py::none(),
+        "Each bracket (lower, upper) at delta (arrays of one shape, as start) intersected with the tilted grids' "
+        "descent from its start grid down by tilt_grid_step while wider than max(accuracy, relative_accuracy eps) "
+        "and the upper side still falls by a quarter of it, at most tilt_grids grids (pld/refine/tilted_question.hpp's "
+        "TiltedReader::grid_descent); tail > 0: both directions' tail, else the tails each delta allows.");
     m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
           "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
           "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "

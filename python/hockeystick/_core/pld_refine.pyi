@@ -377,6 +377,21 @@ def tilted_rare_lower(
     workers: int | None = None,
 ) -> float: ...
 def tilted_delta_key(*, eps: float, upper: float) -> tuple[float, float]: ...
+def tilted_descent(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: npt.ArrayLike,
+    lower: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    start: npt.ArrayLike,
+    accuracy: float,
+    relative_accuracy: float,
+    max_cells: int,
+    tail: float = 0.0,
+    workers: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def tilted_coarser_bracket(
     *,
     sigma: float,

@@ -21,7 +21,7 @@ import pytest
 from hockeystick import pld
 from hockeystick.pld.compose import fft, tilted
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.refine import question, tilted_factors, tilted_question
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 H = 0.05
@@ -92,7 +92,7 @@ def grid_pmf(pessimistic: bool, k_lo: int = K_LO, numerators: list[int] = NUMERA
 @pytest.mark.parametrize("target", [1e-20, 1e-30, 1e-40])
 def test_tilted_sides_bound_the_exact_curve(exact_delta, target):
     upper_pmf, lower_pmf = grid_pmf(True), grid_pmf(False)
-    lam = tilted_question.chernoff_tilt(upper_pmf, ROUNDS, target)
+    lam = tilted_factors.chernoff_tilt([(upper_pmf, ROUNDS)], target)
     up = tilted.compose_tilted([(upper_pmf, ROUNDS)], lam * H, pessimistic=True)
     eps_up = tilted.upper_epsilon(up, target, 0.25 * ROUNDS)
     lo = tilted.compose_tilted(
@@ -169,12 +169,21 @@ def test_long_run_small_delta_is_read_below_the_peer():
     assert upper < float(question.rdp_upper((1.0, 1e-6, 1e6, 1.0), np.array(1e-20)))
 
 
+def _tilted(
+    point: tuple[float, float, float, float], delta: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The core's tilted descent (``tilted_question.tilted_brackets``) at delta from no bracket (0, inf)."""
+    return tilted_question.tilted_brackets(
+        point, np.array([delta]), np.array([0.0]), np.array([math.inf])
+    )
+
+
 def test_tilted_bracket_overlaps_the_plain_one_where_both_read():
     """The README's DP-SGD run at delta 1e-10, where the plain default is within its tolerance: the tilted bracket
     from nothing (0, inf), certified by other means, must overlap it and be as narrow."""
     point = (1.1, 256 / 60_000, 14_100.0, 1.0)
     plain_lo, plain_up = pld.SubsampledGaussianPLD(*point[:3]).epsilon(1e-10, bound="both")
-    lo, up = tilted_question.TiltedReader(point).bracket(1e-10, 0.0, math.inf)
+    lo, up = (float(v[0]) for v in _tilted(point, 1e-10))
     assert plain_lo <= up and lo <= plain_up
     assert up - lo <= question.default_tolerance(up)
 
@@ -235,7 +244,7 @@ def test_screened_reads_equal_both_directions_read(point, delta):
     less than the remove direction alone."""
     h = question.FINE_INTERVAL
     reader = tilted_question.TiltedReader(point)
-    _, start = reader.bracket(delta, 0.0, math.inf)
+    start = float(_tilted(point, delta)[1][0])
     screened = reader.upper_at_exponent(delta, h, start)
     both = []
     for name in ("remove", "add"):

@@ -220,26 +220,3 @@ def test_a_read_after_a_coarser_grid_showed_the_cut_reads_the_uncut_window_first
     assert [tail for tail, n in asked if n == 0 or n > 100_000] == uncut_first
     test, rdp = references(point, delta)
     assert test <= found == reference <= rdp
-
-
-def test_a_grid_whose_window_a_coarser_grid_shows_past_the_cap_is_not_read() -> None:
-    """About 1 CPU s.  ``refused_after`` judges a finer grid from the remove direction's least
-    window cut at ``WINDOW_TAIL`` on a coarser one, scaled by the grids' ratio: at the issue's run,
-    delta 1e-10, the 1.38 M points on 2.5e-5 make 5.5 M on a grid four times finer, past 1.25 times
-    a cap of 1.5 M (its composition is refused there: the premise) and within 1.25 times one of
-    2^23 (where it fits)."""
-    point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
-    h, finer = 2.5e-5, 2.5e-5 / tilted_question.GRID_STEP
-    small = TiltedReader(point, max_points=1_500_000)
-    small.upper_at_exponent(delta, h, start, math.inf, least)
-    assert small.refused_after(h, finer)
-    _, tail, factor = small.direction("remove", finer, delta, optimistic=False)
-    terms = [(factor.upper, int(point[2]))]
-    lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
-    with pytest.raises(ValueError):
-        small.composition(finer, "remove", tail, terms, lam, True, tilted_question.WINDOW_TAIL)
-    large = TiltedReader(point, max_points=1 << 23)
-    large.upper_at_exponent(delta, h, start, math.inf, least)
-    assert not large.refused_after(h, finer)
-    # no window held on the grid asked about: nothing to judge from
-    assert not TiltedReader(point).refused_after(h, finer)

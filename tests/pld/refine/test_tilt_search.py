@@ -13,7 +13,6 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine.tilt_search import COARSE_STEP, LAMBDAS, coarse_scores
 from hockeystick.pld.refine.tilted_question import (
     ROUND_OFF_PER_ROUND,
-    chernoff_tilt,
     delta_tilt,
     exponent_tilt,
     one_direction,
@@ -60,9 +59,6 @@ def test_the_search_picks_the_tilt_of_the_whole_ladder(sigma, q, rounds, directi
         )
     for delta in (1e-3, 1e-8, 1e-14):
         assert delta_tilt(pmf, rounds, delta) == _ladder_best(_scores(pmf, rounds, "delta", delta))
-        assert chernoff_tilt(pmf, rounds, delta) == _ladder_best(
-            _scores(pmf, rounds, "chernoff", delta)
-        )
 
 
 @pytest.mark.parametrize("sigma, q, rounds", RUNS[:3])

@@ -15,7 +15,12 @@ from hockeystick.pld.compose.fft import fft_length
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.tilted_question import TiltedReader, delta_tilt, exponent_tilt
+from hockeystick.pld.refine.tilted_question import (
+    TiltedReader,
+    delta_tilt,
+    exponent_tilt,
+    tilted_brackets,
+)
 from hockeystick.pld.refine.tilted_read_tail import (
     READ_TAIL,
     WRAP_LAMBDAS,
@@ -34,6 +39,13 @@ def _remove(point: tuple[float, float, float, float], delta: float):
     reader = TiltedReader(point)
     _, tail, factor = reader.direction("remove", H, delta)
     return reader, tail, factor
+
+
+def _tilted(point: tuple[float, float, float, float], delta: float) -> tuple[float, float]:
+    """A certified (lower, upper) epsilon of the point at delta: the core's tilted descent
+    (``tilted_brackets``) from no bracket (0, inf)."""
+    lower, upper = tilted_brackets(point, np.array([delta]), np.array([0.0]), np.array([math.inf]))
+    return float(lower[0]), float(upper[0])
 
 
 def _upper(reader, tail, pmf, rounds, delta, lam, start, window_tail):
@@ -101,7 +113,7 @@ def test_a_cut_window_reads_within_a_billionth_of_the_uncut_one_on_fewer_points(
     pmf = factor.upper
     cut_tail = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
     assert DEFAULT_TAIL < cut_tail <= READ_TAIL
-    lower, upper = reader.grid_bracket(delta, H, math.inf)
+    lower, upper = _tilted((sigma, q, float(rounds), 1.0), delta)
     lam = exponent_tilt(pmf, rounds, upper)
     cut, cut_side = _upper(reader, tail, pmf, rounds, delta, lam, 2.0 * upper, cut_tail)
     whole, whole_side = _upper(reader, tail, pmf, rounds, delta, lam, 2.0 * upper, DEFAULT_TAIL)
@@ -122,7 +134,7 @@ def test_a_few_rare_large_rounds_read_the_uncut_window(sigma, q, rounds, delta):
     # far above the saddle-point estimate, and what wraps around the cut window shows it
     reader, tail, factor = _remove((sigma, q, float(rounds), 1.0), delta)
     pmf = factor.upper
-    _, upper = reader.grid_bracket(delta, H, math.inf)
+    _, upper = _tilted((sigma, q, float(rounds), 1.0), delta)
     lam = exponent_tilt(pmf, rounds, upper)
     cut_tail = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
     assert cut_tail > DEFAULT_TAIL

@@ -17,15 +17,15 @@ at that epsilon, and its lower epsilon found.  The bracket is the maximum over t
 each side (delta is the larger of the two directions' curves), on grids from the default tolerance's
 first grid (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter
 of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; every bracket found is
-certified and the answer is their intersection with the one given.  It is read for every bracket the
-refinement left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``),
-whatever limited it, and, on ``question.FINE_INTERVAL``, for every default bracket not yet exact
-(``fine_brackets``); last, for a default bracket every other read leaves wider than the
-tolerance, on the coarser grids the C library's descent falls back to (``coarser_brackets``); for
-an ``accuracy=`` finer than the default's, on that tolerance's grids
-instead (its first grid down, while wider than it and the upper side falls by a quarter of it:
-``default_reads.tilted_to_accuracy``, the grids of the C library's
-``hs_subsampled_gaussian_epsilon``).
+certified and the answer is their intersection with the one given.  That descent is the core's
+(pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``, ``tilted_brackets``), the one the
+C library's ``hs_subsampled_gaussian_epsilon`` makes.  It is read for every bracket the refinement
+left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``), whatever
+limited it; for an ``accuracy=`` finer than the default's, on that tolerance's grids instead
+(``default_reads.tilted_to_accuracy``).  On ``question.FINE_INTERVAL`` the upper side is read for
+every default bracket not yet exact (``fine_brackets``, ``TiltedReader.upper_at_exponent``); last,
+for a default bracket every other read leaves wider than the tolerance, on the coarser grids the C
+library's descent falls back to (``coarser_brackets``).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from ..reads.max_of_outputs import (
     max_of_outputs_epsilon,
 )
 from . import question, truncation
-from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
+from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
@@ -117,12 +117,6 @@ FINE_DELTA_DECADES: float = _core.pld_refine.tilt_delta_decades
 # bytes), the others keep their discretized rounds
 DELTA_READERS = 2
 DELTA_WINDOW_POINTS = 1 << 21
-
-
-def chernoff_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
-    """The lam minimizing (K(lam) + log(E / delta)) / lam (module docstring; ``pmf_tilt``)."""
-    log_ratio = math.log(ROUND_OFF_PER_ROUND * rounds / delta)
-    return pmf_tilt(pmf, rounds, lambda lam, k: -(k + log_ratio) / lam)
 
 
 def delta_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
@@ -533,42 +527,6 @@ class TiltedReader:
         except ValueError:  # the uncut window past the cap: the fallback's reading of ``cut``
             return dataclasses.replace(cut, above=tilted.summed_moments([terms]))
 
-    def grid_bracket(self, delta: float, h: float, upper: float) -> tuple[float, float]:
-        """The certified (lower, upper) epsilon at ``delta`` on grid ``h``: per direction, the upper
-        side under the Chernoff tilt (``chernoff_tilt``), searched from ``upper`` (the best so far)
-        or the window's top, and the lesser of it and the upper side under the tilt of the Chernoff
-        exponent at the best so far (``exponent_tilt``), then the lower side under the exponent's
-        tilt at that upper side; the maximum over the directions of each side (delta is the larger
-        of the two directions' curves)."""
-        rounds = int(self.point[2])
-        ups, lows = [], [0.0]
-        for d, tail, factor in self.directions(h, delta):
-            pmf = factor.upper
-            up = self.upper_side(h, d, tail, pmf, delta, chernoff_tilt(pmf, rounds, delta), upper)
-            if math.isfinite(
-                min(up, upper)
-            ):  # re-tilted at the Chernoff exponent of the best upper side so far
-                up = min(
-                    up,
-                    self.upper_side(
-                        h, d, tail, pmf, delta, exponent_tilt(pmf, rounds, min(up, upper)), up
-                    ),
-                )
-            ups.append(up)
-            terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
-            if terms and math.isfinite(up) and up > 0.0:
-                main = max(terms, key=lambda term: term[1])[0]
-                try:
-                    low_side = self.composition(
-                        h, d, tail, terms, exponent_tilt(main, rounds, up), False
-                    )
-                except (
-                    ValueError
-                ):  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
-                    continue
-                lows.append(tilted.lower_epsilon(low_side, delta, up))
-        return max(lows), max(ups)
-
     def upper_at_exponent(
         self, delta: float, h: float, upper: float, add_upper: float = math.inf, least: float = 0.0
     ) -> float:
@@ -653,60 +611,6 @@ class TiltedReader:
 
         return split_bracket([(factor, int(self.point[2]))], delta, lower, upper, add_clear)
 
-    def bracket(
-        self,
-        delta: float,
-        lower: float,
-        upper: float,
-        accuracy: float = question.DEFAULT_ACCURACY,
-        relative_accuracy: float = question.DEFAULT_RELATIVE_ACCURACY,
-    ) -> tuple[float, float]:
-        """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of
-        the module docstring, down to the last before one whose window ``refused_after`` shows
-        past the cap; as given at q = 1 (the Gaussian mechanism, which the accountant answers in
-        closed form).  The grids are those of the tolerance max(``accuracy``,
-        ``relative_accuracy`` eps) (the default's unless given): from its first grid
-        (``StartGrid.first``, the C library's ``epsilon_start`` at that accuracy) down while the
-        bracket is wider than it and the upper side still falls by a quarter of it."""
-        if self.point[1] >= 1.0:
-            return lower, upper
-        h = StartGrid(accuracy, "relative", relative_accuracy).first(
-            self.point, np.array([delta]), "epsilon"
-        )
-        for _ in range(GRIDS):
-            try:
-                low, up = self.grid_bracket(delta, h, upper)
-            except (
-                ValueError
-            ):  # a window past MAX_POINTS (or a grid past the discretization's cells): stop here
-                break
-            before = upper
-            lower, upper = max(lower, low), min(upper, up)
-            tolerance = float(epsilon_tolerance(accuracy, relative_accuracy, np.array(upper)))
-            if within_epsilon_tolerance(
-                np.array(lower), np.array(upper), accuracy, relative_accuracy
-            ) or not (before - upper > 0.25 * tolerance):
-                break
-            if self.refused_after(h, h / GRID_STEP):
-                break
-            h /= GRID_STEP
-        return lower, max(lower, upper)
-
-    def refused_after(self, h: float, finer: float) -> bool:
-        """Whether the remove direction's pessimistic window on the grid ``finer`` would pass
-        ``max_points`` even cut at ``WINDOW_TAIL`` (``composition``'s fallback; ``grid_bracket``
-        reads that direction first, so its refusal ends the grids), judged from its least window
-        composed on ``h`` at a window tail of at least ``WINDOW_TAIL`` (none cut less): its points
-        scaled by ``h`` / ``finer`` (a window's span in loss is about the same on every grid) past
-        ``REFUSED_RATIO`` times the cap.  False where no such window is held.  The grid is then
-        neither discretized nor composed: its bracket would have been refused (``bracket``)."""
-        sizes = [
-            c.window.p.size
-            for key, c in self._compositions.items()
-            if key[:2] == (h, "remove") and key[3] and key[5] >= WINDOW_TAIL
-        ]
-        return bool(sizes) and _past_cap({h: min(sizes)}, finer, self.max_points)
-
 
 def delta_lower(
     reader: TiltedReader, eps: np.ndarray, h: float, centre: float, delta: float
@@ -754,15 +658,31 @@ def tilted_brackets(
     relative_accuracy: float = question.DEFAULT_RELATIVE_ACCURACY,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point``
-    intersected with the tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where
-    given; on the grids of the tolerance max(``accuracy``, ``relative_accuracy`` eps), the
-    default's unless given), one reader shared by the deltas (its ``threads``)."""
-    reader = TiltedReader(point, tail, threads)
-
-    def read(at: float, lo: float, up: float) -> tuple[float, float]:
-        return reader.bracket(at, lo, up, accuracy, relative_accuracy)
-
-    return each_bracket(delta, lower, upper, read)
+    intersected with the tilted ones on the grids of the tolerance max(``accuracy``,
+    ``relative_accuracy`` eps) (the default's unless given): the core's descent
+    (pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``, the C library's epsilon
+    call's), from that tolerance's first grid (``StartGrid.first``) down by ``GRID_STEP`` while the
+    bracket is wider than it and the upper side still falls by a quarter of it, at most ``GRIDS``
+    grids, a grid whose windows pass ``MAX_POINTS`` ending it; every bracket certified (at ``tail``
+    where given, else at the tails each delta allows), one reader shared by the deltas (on
+    ``threads`` FFT threads, 0: all cores); as given at q = 1 (the Gaussian mechanism, which the
+    accountant answers in closed form)."""
+    if point[1] >= 1.0:
+        return np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
+    at = np.array(np.broadcast_to(delta, np.shape(lower)), dtype=np.float64)
+    first = StartGrid(accuracy, "relative", relative_accuracy)
+    starts = np.array([first.first(point, np.array([d]), "epsilon") for d in at.reshape(-1)])
+    low, up = _core.pld_refine.tilted_descent(
+        **_rare_point(point, threads),
+        delta=at,
+        lower=np.array(lower, dtype=np.float64),
+        upper=np.array(upper, dtype=np.float64),
+        start=starts.reshape(at.shape),
+        accuracy=accuracy,
+        relative_accuracy=relative_accuracy,
+        tail=0.0 if tail is None else tail,
+    )
+    return np.asarray(low), np.asarray(up)
 
 
 def coarser_brackets(

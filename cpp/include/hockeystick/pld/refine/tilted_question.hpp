@@ -412,34 +412,57 @@ class TiltedReader {
         return {lower, std::max(lower, b.second)};
     }
 
-    // epsilon_bracket before the aligned cells' read: the max-of-outputs test's lower side and the tilted grids.
+    // epsilon_bracket before the aligned cells' read: the max-of-outputs test's lower side and the tilted grids
+    // (grid_descent at `accuracy`), then fine_upper; where the start grid passes the caps, the fine grids alone.
     std::pair<double, double> grid_epsilon_bracket(double delta, double lower, double upper, double start,
                                                    double accuracy) {
         lower = std::max(lower, max_of_outputs_epsilon(output_segments(), delta));
         upper = std::max(lower, upper);
         if (upper - lower <= accuracy) return {lower, upper};
+        const Descent d = grid_descent(delta, lower, upper, start, accuracy, 0.0);
+        if (d.start_refused)
+            return fine_bracket(lower, upper, start, [&](double g) { return grid_bracket(delta, g, upper); });
+        directions_.clear();
+        return {d.lower, std::max(d.lower, fine_upper(delta, d.upper))};
+    }
+
+    // A descent's bracket, and whether its start grid passed the caps (no grid read).
+    struct Descent {
+        double lower, upper;
+        bool start_refused;
+    };
+
+    // (lower, upper) at delta intersected with grid_bracket's on grids from `start` down by kTiltGridStep while the
+    // bracket is wider than the tolerance max(accuracy, relative_accuracy upper) (upper read as 0 where infinite) and
+    // the upper side still falls by a quarter of it, at most kTiltGrids grids; a grid whose discretization or window
+    // passes the caps (std::length_error), or whose tilt overflows a moment (std::invalid_argument), ends it.
+    // Certified: every grid's bracket is.
+    Descent grid_descent(double delta, double lower, double upper, double start, double accuracy,
+                         double relative_accuracy) {
+        const auto tolerance = [&](double up) {
+            return std::max(accuracy, std::isfinite(up) ? relative_accuracy * up : 0.0);
+        };
         double h = start;
         for (int i = 0; i < kTiltGrids; ++i) {
             std::pair<double, double> b;
             try {
                 b = grid_bracket(delta, h, upper);
-            } catch (const std::length_error&) {  // past the caps: where no grid was read, the fine grids
-                if (i == 0)
-                    return fine_bracket(lower, upper, h, [&](double g) { return grid_bracket(delta, g, upper); });
-                break;
+            } catch (const std::length_error&) {  // past the caps
+                directions_.clear();
+                return {lower, std::max(lower, upper), i == 0};
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
                 break;
             }
             const double before = upper;
             lower = std::max(lower, b.first);
             upper = std::min(upper, b.second);
-            if (upper - lower <= accuracy || !(before - upper > 0.25 * accuracy)) break;
+            const double width = lower == upper ? 0.0 : upper - lower;
+            if (width <= tolerance(upper) || !(before - upper > 0.25 * tolerance(upper))) break;
             h /= kTiltGridStep;
             directions_.clear();  // no read returns to a coarser grid: its rounds' memory is freed
         }
         directions_.clear();
-        upper = fine_upper(delta, upper);
-        return {lower, std::max(lower, upper)};
+        return {lower, std::max(lower, upper), false};
     }
 
     // `upper` (a certified upper epsilon at delta) lowered to the package's fine read (python
