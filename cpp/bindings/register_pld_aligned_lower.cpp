@@ -3,7 +3,7 @@
 // element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
 // argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the reads of
 // the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's epsilon
-// call both make, the tilted grids' descent (grid_descent), the rare participation reads (rare_upper, rare_lower),
+// call both make, the tilted grids' descent (grid_descent), the fine upper read (fine_read), the rare participation reads (rare_upper, rare_lower),
 // the coarser grids' bracket (fine_bracket) and the delta reads' bucket and level (tilted_delta_centre,
 // tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
@@ -228,6 +228,38 @@ std::pair<py::array_t<double>, py::array_t<double>> descent(double sigma, double
     return {lows, ups};
 }
 
+// Each certified upper epsilon `upper` at delta (arrays of one shape, as add_upper: certified upper sides of the add
+// direction's epsilon already known, inf where none) lowered to the fine read (TiltedReader::fine_read), one reader
+// for all; with the grid whose read was finite (0: none).
+std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, double q, std::int64_t rounds,
+                                                               const input_array& delta, const input_array& upper,
+                                                               const input_array& add_upper, std::int64_t max_cells,
+                                                               double tail, const py::object& workers) {
+    require_same_shape(delta, upper, "delta and upper");
+    require_same_shape(delta, add_upper, "delta and add_upper");
+    check_each(delta, [](double v) {
+        return v > 0.0 && v < 1.0 ? std::string() : "delta must lie strictly between 0 and 1, got " + hb::listed(v);
+    });
+    check_each(upper, [](double v) { return not_nan("upper", v); });
+    check_each(add_upper, [](double v) { return not_nan("add_upper", v); });
+    const std::vector<py::ssize_t> shape(delta.shape(), delta.shape() + delta.ndim());
+    py::array_t<double> ups(shape), grids(shape);
+    double* up = ups.mutable_data();
+    double* grid = grids.mutable_data();
+    const double* at = delta.data();
+    const double* given = upper.data();
+    const double* add = add_upper.data();
+    rare_read(sigma, q, rounds, max_cells, tail, workers, [&](pld::TiltedReader& r) {
+        for (py::ssize_t i = 0; i < delta.size(); ++i) {
+            const pld::TiltedReader::UpperRead read = r.fine_read(at[i], given[i], add[i]);
+            up[i] = read.upper;
+            grid[i] = read.grid;
+        }
+        return 0;
+    });
+    return {ups, grids};
+}
+
 // The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
 // tilted_delta_level).
 std::pair<double, double> delta_key(double eps, double upper) {
@@ -254,6 +286,9 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("tilt_delta_ratio") = pld::kTiltDeltaRatio;
     m.attr("tilt_delta_decades") = pld::kTiltDeltaDecades;
     m.attr("tilt_fine_grids") = py::make_tuple(pld::kTiltFineGrids[0], pld::kTiltFineGrids[1], pld::kTiltFineGrids[2]);
+    m.attr("tilt_fine_upper_grids") = py::make_tuple(pld::kTiltFineUpperGrids[0], pld::kTiltFineUpperGrids[1]);
+    m.attr("tilt_window_tail") = pld::kTiltWindowTail;
+    m.attr("tilt_read_margin") = pld::kTiltReadMargin;
     m.attr("tilt_rare_upper_grids") = py::make_tuple(pld::kTiltRareUpperGrids[0], pld::kTiltRareUpperGrids[1]);
     m.attr("tilt_rare_max_points") = pld::kTiltRareMaxPoints;
     m.attr("tilt_rare_lower_grid") = pld::kTiltRareLowerGrid;
@@ -278,6 +313,14 @@ void register_pld_aligned_lower(py::module_ m) {
         "descent from its start grid down by tilt_grid_step while wider than max(accuracy, relative_accuracy eps) "
         "and the upper side still falls by a quarter of it, at most tilt_grids grids (pld/refine/tilted_question.hpp's "
         "TiltedReader::grid_descent); tail > 0: both directions' tail, else the tails each delta allows.");
+    m.def(
+        "tilted_fine_upper", &ab::fine_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+        py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("add_upper"), py::arg("max_cells"),
+        py::arg("tail") = 0.0, py::arg("workers") = py::none(),
+        "Each certified upper epsilon `upper` at delta lowered to the fine read on the first of tilt_fine_upper_grids "
+        "whose windows fit (pld/refine/tilted_question.hpp's TiltedReader::fine_read; `add_upper`: certified upper "
+        "sides of the add direction's epsilon already known, inf where none), and the grid whose read was finite "
+        "(0: none).");
     m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
           "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
           "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "

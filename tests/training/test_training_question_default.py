@@ -7,15 +7,17 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hockeystick import _core
 from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
+from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.tilted_question import TiltedReader
 from hockeystick.training import DPSGD, DPFedAvg
 
 dp_accounting = pytest.importorskip("dp_accounting")
@@ -59,10 +61,22 @@ def no_looser(lower: float, upper: float, peer: float) -> bool:
 
 
 def finer_lower(sigma: float, q: float, rounds: int, delta: float) -> float:
-    """A certified lower side read under the tilt on a grid a quarter of dp_accounting's (``TiltedReader``): where
-    dp_accounting's estimate is below it, that estimate is below the true epsilon, and no certified upper side can be
-    at most it."""
-    return TiltedReader((sigma, q, float(rounds), 1.0)).grid_bracket(delta, 2.5e-5, math.inf)[0]
+    """A certified lower side read under the tilt on a grid a quarter of dp_accounting's (the core's tilted descent
+    from that grid, an accuracy every finite bracket meets stopping it there): where dp_accounting's estimate is below it,
+    that estimate is below the true epsilon, and no certified upper side can be at most it."""
+    (lower,), _ = _core.pld_refine.tilted_descent(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        delta=np.array([delta]),
+        lower=np.zeros(1),
+        upper=np.full(1, math.inf),
+        start=np.array([2.5e-5]),
+        accuracy=1e6,  # met by any finite bracket here: the first grid's read alone
+        relative_accuracy=0.0,
+        max_cells=MAX_CELLS,
+    )
+    return float(lower)
 
 
 def quiet_bracket(run, delta: float) -> tuple[float, float]:

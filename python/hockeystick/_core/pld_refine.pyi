@@ -350,6 +350,9 @@ tilt_delta_decades: float
 # the grids a tilted descent reads where its first grid passes the windows' cap (TiltedReader::fine_bracket)
 tilt_fine_grids: tuple[float, float, float]
 tilt_rare_upper_grids: tuple[float, float]
+tilt_fine_upper_grids: tuple[float, float]
+tilt_window_tail: float
+tilt_read_margin: float
 tilt_rare_max_points: int
 tilt_rare_lower_grid: float
 tilt_rare_lower_max_points: int
@@ -388,6 +391,18 @@ def tilted_descent(
     start: npt.ArrayLike,
     accuracy: float,
     relative_accuracy: float,
+    max_cells: int,
+    tail: float = 0.0,
+    workers: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def tilted_fine_upper(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    add_upper: npt.ArrayLike,
     max_cells: int,
     tail: float = 0.0,
     workers: int | None = None,

@@ -19,7 +19,7 @@ from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, rare_finer_grids, tilted_question
-from hockeystick.pld.refine.tilted_question import TiltedReader, rare_pending, rare_upper
+from hockeystick.pld.refine.tilted_question import rare_pending, rare_upper
 
 # sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its fine read's window (~1.2 M points on 5e-5) fits
 # the cap on the grid twice finer, not four times finer
@@ -27,13 +27,13 @@ CHEAP_POINT = (0.5, 1e-4, 1e4, 1.0)
 CHEAP_DELTA = 1e-8
 
 
-def fine_read(reader: TiltedReader, delta: float) -> tuple[float, float]:
+def fine_read(point: tuple[float, float, float, float], delta: float) -> tuple[float, float]:
     """The certified lower side of the max-of-outputs test and the fine read's upper side from the
     RDP conversion's (both independent of the read under test)."""
-    sigma, q, rounds, sensitivity = reader.point
+    sigma, q, rounds, sensitivity = point
     lower = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], delta)
-    rdp = float(question.rdp_upper(reader.point, np.array([delta]))[0])
-    upper, grid = tilted_question.fine_upper(reader, delta, rdp, math.inf, lower)
+    rdp = float(question.rdp_upper(point, np.array([delta]))[0])
+    upper, grid = tilted_question.fine_upper(point, delta, rdp, math.inf)
     assert grid == question.FINE_INTERVAL and lower <= upper <= rdp
     return lower, upper
 
@@ -42,8 +42,7 @@ def test_the_finer_read_is_certified_and_lowers_the_fine_upper_side() -> None:
     """The core's rare read (``rare_upper``: uncut windows on the finest rare grid that fits) of
     the fine read's upper side: between the max-of-outputs test's certified lower side and the
     fine read's certified upper side, and below the latter (the finer grid's excess is smaller)."""
-    reader = TiltedReader(CHEAP_POINT)
-    lower, upper = fine_read(reader, CHEAP_DELTA)
+    lower, upper = fine_read(CHEAP_POINT, CHEAP_DELTA)
     finer = rare_upper(CHEAP_POINT, CHEAP_DELTA, upper)
     assert lower <= finer < upper
 

@@ -1,9 +1,10 @@
-"""The tilted grids' descent in the core (``_core.pld_refine.tilted_descent``, pld/refine/tilted_question.hpp's
-``TiltedReader::grid_descent``), which the package's default and ``accuracy=`` reads
-(``tilted_question.tilted_brackets``) and the C library's epsilon call both make (issue 90 items 2
-and 7): one reader for an array of deltas reads each element as a reader of its own would, brackets
-come back in the shape given, never wider than given, and bad arguments are refused naming the
-argument."""
+"""The tilted grids' descent and the fine upper read in the core (``_core.pld_refine.tilted_descent``
+and ``tilted_fine_upper``, pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent`` and
+``fine_read``), which the package's default and ``accuracy=`` reads
+(``tilted_question.tilted_brackets``, ``fine_upper``) and the C library's epsilon call both make
+(issue 90 items 2 and 7): one reader for an array of deltas reads each element as a reader of its
+own would, brackets come back in the shape given, never wider than given, the fine read stays
+between certified sides, and bad arguments are refused naming the argument."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import numpy as np
 import pytest
 
 from hockeystick import _core
-from hockeystick.pld.mechanisms.constructors import MAX_CELLS
+from hockeystick.pld.mechanisms.constructors import DEFAULT_INTERVAL, MAX_CELLS
+from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.grid_start import StartGrid
+from hockeystick.training import DPSGD
 
 # the README's DP-SGD run, and few rounds of a large rate
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
@@ -97,3 +100,58 @@ def test_bad_arguments_are_refused_naming_them(changed, names):
     assert 0.0 < lower[0] <= upper[0] < math.inf
     with pytest.raises(ValueError, match=names):
         _descent(README, **changed)
+
+
+def _fine(point, at, upper, add_upper=math.inf, changed=None):
+    sigma, q, rounds, _ = point
+    arguments = dict(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=int(rounds),
+        delta=np.array([at]),
+        upper=np.array([upper]),
+        add_upper=np.array([add_upper]),
+        max_cells=MAX_CELLS,
+    )
+    arguments.update(changed or {})
+    found, grid = _core.pld_refine.tilted_fine_upper(**arguments)
+    return float(found[0]), float(grid[0])
+
+
+def test_the_fine_grids_are_the_package_s():
+    # the fine read's grid is compared with question.FINE_INTERVAL (rare_pending): one source
+    assert _core.pld_refine.tilt_fine_upper_grids == (question.FINE_INTERVAL, DEFAULT_INTERVAL)
+
+
+@pytest.mark.parametrize(
+    "point, delta", [(README, 1e-10), (FEW, 1e-12), ((0.6, 1e-5, 1e6, 1.0), 1e-10)]
+)
+def test_the_fine_read_lowers_a_certified_upper_side_and_stays_above_the_lower(point, delta):
+    # a certified bracket (the default's), its upper side moved up: still certified, and left for
+    # the fine read to lower
+    lower, upper = DPSGD(
+        noise_multiplier=point[0], sample_rate=point[1], steps=int(point[2])
+    ).epsilon(delta, bound="both")
+    upper += 0.05
+    test = max_of_outputs_epsilon([(point[:2] + (1.0,), int(point[2]))], delta)
+    found, grid = _fine(point, delta, upper)
+    assert grid == question.FINE_INTERVAL
+    # certified: never below a certified lower side (the descent's, the max-of-outputs test's)
+    assert max(lower, test) <= found < upper
+    # an add direction known to be below the remove direction's answer is not read: never higher
+    assert _fine(point, delta, upper, add_upper=0.0)[0] <= found
+    # as given where the upper side is not finite
+    assert _fine(point, delta, math.inf) == (math.inf, 0.0)
+
+
+@pytest.mark.parametrize(
+    "changed, names",
+    [
+        ({"delta": np.array([1.5])}, "delta"),
+        ({"upper": np.array([math.nan])}, "upper"),
+        ({"add_upper": np.array([1.0, 2.0])}, "delta and add_upper"),
+    ],
+)
+def test_the_fine_read_refuses_bad_arguments_naming_them(changed, names):
+    with pytest.raises(ValueError, match=names):
+        _fine(README, 1e-10, 4.0, changed=changed)

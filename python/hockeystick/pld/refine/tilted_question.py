@@ -23,7 +23,7 @@ C library's ``hs_subsampled_gaussian_epsilon`` makes.  It is read for every brac
 left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``), whatever
 limited it; for an ``accuracy=`` finer than the default's, on that tolerance's grids instead
 (``default_reads.tilted_to_accuracy``).  On ``question.FINE_INTERVAL`` the upper side is read for
-every default bracket not yet exact (``fine_brackets``, ``TiltedReader.upper_at_exponent``); last,
+every default bracket not yet exact (``fine_brackets``, the core's ``TiltedReader::fine_read``); last,
 for a default bracket every other read leaves wider than the tolerance, on the coarser grids the C
 library's descent falls back to (``coarser_brackets``).
 """
@@ -45,7 +45,6 @@ from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
-    DEFAULT_INTERVAL,
     MAX_CELLS,
     MAX_INTERVAL,
     Directions,
@@ -80,11 +79,9 @@ GRID_STEP: float = _core.pld_refine.tilt_grid_step
 GRIDS: int = _core.pld_refine.tilt_grids
 MAX_POINTS: int = _core.pld_refine.tilt_max_points
 # the pessimistic side's window tail under a tilt where the default window passes MAX_POINTS
-# (``tilted.compose_tilted``'s ``window_tail``): the mass above that window is charged by its own
-# Chernoff bound, so it may cut far more than the composition's default 1e-15 (sigma 0.6, q 1e-5,
-# 10^6 rounds at delta 1e-10 under the exponent's tilt: ~114 in loss at 1e-15, ~42 at 1e-6, which
-# fits on grids 2.7 times finer)
-WINDOW_TAIL = 1e-6
+# (``tilted.compose_tilted``'s ``window_tail``; the core's kTiltWindowTail, whose comment gives the
+# reason)
+WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
 # the split read (``split_bracket``, ``_split_delta``) is tried where the rounds sample the record
 # at most this many times on average (T q): there a round's large loss is rare, the tilt's Chernoff
 # bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper
@@ -99,9 +96,10 @@ SPLIT_SAMPLED_ROUNDS = 0.1
 # 1e-6, 10^8 rounds, delta 1e-8), so a quarter above the cap is far from a window that fits
 REFUSED_RATIO = 1.25
 # the cells below a certified lower epsilon from which an upper epsilon search reads a tilted window
-# (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of
-# the lower side
-READ_MARGIN = 8
+# (``TiltedReader.upper_side``), and above a cut window's floor within which its read may owe its
+# value to the cut (``_cut_shows``): a few cells more than the grid's rounding of the loss shift and
+# of the lower side (the core's kTiltReadMargin)
+READ_MARGIN = int(_core.pld_refine.tilt_read_margin)
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
 # 10^(FINE_DELTA_DECADES j) (the core's, which the C library's delta call reads by)
@@ -784,13 +782,12 @@ def fine_brackets(
     (``question.exact``), its lower side raised to the max-of-outputs test's bound where higher
     (``reads.max_of_outputs``: certified, from the largest released value against a threshold; at
     sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where the PLD reads' lower side is
-    0.911), then, with a finite upper side, its upper side lowered to the tilted read's on
-    ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it
-    (``TiltedReader.upper_at_exponent``, certified; at ``tail`` where given), so that the default's
-    upper side is read finer than the peers' default grid; where that window would pass
-    ``MAX_POINTS``, on the peers' grid ``DEFAULT_INTERVAL`` (the same discretization as theirs,
-    without the plain composition's round-off charge); as given at q = 1 (closed form) or where both
-    windows would pass it.  A bracket still not exact with a positive lower side is then intersected
+    0.911), then, with a finite upper side, its upper side lowered to the core's fine read on
+    ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it (``fine_upper``, certified;
+    at ``tail`` where given), so that the default's upper side is read finer than the peers'
+    default grid; where that window would pass ``MAX_POINTS``, on the peers' grid (the same
+    discretization as theirs, without the plain composition's round-off charge); as given at q = 1
+    (closed form) or where both windows would pass it.  A bracket still not exact with a positive lower side is then intersected
     with ``TiltedReader.split_bracket``'s on ``question.FINE_INTERVAL`` where T q is at most
     ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate, where the tilt's Chernoff bound
     is far above a small delta and its charge, relative to it, a large part of it). A bracket still
@@ -801,8 +798,8 @@ def fine_brackets(
     finer grid (``rare_upper``, certified).  ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
     refinement's), where given; the add direction is not read where they are at most the remove
     direction's. ``threads``: the reads' (``TiltedReader``); ``reader``: the point's reader of an
-    earlier read at the same ``tail``, whose discretized rounds are then reused (the same
-    numbers)."""
+    earlier read at the same ``tail``, whose discretized rounds the split read then reuses (the
+    same numbers)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
@@ -818,7 +815,7 @@ def fine_brackets(
             ups[j] = max(lows[j], ups[j])
         if question.exact(lows[j], ups[j]) or not math.isfinite(ups[j]):
             continue
-        up, grid = fine_upper(reader, float(flat[j]), ups[j], adds[j], lows[j])
+        up, grid = fine_upper(point, float(flat[j]), ups[j], adds[j], tail, threads)
         ups[j] = max(lows[j], up)
         if (
             not question.exact(lows[j], ups[j])
@@ -843,19 +840,32 @@ def fine_brackets(
 
 
 def fine_upper(
-    reader: TiltedReader, delta: float, upper: float, add_upper: float, lower: float
+    point: Point,
+    delta: float,
+    upper: float,
+    add_upper: float,
+    tail: float | None = None,
+    threads: int = 0,
 ) -> tuple[float, float | None]:
-    """``upper`` (a finite certified upper epsilon at ``delta`` of ``reader``'s point) lowered to
-    the tilted read's on ``question.FINE_INTERVAL`` (``TiltedReader.upper_at_exponent``, with
-    ``add_upper`` and the certified ``lower`` side, certified), or on ``DEFAULT_INTERVAL`` where
-    that window passes ``MAX_POINTS``; and the grid whose read was finite (None: neither)."""
-    for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
-        try:
-            up = reader.upper_at_exponent(delta, h, upper, add_upper, lower)
-        except ValueError:  # a window past MAX_POINTS: the peers' grid, free of the plain round-off
-            continue
-        return min(upper, up), (h if math.isfinite(up) else None)
-    return upper, None
+    """``upper`` (a finite certified upper epsilon at ``delta`` of ``point``) lowered to the core's
+    fine read (pld/refine/tilted_question.hpp's ``TiltedReader::fine_read``, the C library's epsilon
+    call's last upper read): per direction, its pessimistic rounds on ``question.FINE_INTERVAL``, or
+    on ``DEFAULT_INTERVAL`` where that window passes ``MAX_POINTS`` even cut at ``WINDOW_TAIL``,
+    composed under the Chernoff exponent's tilt at ``upper``, its window first cut at the read tail
+    (``tilted_read_tail``) and read again uncut where the cut may show, and searched from it; the
+    maximum over the directions, the add direction not read where ``add_upper`` (a certified upper
+    side of its epsilon already known) or its screen on a coarser grid shows it at most the remove
+    direction's answer.  Both directions discretized with ``tail`` where given, else with the tails
+    ``delta`` allows; on ``threads`` FFT threads (0: all cores).  Returns the upper side and the
+    grid whose read was finite (None: neither).  Certified: every tilted read is."""
+    found, grid = _core.pld_refine.tilted_fine_upper(
+        **_rare_point(point, threads),
+        delta=np.array([delta]),
+        upper=np.array([upper]),
+        add_upper=np.array([add_upper]),
+        tail=0.0 if tail is None else tail,
+    )
+    return float(found[0]), (float(grid[0]) if grid[0] > 0.0 else None)
 
 
 def rare_pending(q: float, lower: float, upper: float) -> bool:

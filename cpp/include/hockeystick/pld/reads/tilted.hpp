@@ -160,6 +160,10 @@ class TiltedComposition {
     bool cut_short() const { return !above_.lams.empty(); }
     // The count of the window's masses.
     std::int64_t points() const { return n_; }
+    // The window's mass at +infinity (its cut mass on the pessimistic side), its loss shift and its tilt per grid step.
+    double window_inf() const { return window_inf_; }
+    double loss_shift() const { return loss_shift_; }
+    double theta() const { return theta_; }
 
     // The least grid index read (an integer, held as a double: it may lie past the window's top, where every read
     // below it is trivial and above it only the mass at +infinity is left): the least whose untilt factor

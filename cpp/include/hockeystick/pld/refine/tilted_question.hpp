@@ -60,6 +60,7 @@
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
+#include "hockeystick/pld/reads/tilted_read_tail.hpp"
 #include "hockeystick/pld/grid/cells.hpp"
 #include "hockeystick/pld/grid/connect_dots.hpp"
 #include "hockeystick/pld/grid/tilt_ladders.hpp"
@@ -88,6 +89,17 @@ constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
 // fine_upper), finest first: half the peers' default grid (question.FINE_INTERVAL), then theirs where its windows
 // pass the cap.
 constexpr double kTiltFineUpperGrids[] = {5e-5, 1e-4};
+// The window tail of the fine read's pessimistic side under a tilt where its uncut window passes the cap
+// (compose_tilted's window_tail): the mass above that window is charged by its own Chernoff bound, so it may cut far
+// more than the composition's default tail (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10 under the exponent's tilt:
+// about 114 in loss at 1e-15, 42 at 1e-6, which fits on grids 2.7 times finer).
+constexpr double kTiltWindowTail = 1e-6;
+// The cells below the window's floor within which a cut window's upper read may owe its value to the cut's bottom
+// (TiltedReader's cut_shows): a few cells more than the grid's rounding of the loss shift.
+constexpr double kTiltReadMargin = 8.0;
+// The add direction's screen reads a grid this many times coarser than the read it spares (TiltedReader's
+// add_screen; python pld/refine/dominated_direction.py's COARSENING).
+constexpr double kTiltScreenCoarsening = 4.0;
 // The grids of the rare participation upper read (TiltedReader's rare_upper, which python
 // pld/refine/tilted_question.py's rare_upper reads through the binding), finest first: an eighth and a quarter of the
 // peers' default grid, for q at most kTiltRareRate (python question.RARE_FINE_RATE reads it).  Over many rounds of a
@@ -158,6 +170,17 @@ inline double chernoff_tilt(const std::vector<CountedPmf>& terms, double delta) 
     double rounds = 0.0;
     for (const CountedPmf& t : terms) rounds += static_cast<double>(t.count);
     const double log_ratio = std::log(kTiltRoundOffPerRound * rounds / delta);
+    return best_tilt([&](const std::vector<double>& lams) {
+        std::vector<double> k = summed_log_mgf(terms, lams);
+        for (std::size_t j = 0; j < lams.size(); ++j) k[j] = -(k[j] + log_ratio) / lams[j];
+        return k;
+    });
+}
+
+// The lam minimizing the Chernoff epsilon (K(lam) + log(1 / delta)) / lam at delta (the read tail's tilt: a function of
+// the point, the grid and delta alone).
+inline double delta_tilt(const std::vector<CountedPmf>& terms, double delta) {
+    const double log_ratio = -std::log(delta);
     return best_tilt([&](const std::vector<double>& lams) {
         std::vector<double> k = summed_log_mgf(terms, lams);
         for (std::size_t j = 0; j < lams.size(); ++j) k[j] = -(k[j] + log_ratio) / lams[j];
@@ -372,7 +395,9 @@ class TiltedReader {
     // whose windows fit kTiltRareMaxPoints (upper_on).  Over many rounds of a rate far below the grid the upper side's
     // discretization excess falls about twofold a halving of the grid.
     double rare_upper(double delta, double upper) {
-        return upper_on(kTiltRareUpperGrids, delta, upper, kTiltRareMaxPoints);
+        return upper_on(kTiltRareUpperGrids, delta, upper,
+                        {kTiltRareMaxPoints, 0.0, false, std::numeric_limits<double>::infinity()})
+            .upper;
     }
 
     // `lower` (a certified lower epsilon at delta) raised to the aligned cells' read on kTiltRareLowerGrid (its window
@@ -465,31 +490,49 @@ class TiltedReader {
         return {lower, std::max(lower, upper), false};
     }
 
+    // `upper` (a certified upper epsilon at delta) lowered to the package's fine read (fine_read's upper side).
+    double fine_upper(double delta, double upper) { return fine_read(delta, upper).upper; }
+
+    // An upper read on one of several grids: the upper side, and the grid whose read was finite (0: none).
+    struct UpperRead {
+        double upper, grid;
+    };
+
     // `upper` (a certified upper epsilon at delta) lowered to the package's fine read (python
-    // pld/refine/tilted_question.py's fine_upper, the default's upper side whatever the accuracy asked): per
-    // direction, its pessimistic rounds on the first of kTiltFineUpperGrids whose windows fit, composed under the
-    // Chernoff exponent's tilt at `upper` and searched from it; the maximum over the directions.  As given where
-    // `upper` is not finite, no grid's windows fit or a tilt overflows a moment.  Certified: every tilted read is.
-    double fine_upper(double delta, double upper) { return upper_on(kTiltFineUpperGrids, delta, upper, max_points_); }
+    // pld/refine/tilted_question.py's fine_upper, the default's upper side whatever the accuracy asked): upper_on
+    // kTiltFineUpperGrids within the reader's window cap, a window past it read cut at kTiltWindowTail, the add
+    // direction screened (`add_upper`: a certified upper side of its epsilon already known, inf where none).
+    UpperRead fine_read(double delta, double upper, double add_upper = std::numeric_limits<double>::infinity()) {
+        return upper_on(kTiltFineUpperGrids, delta, upper, {max_points_, kTiltWindowTail, true, add_upper});
+    }
+
+    // How upper_on reads a grid: the window cap; the window tail of a pessimistic window past it (0: none, the next
+    // grid instead); whether the add direction is screened (add_screen), and a certified upper side of its epsilon
+    // already known (inf: none), at most the remove direction's answer, which then stands for it.
+    struct UpperRule {
+        std::int64_t max_points;
+        double window_tail;
+        bool screened;
+        double add_upper;
+    };
 
     // `upper` (a certified upper epsilon at delta) lowered to the tilted read on the first of `grids` whose windows
-    // fit within `max_points`: per direction, its pessimistic rounds composed under the Chernoff exponent's tilt at
-    // `upper` and searched from it; the maximum over the directions.  As given where `upper` is not finite, no grid's
-    // windows fit or a tilt overflows a moment.
+    // fit `rule` (UpperRule): per direction, its pessimistic rounds composed under the Chernoff exponent's tilt at
+    // `upper` and searched from it; the maximum over the directions, the add direction not read where screened and
+    // shown at most the remove direction's answer (then eps_add <= eps_remove, the maximum).  As given where `upper`
+    // is not finite, no grid's windows fit or a tilt overflows a moment.  Certified: every tilted read is.
     template <std::size_t N>
-    double upper_on(const double (&grids)[N], double delta, double upper, std::int64_t max_points) {
-        if (!std::isfinite(upper)) return upper;
+    UpperRead upper_on(const double (&grids)[N], double delta, double upper, const UpperRule& rule) {
+        if (!std::isfinite(upper)) return {upper, 0.0};
         for (const double h : grids) {
             try {
-                double most = 0.0;
-                for (const bool remove : {true, false}) {
-                    const Direction& d = direction(h, remove, tail(remove, delta), false);
-                    const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
-                    most = std::max(
-                        most, tilted_upper_epsilon(ups, delta, exponent_tilt(ups, upper), upper, fft_, max_points));
-                }
+                const double remove = direction_upper(h, true, delta, upper, rule);
+                double most = remove;
+                if (!(rule.screened && std::isfinite(remove) &&
+                      (rule.add_upper <= remove || add_screen(remove, h, delta, remove) <= delta)))
+                    most = std::max(most, direction_upper(h, false, delta, upper, rule));
                 directions_.clear();  // no read returns to the fine grid
-                return std::min(upper, most);
+                return {std::min(upper, most), std::isfinite(most) ? h : 0.0};
             } catch (const std::length_error&) {  // past the caps: the next, coarser grid
                 directions_.clear();
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
@@ -497,7 +540,64 @@ class TiltedReader {
                 break;
             }
         }
-        return upper;
+        return {upper, 0.0};
+    }
+
+    // One direction's certified upper epsilon at delta on grid h: its pessimistic rounds composed under the Chernoff
+    // exponent's tilt at `upper` (within rule.max_points, past it cut at rule.window_tail where > 0) and searched
+    // from `upper`.  Under a rule with a window tail the window is first cut at the read tail (read_tail of
+    // pld/reads/tilted_read_tail.hpp, at the Chernoff tilt of delta: a function of the point, grid and delta alone),
+    // and read again uncut where that read may owe its value to the cut (cut_shows).  Certified either way: a cut
+    // window's mass above is charged.
+    double direction_upper(double h, bool remove, double delta, double upper, const UpperRule& rule) {
+        const Direction& d = direction(h, remove, tail(remove, delta), false);
+        const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
+        const double theta = exponent_tilt(ups, upper) * h;
+        const RoundMasses masses{d.upper.p.data(), static_cast<std::int64_t>(d.upper.p.size()), d.upper.k_lo, h};
+        const double cut_at = rule.window_tail > 0.0
+                                  ? read_tail(masses, static_cast<double>(rounds_), delta_tilt(ups, delta))
+                                  : kDefaultCompositionTail;
+        const TiltedComposition side =
+            compose_tilted(ups, theta, true, fft_, rule.max_points, cut_at, rule.window_tail);
+        const double start = std::min(upper, side.top());
+        const double found = upper_epsilon(side, delta, start);
+        if (!(cut_at > kDefaultCompositionTail) || side.cut_short() || !cut_shows(side, masses, found, start, delta))
+            return found;
+        const TiltedComposition whole =
+            compose_tilted(ups, theta, true, fft_, rule.max_points, kDefaultCompositionTail, rule.window_tail);
+        return upper_epsilon(whole, delta, std::min(upper, whole.top()));
+    }
+
+    // Whether a read `found` (from `start`) of a window cut at a read tail may owe its value to the cut: the cut
+    // mass's charge at the answer (at `start` where none was certified) passes kCutCheckShare of delta, or what the
+    // mass above wraps onto the read (wrapped_mass, `masses` one round's PMF) passes kWrapCheckShare of it
+    // (cut_charge_too_large), or the answer lies within kTiltReadMargin cells of the window's floor (the cut's bottom
+    // may have stopped the search).
+    bool cut_shows(const TiltedComposition& side, const RoundMasses& masses, double found, double start,
+                   double delta) const {
+        const double shift = std::fabs(side.loss_shift());
+        if (std::isfinite(found) && found <= side.window_floor() + shift + kTiltReadMargin * side.h()) return true;
+        const double x = std::max((std::isfinite(found) ? found : start) - shift, side.window_floor());
+        const double charge = side.window_inf() * side.untilt_factor(std::max(x, side.cut()));
+        if (!(charge <= kCutCheckShare * delta)) return true;
+        const double length = static_cast<double>(fft_length(side.points()));
+        const double wrapped =
+            wrapped_mass(masses, static_cast<double>(rounds_), side.theta(), x, length, kWrapCheckShare * delta);
+        return cut_charge_too_large(charge, wrapped, delta);
+    }
+
+    // A certified upper bound on the add direction's delta at eps, cheaper than its read on h: 0 at and past
+    // add_pure_epsilon; below it, its pessimistic rounds on a grid kTiltScreenCoarsening times coarser (at most
+    // max_interval) composed under the Chernoff exponent's tilt at `centre` (past the cap cut at kTiltWindowTail),
+    // with the tails `delta` allows, read at eps (python pld/refine/tilted_question.py's TiltedReader.add_screen).
+    double add_screen(double eps, double h, double delta, double centre) {
+        if (eps >= add_pure_epsilon(q_, static_cast<double>(rounds_))) return 0.0;
+        const double coarse = std::min(h * kTiltScreenCoarsening, max_interval);
+        const Direction& d = direction(coarse, false, tail(false, delta), false);
+        const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
+        return compose_tilted(ups, exponent_tilt(ups, centre) * coarse, true, fft_, max_points_,
+                              kDefaultCompositionTail, kTiltWindowTail)
+            .delta(eps);
     }
 
     // (lower, upper) intersected with read(h) (a bracket on grid h: grid_bracket's or grid_delta_bracket's) on the
