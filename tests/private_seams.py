@@ -41,10 +41,6 @@ SEAMS = {
     "_finer_brackets": "the tilted factors' ladder of grids, driven by a stand-in bracket to show where it ends",
     "_built_pmf": "the aligned cells' kept one-round PMFs: a second ask is a hit, and the copy handed out is "
     "the caller's own",
-    "_cut_shown": "the tilted reader's record of the grids whose cut window showed its cut, the premise of "
-    "its finer reads taking the uncut window first",
-    "_uncut": "the tilted reader's second read of a cut window, patched to compose its fallback again (the "
-    "reference the read without that composition must match)",
     "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",
     "_evaluate": "the composition plan's evaluation on a searched grid (tests/plan_grids.py)",
     "_aligned": "the loss grid a plan chose to pass through the Laplace atoms (nothing public returns it)",

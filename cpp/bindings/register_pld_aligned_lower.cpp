@@ -229,14 +229,17 @@ std::pair<py::array_t<double>, py::array_t<double>> descent(double sigma, double
 }
 
 // Each certified upper epsilon `upper` at delta (arrays of one shape, as add_upper: certified upper sides of the add
-// direction's epsilon already known, inf where none) lowered to the fine read (TiltedReader::fine_read), one reader
-// for all; with the grid whose read was finite (0: none).
+// direction's epsilon already known, inf where none; and least: certified lower sides, 0 where none) lowered to the
+// fine read (TiltedReader::fine_read), one reader for all; with the grid whose read was finite (0: none).
 std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, double q, std::int64_t rounds,
                                                                const input_array& delta, const input_array& upper,
-                                                               const input_array& add_upper, std::int64_t max_cells,
-                                                               double tail, const py::object& workers) {
+                                                               const input_array& add_upper, const input_array& least,
+                                                               std::int64_t max_cells, double tail,
+                                                               const py::object& workers) {
     require_same_shape(delta, upper, "delta and upper");
     require_same_shape(delta, add_upper, "delta and add_upper");
+    require_same_shape(delta, least, "delta and least");
+    check_each(least, [](double v) { return not_nan("least", v); });
     check_each(delta, [](double v) {
         return v > 0.0 && v < 1.0 ? std::string() : "delta must lie strictly between 0 and 1, got " + hb::listed(v);
     });
@@ -249,9 +252,10 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     const double* at = delta.data();
     const double* given = upper.data();
     const double* add = add_upper.data();
+    const double* low = least.data();
     rare_read(sigma, q, rounds, max_cells, tail, workers, [&](pld::TiltedReader& r) {
         for (py::ssize_t i = 0; i < delta.size(); ++i) {
-            const pld::TiltedReader::UpperRead read = r.fine_read(at[i], given[i], add[i]);
+            const pld::TiltedReader::UpperRead read = r.fine_read(at[i], given[i], add[i], low[i]);
             up[i] = read.upper;
             grid[i] = read.grid;
         }
@@ -259,6 +263,63 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     });
     return {ups, grids};
 }
+
+// A TiltedReader kept between calls on the package's FFT (workers: its threads, None all cores): the rare
+// participation finer reads' (python pld/refine/rare_finer_grids.py), whose upper reads on finer and finer grids
+// remember where a cut read showed its cut (TiltedReader::cut_read).  Each read runs with the GIL released.
+class KeptReader {
+  public:
+    KeptReader(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, std::int64_t max_points,
+               const py::object& workers)
+        : max_points_(checked_points(max_points)),
+          compose_(workers, options(), true, max_points_),
+          reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {}
+
+    // TiltedReader::exponent_read on grid h within the reader's cap (a window past it cut at kTiltWindowTail, the
+    // add direction screened): (upper, the least window's points); (inf, 0) where a window passes the caps or a tilt
+    // overflows a moment.  The discretized rounds are freed after the read.
+    std::pair<double, std::int64_t> exponent_read(double delta, double h, double upper, double least) {
+        if (!(delta > 0.0 && delta < 1.0))
+            throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+        require_interval(h);
+        if (std::isnan(upper) || std::isnan(least)) throw py::value_error("upper and least must not be NaN");
+        py::gil_scoped_release release;
+        const pld::TiltedReader::UpperRule rule{max_points_, pld::kTiltWindowTail, true,
+                                                std::numeric_limits<double>::infinity()};
+        std::pair<double, std::int64_t> out{std::numeric_limits<double>::infinity(), 0};
+        try {
+            const pld::TiltedReader::GridUpper read = reader_.exponent_read(delta, h, upper, rule, least);
+            out = {read.upper, read.points};
+        } catch (const std::length_error&) {  // a window past the caps: no upper side from this grid
+        } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+        }
+        reader_.forget_rounds();
+        return out;
+    }
+
+  private:
+    static pld::ComposeOptions options() {
+        pld::ComposeOptions o;
+        o.direct_bins = true;  // the tilted compositions' accurate low-frequency bins, in long double where offered
+        return o;
+    }
+    static double checked_sigma(double sigma, double q) {
+        round_of(sigma, q);
+        return sigma;
+    }
+    static std::int64_t checked_points(std::int64_t n) {
+        if (n < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(n));
+        return n;
+    }
+    static std::int64_t checked_rounds(std::int64_t n) {
+        if (n < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(n));
+        return n;
+    }
+
+    std::int64_t max_points_;
+    hb::PocketfftComposition compose_;
+    pld::TiltedReader reader_;
+};
 
 // The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
 // tilted_delta_level).
@@ -288,7 +349,7 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("tilt_fine_grids") = py::make_tuple(pld::kTiltFineGrids[0], pld::kTiltFineGrids[1], pld::kTiltFineGrids[2]);
     m.attr("tilt_fine_upper_grids") = py::make_tuple(pld::kTiltFineUpperGrids[0], pld::kTiltFineUpperGrids[1]);
     m.attr("tilt_window_tail") = pld::kTiltWindowTail;
-    m.attr("tilt_read_margin") = pld::kTiltReadMargin;
+    m.attr("tilt_refused_ratio") = pld::kTiltRefusedRatio;
     m.attr("tilt_rare_upper_grids") = py::make_tuple(pld::kTiltRareUpperGrids[0], pld::kTiltRareUpperGrids[1]);
     m.attr("tilt_rare_max_points") = pld::kTiltRareMaxPoints;
     m.attr("tilt_rare_lower_grid") = pld::kTiltRareLowerGrid;
@@ -315,12 +376,24 @@ void register_pld_aligned_lower(py::module_ m) {
         "TiltedReader::grid_descent); tail > 0: both directions' tail, else the tails each delta allows.");
     m.def(
         "tilted_fine_upper", &ab::fine_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
-        py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("add_upper"), py::arg("max_cells"),
-        py::arg("tail") = 0.0, py::arg("workers") = py::none(),
+        py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("add_upper"), py::arg("least"),
+        py::arg("max_cells"), py::arg("tail") = 0.0, py::arg("workers") = py::none(),
         "Each certified upper epsilon `upper` at delta lowered to the fine read on the first of tilt_fine_upper_grids "
         "whose windows fit (pld/refine/tilted_question.hpp's TiltedReader::fine_read; `add_upper`: certified upper "
         "sides of the add direction's epsilon already known, inf where none), and the grid whose read was finite "
         "(0: none).");
+    py::class_<ab::KeptReader>(m, "TiltedUpperReader",
+                               "A tilted reader of the Poisson-subsampled Gaussian kept between upper reads "
+                               "(pld/refine/tilted_question.hpp's TiltedReader), its cut reads remembered from grid "
+                               "to grid.")
+        .def(py::init<double, double, std::int64_t, std::int64_t, std::int64_t, const py::object&>(), py::kw_only(),
+             py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("max_cells"), py::arg("max_points"),
+             py::arg("workers") = py::none())
+        .def("exponent_read", &ab::KeptReader::exponent_read, py::kw_only(), py::arg("delta"), py::arg("interval"),
+             py::arg("upper"), py::arg("least"),
+             "The certified upper epsilon at delta on the grid `interval` under the Chernoff exponent's tilt at "
+             "`upper`, searched from `least` first (TiltedReader::exponent_read), and the points of the least "
+             "window read; (inf, 0) where a window passes the caps.");
     m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
           "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
           "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "

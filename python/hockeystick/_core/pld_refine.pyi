@@ -352,7 +352,7 @@ tilt_fine_grids: tuple[float, float, float]
 tilt_rare_upper_grids: tuple[float, float]
 tilt_fine_upper_grids: tuple[float, float]
 tilt_window_tail: float
-tilt_read_margin: float
+tilt_refused_ratio: float
 tilt_rare_max_points: int
 tilt_rare_lower_grid: float
 tilt_rare_lower_max_points: int
@@ -395,6 +395,22 @@ def tilted_descent(
     tail: float = 0.0,
     workers: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+class TiltedUpperReader:
+    def __init__(
+        self,
+        *,
+        sigma: float,
+        sampling_rate: float,
+        rounds: int,
+        max_cells: int,
+        max_points: int,
+        workers: int | None = None,
+    ) -> None: ...
+    def exponent_read(
+        self, *, delta: float, interval: float, upper: float, least: float
+    ) -> tuple[float, int]: ...
+
 def tilted_fine_upper(
     *,
     sigma: float,
@@ -403,6 +419,7 @@ def tilted_fine_upper(
     delta: npt.ArrayLike,
     upper: npt.ArrayLike,
     add_upper: npt.ArrayLike,
+    least: npt.ArrayLike,
     max_cells: int,
     tail: float = 0.0,
     workers: int | None = None,

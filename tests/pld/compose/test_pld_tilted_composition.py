@@ -239,19 +239,21 @@ def test_add_direction_is_pure_dp_past_t_log_one_over_one_minus_q(q):
     ],
 )
 def test_screened_reads_equal_both_directions_read(point, delta):
-    """The fine reads with the add direction screened give what the maximum over both directions read on the fine
-    grid gives, where the screen clears (the add direction then below the remove direction's answer), and never
-    less than the remove direction alone."""
+    """The core's fine read with the add direction screened gives what the maximum over both directions read on the
+    fine grid gives, where the screen clears (the add direction then below the remove direction's answer); the delta
+    reads' screen never less than the remove direction alone."""
     h = question.FINE_INTERVAL
     reader = tilted_question.TiltedReader(point)
     start = float(_tilted(point, delta)[1][0])
-    screened = reader.upper_at_exponent(delta, h, start)
-    both = []
+    screened, grid = tilted_question.fine_upper(point, delta, start, math.inf)
+    assert grid == h
+    both = []  # each direction's uncut window under the exponent's tilt at start, read alone
     for name in ("remove", "add"):
         _, tail, factor = reader.direction(name, h, delta, optimistic=False)
         lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
-        both.append(reader.upper_side(h, name, tail, factor.upper, delta, lam, start))
-    assert screened == max(both)
+        side = reader.composition(h, name, tail, [(factor.upper, int(point[2]))], lam, True)
+        both.append(tilted.upper_epsilon(side, delta, min(start, side.top)))
+    assert screened == pytest.approx(max(both), rel=1e-9)
     eps = np.linspace(0.5, 1.5, 5) * screened
     deltas = reader.delta_upper(eps, h, screened, delta)
     remove = reader.pessimistic_delta("remove", eps, h, screened, delta)

@@ -17,7 +17,8 @@ from hockeystick.pld.compose import tilted
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import question, tilted_question
-from hockeystick.pld.refine.tilted_read_tail import read_tail
+
+from .read_tail import delta_tilt, read_tail
 
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 FEDAVG = (1.0, 1e-3, 5_000.0, 1.0)
@@ -31,7 +32,7 @@ def _fine_window(point, delta, centre, cut=True):
     rounds = int(point[2])
     lam = tilted_question.exponent_tilt(factor.upper, rounds, centre)
     window_tail = (
-        read_tail(factor.upper, rounds, tilted_question.delta_tilt(factor.upper, rounds, delta))
+        read_tail(factor.upper, rounds, delta_tilt(factor.upper, rounds, delta))
         if cut
         else DEFAULT_TAIL
     )
@@ -72,19 +73,18 @@ def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_rea
     )  # within the whole window's slack of its own read
 
 
-def test_a_read_from_a_lower_epsilon_builds_no_whole_window_read():
-    # the remove direction's view answers: the whole window's floor, top, cut and untilt factor come
-    # from the view (``window_floor_index``), so the whole window's suffix sums are never summed
+def test_a_fine_read_from_a_lower_epsilon_reads_as_the_whole_window():
+    # the core's fine read searched from a certified lower side first (its view of the window from
+    # a few cells below it) gives the whole window's answer, within the searches' ulps
     point, delta = README, 1e-10
     lower, upper = SubsampledGaussianPLD(*point[:3]).epsilon(delta, bound="both")
-    reader = tilted_question.TiltedReader(point, None, 1)
-    found = reader.upper_at_exponent(delta, question.FINE_INTERVAL, upper, least=lower)
-    assert lower <= found <= upper
-    (remove,) = [c for key, c in reader._compositions.items() if key[1] == "remove"]
-    assert "_read" not in remove.__dict__  # the add direction's epsilon lies below: read whole
-    view = remove.read_from(lower - 8 * remove.h)
-    assert view.window_floor_index == remove.floor_index < view.floor_index
-    assert view.window_floor == remove.floor
+    from_lower, grid = tilted_question.fine_upper(point, delta, upper, math.inf, lower)
+    whole, _ = tilted_question.fine_upper(point, delta, upper, math.inf)
+    assert grid == question.FINE_INTERVAL
+    ulps = 8 * math.ulp(upper)
+    assert lower <= from_lower <= upper
+    assert from_lower <= whole + ulps
+    assert from_lower == pytest.approx(whole, rel=1e-10)
 
 
 def test_a_read_from_below_the_windows_floor_changes_nothing():

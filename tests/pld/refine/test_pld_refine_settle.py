@@ -68,10 +68,9 @@ def test_the_default_settles_the_readme_run_with_the_fine_reads_upper_side():
     lower, upper = run.epsilon(1e-10, bound="both")
     assert question.within_tolerance(np.array(lower), np.array(upper))
     # the fine read of the same point, centred at a looser upper side, gives the same upper side to the digits
-    reader = tilted_question.TiltedReader(README, None)
-    fine = reader.upper_at_exponent(
-        1e-10, question.FINE_INTERVAL, float(question.rdp_upper(README, np.array([1e-10]))[0])
-    )
+    rdp = float(question.rdp_upper(README, np.array([1e-10]))[0])
+    fine, grid = tilted_question.fine_upper(README, 1e-10, rdp, math.inf)
+    assert grid == question.FINE_INTERVAL
     assert upper == pytest.approx(fine, rel=1e-9)
     # and the composed PLD object reads the same question the same way (one read per question)
     pld = subsampled_gaussian(1.1, 256 / 60_000).self_compose(14_100)
@@ -98,10 +97,7 @@ def test_the_add_directions_upper_side_passed_on_is_certified(delta):
 
 
 def test_a_known_add_upper_side_below_the_remove_directions_leaves_the_fine_read_unchanged():
-    reader = tilted_question.TiltedReader(README, None)
     centre = 3.7415
-    screened = reader.upper_at_exponent(1e-10, question.FINE_INTERVAL, centre)
-    known = tilted_question.TiltedReader(README, None).upper_at_exponent(
-        1e-10, question.FINE_INTERVAL, centre, 0.0
-    )
+    screened = tilted_question.fine_upper(README, 1e-10, centre, math.inf)
+    known = tilted_question.fine_upper(README, 1e-10, centre, 0.0)
     assert known == screened

@@ -108,10 +108,11 @@ def test_the_capped_reader_reads_past_the_tilted_cap_on_the_safe_side_of_the_ref
     that test's bound."""
     test, rdp = references(CHEAP_POINT, CHEAP_DELTA)
     h = FIRST_INTERVAL
-    capped = TiltedReader(CHEAP_POINT, max_points=rare_finer_grids.UPPER_MAX_POINTS)
-    upper = capped.upper_at_exponent(CHEAP_DELTA, h, rdp, math.inf, test)
+    upper, window = rare_finer_grids.upper_read(
+        rare_finer_grids.upper_reader(CHEAP_POINT), CHEAP_DELTA, h, rdp, test
+    )
     # the premise: the window read holds more points than the tilted reads' cap allows
-    assert capped.window_points(h) > tilted_question.MAX_POINTS
+    assert window > tilted_question.MAX_POINTS
     # certified upper side: above the max-of-outputs test's bound, below the RDP conversion
     assert test <= upper <= rdp
     lower = aligned_lower_epsilon(
@@ -129,94 +130,55 @@ def test_no_upper_read_where_the_cap_refuses_every_window(monkeypatch: pytest.Mo
     assert finer_bracket(WIDE_POINT, WIDE_DELTA, test, rdp) == (test, rdp)
 
 
-def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_without_composing_it_twice(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_charged() -> None:
     """The issue's run (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10) on 2.5e-5 under a cap of 1.5 M
     points: the remove direction's window cut at the read tail (1e-6, 1.38 M points) may owe its
-    read to the cut, so it is read again; the uncut window passes the cap, and the composition's
-    fallback, cut at ``WINDOW_TAIL`` (the read tail), would compose that same window again.  The
-    read takes it from the cut one (with the fallback's charge of the cut mass) and gives the answer
-    the composed fallback gives, bit for bit, composing one window fewer."""
+    read to the cut, so it is read again; the uncut window passes the cap, so the read is the cut
+    window's with its cut mass charged by its Chernoff bound (the composition's fallback at
+    ``WINDOW_TAIL``, the read tail): the answer that fallback window gives read alone, certified
+    between the references."""
     point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
     h, cap = 2.5e-5, 1_500_000
-    windows: list[int] = []
-    compose = tilted.compose  # type: ignore[attr-defined]
-
-    def counted(*args: object, **kwargs: object) -> object:
-        out = compose(*args, **kwargs)  # type: ignore[arg-type]
-        windows.append(int(out.p.size))
-        return out
-
-    monkeypatch.setattr(tilted, "compose", counted)
-    found = TiltedReader(point, max_points=cap).upper_at_exponent(delta, h, start, math.inf, least)
-    taken = list(windows)
-
-    def composed_again(self: TiltedReader, h, direction, tail, terms, lam, window_tail, cut):  # type: ignore[no-untyped-def]
-        return self.composition(h, direction, tail, [terms], lam, True)
-
-    windows.clear()
-    monkeypatch.setattr(TiltedReader, "_uncut", composed_again)
-    reference = TiltedReader(point, max_points=cap).upper_at_exponent(
-        delta, h, start, math.inf, least
+    found, window = rare_finer_grids.upper_read(
+        rare_finer_grids.upper_reader(point, max_points=cap), delta, h, start, least
     )
+    assert window <= cap
+    reader = TiltedReader(point, max_points=cap)
+    _, tail, factor = reader.direction("remove", h, delta, optimistic=False)
+    lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
+    fallback = reader.composition(h, "remove", tail, [(factor.upper, int(point[2]))], lam, True)
+    assert fallback.above is not None  # the premise: past the cap, the window cut and charged
+    reference = tilted.upper_epsilon(fallback, delta, min(start, fallback.top))
     test, rdp = references(point, delta)
-    assert test <= found == reference <= rdp  # the same certified read, on the safe side
-    # the reference composed one window twice (the cut one, then its fallback); the read, once
-    assert len(windows) == len(set(windows)) + 1
-    assert len(taken) == len(windows) - 1 and set(taken) == set(windows)
-
-
-def _counting_compositions(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, int]]:
-    """Every composition the tilted reads ask from here on, as (its window tail, its points; 0
-    where refused past the cap), in order."""
-    asked: list[tuple[float, int]] = []
-    compose = tilted.compose  # type: ignore[attr-defined]
-
-    def counted(*args: object, **kwargs: object) -> object:
-        tail = float(kwargs["tail"])  # type: ignore[arg-type]
-        try:
-            out = compose(*args, **kwargs)  # type: ignore[arg-type]
-        except ValueError:
-            asked.append((tail, 0))
-            raise
-        asked.append((tail, int(out.p.size)))
-        return out
-
-    monkeypatch.setattr(tilted, "compose", counted)
-    return asked
+    assert test <= found <= rdp
+    assert found == pytest.approx(reference, rel=1e-10)  # searched from least first: a few ulps
 
 
 @pytest.mark.parametrize(
-    "cap, cut_first, uncut_first",
+    "cap, fresh_window, uncut_first_window",
     [
-        # the uncut window fits: a fresh reader composes the cut window (1.38 M points), finds its
-        # read may owe its value to the cut and composes the uncut one (3.83 M); after the read on
-        # the coarser grid showed the cut, the reader composes the uncut one alone
-        (1 << 22, [1e-6, 1e-15], [1e-15]),
-        # the uncut window passes the cap: a fresh reader tries it (refused) and reads the cut one
-        # with its fallback's charge; after the coarser grid's refusal the reader does not try it
-        (1_500_000, [1e-6, 1e-15], [1e-6]),
+        # the uncut window fits: a fresh reader reads the cut window (1.38 M points), finds its read
+        # may owe its value to the cut and reads the uncut one (3.83 M); after the read on the
+        # coarser grid showed the cut, the reader reads the uncut one alone
+        (1 << 22, 1_380_668, 3_834_731),
+        # the uncut window passes the cap: both read the cut one with its fallback's charge
+        (1_500_000, 1_380_668, 1_380_668),
     ],
 )
 def test_a_read_after_a_coarser_grid_showed_the_cut_reads_the_uncut_window_first(
-    monkeypatch: pytest.MonkeyPatch, cap: int, cut_first: list[float], uncut_first: list[float]
+    cap: int, fresh_window: int, uncut_first_window: int
 ) -> None:
-    """About 1 CPU s.  The issue's run (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10): the remove
-    direction's read on 2.5e-5 under the exponent's tilt, by a fresh reader and by one that read
-    5e-5 first (where the cut showed); the same certified answer, bit for bit, with the cut
-    window's composition (and the refused uncut one's) skipped."""
+    """About 1 CPU s.  The issue's run (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10): the read on
+    2.5e-5 under the exponent's tilt, by a fresh reader and by one that read 5e-5 first (where the
+    cut showed); the same certified answer, bit for bit, its least window (the one read first) the
+    uncut one where it fits."""
     point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
-    asked = _counting_compositions(monkeypatch)
-    fresh = TiltedReader(point, max_points=cap)
-    reference = fresh.upper_at_exponent(delta, 2.5e-5, start, math.inf, least)
-    # the remove direction's compositions (the add direction's windows hold under 30 000 points)
-    assert [tail for tail, n in asked if n == 0 or n > 100_000] == cut_first
-    reader = TiltedReader(point, max_points=cap)
-    reader.upper_at_exponent(delta, 5e-5, start, math.inf, least)
-    assert ("remove", delta) in reader._cut_shown  # the premise: the cut showed there
-    asked.clear()
-    found = reader.upper_at_exponent(delta, 2.5e-5, start, math.inf, least)
-    assert [tail for tail, n in asked if n == 0 or n > 100_000] == uncut_first
+    fresh = rare_finer_grids.upper_reader(point, max_points=cap)
+    reference, window = rare_finer_grids.upper_read(fresh, delta, 2.5e-5, start, least)
+    assert window == fresh_window
+    reader = rare_finer_grids.upper_reader(point, max_points=cap)
+    rare_finer_grids.upper_read(reader, delta, 5e-5, start, least)
+    found, window = rare_finer_grids.upper_read(reader, delta, 2.5e-5, start, least)
+    assert window == uncut_first_window
     test, rdp = references(point, delta)
     assert test <= found == reference <= rdp

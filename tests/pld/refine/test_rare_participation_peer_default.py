@@ -11,7 +11,7 @@ sides [1.077060, 1.077423]; the cells certify 1.077214.  At sigma 0.5, q 1e-4, 1
 1e-8 its 3.5796137 fell between [3.5795432, 3.5796268]; the cells certify 3.5796156.
 
 The raised lower side is held below certified upper sides of other constructions: the pessimistic
-tilted read on a grid finer still (``TiltedReader.upper_at_exponent``) and the RDP conversion
+tilted read on a grid finer still (``rare_finer_grids.upper_read``) and the RDP conversion
 (``question.rdp_upper``); the upper side above the max-of-outputs test's certified lower bound
 (``reads.max_of_outputs``)."""
 
@@ -28,7 +28,6 @@ from hockeystick.pld.refine.rare_finer_grids import (
     tight_applies,
     tight_bracket,
 )
-from hockeystick.pld.refine.tilted_question import TiltedReader
 
 from .rare_box import RareReads, assert_box_rule, references
 
@@ -87,8 +86,8 @@ def test_at_the_issue_run_the_aligned_cells_show_dp_accounting_below_the_truth(
     # read)
     assert peer < 1.07742 < upper < 1.07743
     assert peer < lower
-    reader = TiltedReader(ISSUE_POINT, max_points=rare_finer_grids.UPPER_MAX_POINTS)
-    finer = reader.upper_at_exponent(delta, FIRST_INTERVAL / 2, upper, math.inf, lower)
+    reader = rare_finer_grids.upper_reader(ISSUE_POINT)
+    finer, _ = rare_finer_grids.upper_read(reader, delta, FIRST_INTERVAL / 2, upper, lower)
     assert lower <= finer <= upper
 
 

@@ -1,5 +1,5 @@
 """The core's saddle-point estimates of a tilted read's window tail (pld/reads/tilted_read_tail.hpp, through
-pld/refine/tilted_read_tail.py) against the tilted distribution's moments in mpmath: the spread is sqrt(T K''), K''
+the tests' front end, tests/pld/refine/read_tail.py) against the tilted distribution's moments in mpmath: the spread is sqrt(T K''), K''
 the tilted loss's variance, and the tail taken is the largest power of ten meeting the budget (1) of the header."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
-from hockeystick.pld.refine.tilted_read_tail import READ_TAIL, read_tail, saddle_looseness
+
+from .read_tail import READ_TAIL, read_tail, saddle_looseness
 
 # a round's loss on a grid of 1e-2: mostly near 0, a thin tail out to 0.4 (a subsampled round's shape)
 PMF = GridPMF(

@@ -13,10 +13,11 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine.tilt_search import COARSE_STEP, LAMBDAS, coarse_scores
 from hockeystick.pld.refine.tilted_question import (
     ROUND_OFF_PER_ROUND,
-    delta_tilt,
     exponent_tilt,
     one_direction,
 )
+
+from .read_tail import delta_tilt
 
 # rounds of Poisson-subsampled Gaussians (sigma, q, T), one direction on a grid coarse enough to
 # keep the PMFs small: few-rounds, many-rounds and rare-participation shapes of the log-moment

@@ -111,6 +111,7 @@ def _fine(point, at, upper, add_upper=math.inf, changed=None):
         delta=np.array([at]),
         upper=np.array([upper]),
         add_upper=np.array([add_upper]),
+        least=np.zeros(1),
         max_cells=MAX_CELLS,
     )
     arguments.update(changed or {})
@@ -150,6 +151,7 @@ def test_the_fine_read_lowers_a_certified_upper_side_and_stays_above_the_lower(p
         ({"delta": np.array([1.5])}, "delta"),
         ({"upper": np.array([math.nan])}, "upper"),
         ({"add_upper": np.array([1.0, 2.0])}, "delta and add_upper"),
+        ({"least": np.array([math.nan])}, "least"),
     ],
 )
 def test_the_fine_read_refuses_bad_arguments_naming_them(changed, names):

@@ -1,4 +1,4 @@
-"""The tilted upper reads' window tail (pld/refine/tilted_read_tail.py): a function of the point
+"""The tilted upper reads' window tail (the core's, pld/reads/tilted_read_tail.hpp): a function of the point
 alone, its reads certified and within a millionth of the uncut window's, and the uncut window read
 where a few rare large rounds make the saddle-point estimate far too low."""
 
@@ -15,16 +15,19 @@ from hockeystick.pld.compose.fft import fft_length
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.refine import question
+from hockeystick.pld.refine.rare_finer_grids import upper_read, upper_reader
 from hockeystick.pld.refine.tilted_question import (
+    MAX_POINTS,
     TiltedReader,
-    delta_tilt,
     exponent_tilt,
     tilted_brackets,
 )
-from hockeystick.pld.refine.tilted_read_tail import (
+
+from .read_tail import (
     READ_TAIL,
     WRAP_LAMBDAS,
     cut_charge_too_large,
+    delta_tilt,
     read_tail,
     saddle_looseness,
     wrapped_mass,
@@ -46,6 +49,13 @@ def _tilted(point: tuple[float, float, float, float], delta: float) -> tuple[flo
     (``tilted_brackets``) from no bracket (0, inf)."""
     lower, upper = tilted_brackets(point, np.array([delta]), np.array([0.0]), np.array([math.inf]))
     return float(lower[0]), float(upper[0])
+
+
+def _core_upper(point: tuple[float, float, float, float], delta: float, upper: float) -> float:
+    """The core's upper read of the point on ``H`` under the Chernoff exponent's tilt at ``upper``
+    (``rare_finer_grids.upper_read``, the tilted reads' window cap), searched from ``upper``."""
+    reader = upper_reader(point, max_points=MAX_POINTS)
+    return upper_read(reader, delta, H, upper, 0.0)[0]
 
 
 def _upper(reader, tail, pmf, rounds, delta, lam, start, window_tail):
@@ -70,9 +80,9 @@ def test_the_tail_does_not_follow_the_upper_side_already_read():
     point, delta = (1.1, README, 14_100.0, 1.0), 1e-10
     answers = []
     for given in (3.7412, 3.7412001):
-        reader, _, factor = _remove(point, delta)
+        _, _, factor = _remove(point, delta)
         lam = exponent_tilt(factor.upper, 14_100, given)
-        answers.append((lam, reader.upper_at_exponent(delta, H, given)))
+        answers.append((lam, _core_upper(point, delta, given)))
     assert answers[0][0] == answers[1][0]
     assert answers[0][1] == answers[1][1]
     assert math.isfinite(answers[0][1])
@@ -144,7 +154,9 @@ def test_a_few_rare_large_rounds_read_the_uncut_window(sigma, q, rounds, delta):
     charge = cut_side.window.p_inf * cut_side.untilt_factor(max(at, cut_side.cut))
     wrapped = wrapped_mass(pmf, rounds, lam * H, at, fft_length(cut_side.window.p.size))
     assert cut_charge_too_large(charge, wrapped, delta)
-    assert reader.upper_side(H, "remove", tail, pmf, delta, lam, 2.0 * upper) == whole
+    # the core's read (the add direction screened below the remove direction's answer) is the uncut
+    # window's, bit for bit
+    assert _core_upper((sigma, q, float(rounds), 1.0), delta, 2.0 * upper) == whole
 
 
 def test_a_curvature_that_is_not_positive_takes_the_default_tail():

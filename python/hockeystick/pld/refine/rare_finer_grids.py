@@ -15,7 +15,7 @@ points of the box at sigma 0.5 with 10^7 and 10^8 rounds kept brackets 3.6 to 7.
 Here, for a point with q at most ``question.RARE_FINE_RATE`` whose bracket is still wider than the
 tolerance:
 
-1. the upper side is read (``TiltedReader.upper_at_exponent``, certified) on ``FIRST_INTERVAL``,
+1. the upper side is read (the core's ``TiltedReader::exponent_read``, certified) on ``FIRST_INTERVAL``,
    whose window sizes the reads after it (a window's span in loss is about the same on every grid);
 2. where still wide, the lower side is read by the aligned cells (``aligned_lower_epsilon``,
    certified) on the finest of ``LOWER_INTERVALS`` whose window, estimated as
@@ -54,12 +54,13 @@ import math
 import numpy as np
 
 from ... import _core
+from ..mechanisms.constructors import MAX_CELLS
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
 from .bracket_width import within_epsilon_tolerance
 from .each_bracket import each_bracket
 from .grid_start import Point
-from .tilted_question import TiltedReader, exponent_tilt, rare_lower
+from .tilted_question import exponent_tilt, rare_lower
 from .window_heap import heap_windows
 
 # the first grid of the upper side's reads: the core's rare lower read's, the finest of its rare
@@ -168,7 +169,7 @@ def _finer_reads(
     point: Point, delta: float, lower: float, upper: float, threads: int
 ) -> tuple[float, float]:
     """``finer_bracket``'s reads of a bracket it ``applies`` to."""
-    reader = TiltedReader(point, None, threads, max_points=UPPER_MAX_POINTS)
+    reader = upper_reader(point, threads)
     first, window = upper_read(reader, delta, FIRST_INTERVAL, upper, lower)
     upper = max(lower, min(upper, first))
     h = lower_grid(window)
@@ -242,21 +243,35 @@ def wide(lower: float, upper: float) -> bool:
     return not bool(question.within_tolerance(np.array(lower), np.array(upper)))
 
 
+def upper_reader(
+    point: Point, threads: int = 0, max_points: int | None = None
+) -> _core.pld_refine.TiltedUpperReader:
+    """The core's tilted reader of ``point`` kept from one upper read to the next
+    (``upper_read``), its windows within ``max_points`` (``UPPER_MAX_POINTS`` unless given), on
+    ``threads`` FFT threads (0: all cores)."""
+    sigma, q, rounds, sensitivity = point
+    return _core.pld_refine.TiltedUpperReader(
+        sigma=sigma / sensitivity,
+        sampling_rate=q,
+        rounds=int(rounds),
+        max_cells=MAX_CELLS,
+        max_points=UPPER_MAX_POINTS if max_points is None else max_points,
+        workers=None if threads == 0 else threads,
+    )
+
+
 def upper_read(
-    reader: TiltedReader, delta: float, h: float, upper: float, lower: float
+    reader: _core.pld_refine.TiltedUpperReader, delta: float, h: float, upper: float, lower: float
 ) -> tuple[float, int]:
-    """The certified upper epsilon at ``delta`` of ``reader``'s point on grid ``h``
-    (``TiltedReader.upper_at_exponent`` at the tilt of the Chernoff exponent at ``upper``, searched
-    from ``lower``; inf where its window passes the reader's cap) and the points of the window it
-    read (``TiltedReader.window_points``; 0 where none).  Its compositions are dropped after the
-    read: a window here holds up to tens of millions of points."""
-    try:
-        found = reader.upper_at_exponent(delta, h, upper, math.inf, lower)
-    except ValueError:  # a window past the cap: no upper side from this grid
-        found = math.inf
-    window = reader.window_points(h)
-    reader.drop_compositions()
-    return found, window
+    """The certified upper epsilon at ``delta`` of ``reader``'s point on grid ``h`` (the core's
+    ``TiltedReader::exponent_read``: per direction at the tilt of the Chernoff exponent at
+    ``upper``, its window first cut at the read tail, read again uncut where the cut shows, the
+    uncut read first on a grid finer than one where it showed, past the reader's cap cut at
+    ``tilted_question.WINDOW_TAIL`` and charged; searched from ``lower``; the add direction
+    screened; inf where a window passes the cap) and the points of the least window it read (0
+    where none)."""
+    found, window = reader.exponent_read(delta=delta, interval=h, upper=upper, least=lower)
+    return float(found), int(window)
 
 
 def lower_read(

@@ -30,7 +30,6 @@ library's descent falls back to (``coarser_brackets``).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
@@ -40,7 +39,6 @@ import numpy as np
 
 from ... import _core
 from ..compose import tilted
-from ..compose.fft import fft_length
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..grid.tail import DEFAULT_TAIL
@@ -62,13 +60,6 @@ from .each_bracket import each_bracket
 from .grid_start import Point, StartGrid
 from .kept_readers import KeptReaders
 from .tilt_search import pmf_tilt
-from .tilted_read_tail import (
-    CUT_CHECK_SHARE,
-    WRAP_CHECK_SHARE,
-    cut_charge_too_large,
-    read_tail,
-    wrapped_mass,
-)
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
 # not a bound; the core's)
@@ -90,16 +81,9 @@ WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
 # (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
 SPLIT_SAMPLED_ROUNDS = 0.1
 # a window whose points on a coarser grid, scaled by the grids' ratio, pass this many times the cap
-# is not composed on a finer one (``TiltedReader._uncut_first``, ``refused_after``: it would be
-# refused); a
-# window's points grow as the grid's inverse (1.32e7 on 6.25e-6, 6.6e6 on 1.25e-5 at sigma 0.5, q
-# 1e-6, 10^8 rounds, delta 1e-8), so a quarter above the cap is far from a window that fits
-REFUSED_RATIO = 1.25
-# the cells below a certified lower epsilon from which an upper epsilon search reads a tilted window
-# (``TiltedReader.upper_side``), and above a cut window's floor within which its read may owe its
-# value to the cut (``_cut_shows``): a few cells more than the grid's rounding of the loss shift and
-# of the lower side (the core's kTiltReadMargin)
-READ_MARGIN = int(_core.pld_refine.tilt_read_margin)
+# is not composed on a finer one (the tilted factors' descent, ``tilted_factors``; the core's
+# kTiltRefusedRatio, whose comment gives the reason)
+REFUSED_RATIO: float = _core.pld_refine.tilt_refused_ratio
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
 # 10^(FINE_DELTA_DECADES j) (the core's, which the C library's delta call reads by)
@@ -115,13 +99,6 @@ FINE_DELTA_DECADES: float = _core.pld_refine.tilt_delta_decades
 # bytes), the others keep their discretized rounds
 DELTA_READERS = 2
 DELTA_WINDOW_POINTS = 1 << 21
-
-
-def delta_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
-    """The lam minimizing (K(lam) + log(1 / delta)) / lam, the Chernoff epsilon's tilt at ``delta``
-    (``pmf_tilt``): a function of the point, the grid and delta alone."""
-    log_ratio = -math.log(delta)
-    return pmf_tilt(pmf, rounds, lambda lam, k: -(k + log_ratio) / lam)
 
 
 def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
@@ -190,62 +167,6 @@ def remove_tail(point: Point, delta: float) -> float:
         mid = (low + high) // 2
         low, high = (low, mid) if fits(mid) else (mid, high)
     return max(floor, float(10.0 ** (-high / 4.0))) if fits(high) else floor
-
-
-def _past_cap(windows: dict[float, int], h: float, cap: int) -> bool:
-    """Whether a tilted window on grid ``h`` would pass ``cap`` points, judged from ``windows``
-    (grid -> the points of the same window on a coarser grid, 0 where it was refused there): one
-    refused, or one whose points scaled by the grids' ratio (a window's span in loss is about the
-    same on every grid) pass ``REFUSED_RATIO`` times the cap."""
-    return any(n == 0 or n * (g / h) > REFUSED_RATIO * cap for g, n in windows.items() if g > h)
-
-
-def _cut_shows(
-    up_side: tilted.TiltedComposition,
-    terms: tuple[GridPMF, int],
-    found: float,
-    start: float,
-    delta: float,
-) -> bool:
-    """Whether a read ``found`` of a cut window may owe its value to the cut: its cut mass's
-    charge at the answer (or, where none was certified, at the search's ``start``) passes
-    ``tilted_read_tail.CUT_CHECK_SHARE`` of delta, or what its mass above wraps onto the read
-    (``tilted_read_tail.wrapped_mass``, ``terms`` the PMF and its rounds) passes
-    ``tilted_read_tail.WRAP_CHECK_SHARE`` of it, or the answer lies within ``READ_MARGIN``
-    cells of the window's floor (the cut's bottom may have stopped the search).  ``up_side``
-    may be the window read from a least argument (``read_from``): only the whole window's floor,
-    cut and untilt factor are read, the same on either, so its suffix sums serve."""
-    pmf, rounds = terms
-    shift = abs(up_side.window.loss_shift)
-    if math.isfinite(found) and found <= up_side.window_floor + shift + READ_MARGIN * up_side.h:
-        return True
-    x = max((found if math.isfinite(found) else start) - shift, up_side.window_floor)
-    charge = up_side.window.p_inf * up_side.untilt_factor(max(x, up_side.cut))
-    if not charge <= CUT_CHECK_SHARE * delta:  # shows whatever wraps
-        return True
-    length = fft_length(up_side.window.p.size)
-    limit = WRAP_CHECK_SHARE * delta
-    wrapped = wrapped_mass(pmf, rounds, up_side.theta, x, length, enough=limit)
-    return cut_charge_too_large(charge, wrapped, delta)
-
-
-def _upper_search(
-    up_side: tilted.TiltedComposition, delta: float, upper: float, least: float
-) -> tuple[float, tilted.TiltedComposition]:
-    """``TiltedReader.upper_side``'s search of one tilted window: from ``READ_MARGIN`` cells below ``least``
-    where that read's answer lands above half the margin, else over the whole window; with the
-    window read (the view from below ``least`` or ``up_side``).  The whole window's floor and top
-    are taken from the view (``window_floor_index``, ``top``), so that where the view answers, the
-    whole window's suffix sums are never built."""
-    h = up_side.h
-    if least > 0.0 and math.isfinite(least):
-        view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)
-        start = min(upper, view.top)
-        if view.floor_index > view.window_floor_index:
-            found = tilted.upper_epsilon(view, delta, start)
-            if found >= view.floor + abs(up_side.window.loss_shift) + 0.5 * READ_MARGIN * h:
-                return found, view
-    return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top)), up_side
 
 
 # the key of a dict of held compositions
@@ -333,11 +254,6 @@ class TiltedReader:
         self._compositions: dict[
             tuple[float, str, float, bool, float, float], tilted.TiltedComposition
         ] = {}
-        # (grid, direction, tail, delta) -> an upper read's window tail (``tilted_read_tail``)
-        self._read_tails: dict[tuple[float, str, float, float], float] = {}
-        # (direction, delta) -> the grids of the exponent's reads whose cut window showed its cut
-        # (``_cut_shows``) and the uncut window's points there (0: past ``max_points``)
-        self._cut_shown: dict[tuple[str, float], dict[float, int]] = {}
         self.lower_windows = LowerWindows(DELTA_WINDOW_POINTS)  # ``delta_lower``'s
 
     def drop_compositions(self) -> None:
@@ -420,142 +336,6 @@ class TiltedReader:
                 workers=None if self.threads == 0 else self.threads,
             )
         return self._compositions[key]
-
-    def upper_side(
-        self,
-        h: float,
-        direction: Direction,
-        tail: float,
-        pmf: GridPMF,
-        delta: float,
-        lam: float,
-        upper: float,
-        least: float = 0.0,
-        exponent: bool = False,
-    ) -> float:
-        """The certified upper epsilon at ``delta`` of one direction's ``pmf`` composed under the
-        tilt ``lam``, searched from ``upper`` or the window's top.  ``least`` > 0: a certified lower
-        side of the point's epsilon (over both directions); the search first reads the window from
-        ``READ_MARGIN`` cells below it (``TiltedComposition.read_from``), and where its answer lands
-        within half that margin of where that read starts (this direction's epsilon may be below the
-        point's), it reads the whole window instead.  The window is cut at the point's read tail
-        (``tilted_read_tail.read_tail``, at the Chernoff tilt of ``delta``: the same whatever was
-        read before), and read again uncut where the cut may have made the answer (``_cut_shows``).
-        ``exponent``: a read under the exponent's tilt (``upper_at_exponent``), whose cut's showing
-        is kept per direction and delta, so that its reads on finer grids take the uncut window
-        first (``_uncut_first``)."""
-        rounds = int(self.point[2])
-        key = (h, direction, tail, delta)
-        if key not in self._read_tails:
-            self._read_tails[key] = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
-        window_tail = self._read_tails[key]
-        shown = self._cut_shown.get((direction, delta), {}) if exponent else {}
-        if window_tail > DEFAULT_TAIL and any(g > h for g in shown):  # shown on a coarser grid
-            up_side = self._uncut_first(h, direction, tail, (pmf, rounds), lam, window_tail, shown)
-            return _upper_search(up_side, delta, upper, least)[0]
-        up_side = self.composition(h, direction, tail, [(pmf, rounds)], lam, True, window_tail)
-        found, read = _upper_search(up_side, delta, upper, least)
-        if (
-            window_tail > DEFAULT_TAIL
-            and up_side.above is None
-            and _cut_shows(read, (pmf, rounds), found, min(upper, read.top), delta)
-        ):
-            up_side = self._uncut(h, direction, tail, (pmf, rounds), lam, window_tail, up_side)
-            found = _upper_search(up_side, delta, upper, least)[0]
-            if exponent:
-                uncut = up_side.window.p.size if up_side.above is None else 0
-                self._cut_shown.setdefault((direction, delta), {})[h] = uncut
-        return found
-
-    def _uncut_first(
-        self,
-        h: float,
-        direction: Direction,
-        tail: float,
-        terms: tuple[GridPMF, int],
-        lam: float,
-        window_tail: float,
-        shown: dict[float, int],
-    ) -> tilted.TiltedComposition:
-        """The window ``upper_side`` reads where the cut showed on a coarser grid of the same
-        direction and delta (``shown``: grid -> the uncut window's points there, 0 past
-        ``max_points``): the window ``_uncut`` gives, without the cut window's composition and read
-        before it.  The cut's showing is the same on every grid (``tilted_read_tail.wrapped_mass``:
-        the wrapped mass's bound depends on the grid only through the FFT length times the grid,
-        about the window's span in loss), so that read would have been made again uncut; the
-        window read is then the one ``_uncut`` reads.  Where the uncut window was past the cap on a
-        coarser grid, or its points scaled by the grids' ratio (a window's span in loss is about
-        the same on every grid) pass ``REFUSED_RATIO`` times the cap, its composition is not
-        tried (it would be refused): the cut window at ``WINDOW_TAIL`` with its cut mass charged by
-        its Chernoff bound, as ``_uncut`` falls back to.  Certified whichever window is read."""
-        if window_tail != WINDOW_TAIL:
-            return self.composition(h, direction, tail, [terms], lam, True)
-        if not _past_cap(shown, h, self.max_points):
-            try:
-                return self.composition(h, direction, tail, [terms], lam, True, fallback=False)
-            except ValueError:  # the uncut window past the cap: the cut window's fallback
-                pass
-        cut = self.composition(h, direction, tail, [terms], lam, True, window_tail)
-        if cut.above is not None:
-            return cut
-        return dataclasses.replace(cut, above=tilted.summed_moments([terms]))
-
-    def _uncut(
-        self,
-        h: float,
-        direction: Direction,
-        tail: float,
-        terms: tuple[GridPMF, int],
-        lam: float,
-        window_tail: float,
-        cut: tilted.TiltedComposition,
-    ) -> tilted.TiltedComposition:
-        """The window ``upper_side`` reads again where the ``cut`` one's read (at ``window_tail``)
-        may owe its value to the cut: the uncut window, or, past ``max_points``, the window cut at
-        ``WINDOW_TAIL`` with its cut mass charged by its Chernoff bound
-        (``tilted.compose_tilted``'s fallback).  Where ``window_tail`` is ``WINDOW_TAIL`` that
-        fallback composes the very window of ``cut`` (the same factors, tilt, tail and cap), so it is
-        taken from ``cut`` with the fallback's charge (``tilted.summed_moments``) instead of being
-        composed again: after 10^8 rounds on a grid of 7.8e-7, a window of 4.8e7 points, about 4 CPU
-        s."""
-        if window_tail != WINDOW_TAIL:
-            return self.composition(h, direction, tail, [terms], lam, True)
-        try:
-            return self.composition(h, direction, tail, [terms], lam, True, fallback=False)
-        except ValueError:  # the uncut window past the cap: the fallback's reading of ``cut``
-            return dataclasses.replace(cut, above=tilted.summed_moments([terms]))
-
-    def upper_at_exponent(
-        self, delta: float, h: float, upper: float, add_upper: float = math.inf, least: float = 0.0
-    ) -> float:
-        """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side
-        under the tilt of the Chernoff exponent at ``upper`` (a finite upper side already found;
-        ``exponent_tilt``), searched from it; the maximum over the directions, the add direction
-        read only where neither ``add_upper`` (a certified upper side of its epsilon already known)
-        nor ``add_screen`` shows it below the remove direction's answer (then eps_add <= eps_remove,
-        and the maximum is the remove direction's).  ``least``: a certified lower side of the
-        epsilon, where known (``upper_side``)."""
-        rounds = int(self.point[2])
-        _, tail, factor = self.direction("remove", h, delta, optimistic=False)
-        remove = self.upper_side(
-            h,
-            "remove",
-            tail,
-            factor.upper,
-            delta,
-            exponent_tilt(factor.upper, rounds, upper),
-            upper,
-            least,
-            exponent=True,
-        )
-        if math.isfinite(remove) and (
-            add_upper <= remove or self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta
-        ):
-            return remove
-        _, tail, factor = self.direction("add", h, delta, optimistic=False)
-        lam = exponent_tilt(factor.upper, rounds, upper)
-        add = self.upper_side(h, "add", tail, factor.upper, delta, lam, upper, least, True)
-        return max(remove, add)
 
     def pessimistic_delta(
         self, name: Direction, eps: np.ndarray, h: float, centre: float, delta: float
@@ -815,7 +595,7 @@ def fine_brackets(
             ups[j] = max(lows[j], ups[j])
         if question.exact(lows[j], ups[j]) or not math.isfinite(ups[j]):
             continue
-        up, grid = fine_upper(point, float(flat[j]), ups[j], adds[j], tail, threads)
+        up, grid = fine_upper(point, float(flat[j]), ups[j], adds[j], lows[j], tail, threads)
         ups[j] = max(lows[j], up)
         if (
             not question.exact(lows[j], ups[j])
@@ -844,6 +624,7 @@ def fine_upper(
     delta: float,
     upper: float,
     add_upper: float,
+    lower: float = 0.0,
     tail: float | None = None,
     threads: int = 0,
 ) -> tuple[float, float | None]:
@@ -852,17 +633,19 @@ def fine_upper(
     call's last upper read): per direction, its pessimistic rounds on ``question.FINE_INTERVAL``, or
     on ``DEFAULT_INTERVAL`` where that window passes ``MAX_POINTS`` even cut at ``WINDOW_TAIL``,
     composed under the Chernoff exponent's tilt at ``upper``, its window first cut at the read tail
-    (``tilted_read_tail``) and read again uncut where the cut may show, and searched from it; the
+    (pld/reads/tilted_read_tail.hpp) and read again uncut where the cut may show, and searched from it; the
     maximum over the directions, the add direction not read where ``add_upper`` (a certified upper
     side of its epsilon already known) or its screen on a coarser grid shows it at most the remove
-    direction's answer.  Both directions discretized with ``tail`` where given, else with the tails
-    ``delta`` allows; on ``threads`` FFT threads (0: all cores).  Returns the upper side and the
+    direction's answer; each search first from ``lower`` (a certified lower side, 0 where none).
+    Both directions discretized with ``tail`` where given, else with the tails ``delta`` allows; on
+    ``threads`` FFT threads (0: all cores).  Returns the upper side and the
     grid whose read was finite (None: neither).  Certified: every tilted read is."""
     found, grid = _core.pld_refine.tilted_fine_upper(
         **_rare_point(point, threads),
         delta=np.array([delta]),
         upper=np.array([upper]),
         add_upper=np.array([add_upper]),
+        least=np.array([lower]),
         tail=0.0 if tail is None else tail,
     )
     return float(found[0]), (float(grid[0]) if grid[0] > 0.0 else None)

@@ -291,6 +291,20 @@ inline CutMoments cut_moments(const std::vector<CountedPmf>& factors) {
     return out;
 }
 
+// A tilted composition's window held for more than one read (compose_tilted_held): the composed window under the tilt
+// theta per grid step and what TiltedComposition reads it with; read(least) is the read from the curve argument
+// `least` up (TiltedComposition's least_read), read() the whole window's.
+struct HeldTilted {
+    ComposedPMF window;
+    double theta, log_scale, magnitude, p_inf;
+    bool pessimistic;
+    CutMoments above;
+
+    TiltedComposition read(double least = -std::numeric_limits<double>::infinity()) const {
+        return TiltedComposition(window, theta, log_scale, magnitude, p_inf, pessimistic, above, least);
+    }
+};
+
 // The composition of `factors` (all on one grid and side, positive counts) computed under the tilt theta > 0 per grid
 // step (lam = theta / h): each factor tilted (tilted_factor), composed by the certified composition (compose_many,
 // `tail` its window's, direct bins where the charge reaches options.direct_min_charge, `max_points` its window's
@@ -301,9 +315,9 @@ inline CutMoments cut_moments(const std::vector<CountedPmf>& factors) {
 // pessimistic side (pld/grid/pmf_view.hpp's factor_view: a GridPMF of the core need not carry it, and where it does, as
 // the package's factors do, the view adds nothing).  Throws std::invalid_argument (theta not finite and > 0, a tilted
 // moment that overflows) or std::length_error (a window past max_points, not cut).
-inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
-                                        RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
-                                        double tail = kDefaultCompositionTail, double window_tail = 0.0) {
+inline HeldTilted compose_tilted_held(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
+                                      RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
+                                      double tail = kDefaultCompositionTail, double window_tail = 0.0) {
     if (!(std::isfinite(theta) && theta > 0.0))
         throw std::invalid_argument("compose_tilted: theta must be a finite number > 0 (the tilt per grid step)");
     if (factors.empty()) throw std::invalid_argument("compose_tilted: no factor");
@@ -331,14 +345,26 @@ inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, 
     const double h = tilted.front().pmf.h;
     try {
         std::vector<ComposedPMF> window = compose_many(views, h, {terms}, pessimistic, tail, max_points, fft, options);
-        return TiltedComposition(std::move(window.front()), theta, log_scale, magnitude,
-                                 composed_infinity(infinity, pessimistic), pessimistic);
+        return {std::move(window.front()),
+                theta,
+                log_scale,
+                magnitude,
+                composed_infinity(infinity, pessimistic),
+                pessimistic,
+                {}};
     } catch (const std::length_error&) {
         if (!pessimistic || !(window_tail > 0.0)) throw;
     }
     std::vector<ComposedPMF> window = compose_many(views, h, {terms}, true, window_tail, max_points, fft, options);
-    return TiltedComposition(std::move(window.front()), theta, log_scale, magnitude, composed_infinity(infinity, true),
-                             true, cut_moments(factors));
+    return {std::move(window.front()),         theta, log_scale,           magnitude,
+            composed_infinity(infinity, true), true,  cut_moments(factors)};
+}
+
+// compose_tilted_held's window read whole.
+inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
+                                        RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
+                                        double tail = kDefaultCompositionTail, double window_tail = 0.0) {
+    return compose_tilted_held(factors, theta, pessimistic, fft, max_points, tail, window_tail).read();
 }
 
 // A certified upper bound on epsilon(delta) in [0, start] (past it where the window is cut short and start is at its

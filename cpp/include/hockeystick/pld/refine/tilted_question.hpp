@@ -97,6 +97,11 @@ constexpr double kTiltWindowTail = 1e-6;
 // The cells below the window's floor within which a cut window's upper read may owe its value to the cut's bottom
 // (TiltedReader's cut_shows): a few cells more than the grid's rounding of the loss shift.
 constexpr double kTiltReadMargin = 8.0;
+// A window whose points on a coarser grid, scaled by the grids' ratio, pass this many times the cap is not composed
+// on a finer one (TiltedReader's uncut_first: it would be refused); a window's points grow as the grid's inverse (1.32e7
+// on 6.25e-6, 6.6e6 on 1.25e-5 at sigma 0.5, q 1e-6, 10^8 rounds, delta 1e-8), so a quarter above the cap is far from
+// a window that fits.
+constexpr double kTiltRefusedRatio = 1.25;
 // The add direction's screen reads a grid this many times coarser than the read it spares (TiltedReader's
 // add_screen; python pld/refine/dominated_direction.py's COARSENING).
 constexpr double kTiltScreenCoarsening = 4.0;
@@ -340,6 +345,9 @@ class TiltedReader {
         return *kept;
     }
 
+    // Frees the discretized rounds (a later read discretizes them again, the same numbers).
+    void forget_rounds() { directions_.clear(); }
+
     // Both directions' rounds discretized with `tail` (a caller's) instead of the tails each delta allows.
     void give_tail(double tail) { given_tail_ = tail; }
 
@@ -501,14 +509,17 @@ class TiltedReader {
     // `upper` (a certified upper epsilon at delta) lowered to the package's fine read (python
     // pld/refine/tilted_question.py's fine_upper, the default's upper side whatever the accuracy asked): upper_on
     // kTiltFineUpperGrids within the reader's window cap, a window past it read cut at kTiltWindowTail, the add
-    // direction screened (`add_upper`: a certified upper side of its epsilon already known, inf where none).
-    UpperRead fine_read(double delta, double upper, double add_upper = std::numeric_limits<double>::infinity()) {
-        return upper_on(kTiltFineUpperGrids, delta, upper, {max_points_, kTiltWindowTail, true, add_upper});
+    // direction screened (`add_upper`: a certified upper side of its epsilon already known, inf where none), each
+    // search from `least` (a certified lower side, 0 where none) first.
+    UpperRead fine_read(double delta, double upper, double add_upper = std::numeric_limits<double>::infinity(),
+                        double least = 0.0) {
+        return upper_on(kTiltFineUpperGrids, delta, upper, {max_points_, kTiltWindowTail, true, add_upper}, least);
     }
 
-    // How upper_on reads a grid: the window cap; the window tail of a pessimistic window past it (0: none, the next
-    // grid instead); whether the add direction is screened (add_screen), and a certified upper side of its epsilon
-    // already known (inf: none), at most the remove direction's answer, which then stands for it.
+    // How an upper read takes a grid: the window cap; the window tail of a pessimistic window past it (0: none, the
+    // next grid instead; > 0: each window first cut at the read tail, cut_read); whether the add direction is
+    // screened (add_screen), and a certified upper side of its epsilon already known (inf: none), at most the remove
+    // direction's answer, which then stands for it.
     struct UpperRule {
         std::int64_t max_points;
         double window_tail;
@@ -516,21 +527,15 @@ class TiltedReader {
         double add_upper;
     };
 
-    // `upper` (a certified upper epsilon at delta) lowered to the tilted read on the first of `grids` whose windows
-    // fit `rule` (UpperRule): per direction, its pessimistic rounds composed under the Chernoff exponent's tilt at
-    // `upper` and searched from it; the maximum over the directions, the add direction not read where screened and
-    // shown at most the remove direction's answer (then eps_add <= eps_remove, the maximum).  As given where `upper`
-    // is not finite, no grid's windows fit or a tilt overflows a moment.  Certified: every tilted read is.
+    // `upper` (a certified upper epsilon at delta) lowered to exponent_read's on the first of `grids` whose windows
+    // fit `rule`.  As given where `upper` is not finite, no grid's windows fit or a tilt overflows a moment.
     template <std::size_t N>
-    UpperRead upper_on(const double (&grids)[N], double delta, double upper, const UpperRule& rule) {
+    UpperRead upper_on(const double (&grids)[N], double delta, double upper, const UpperRule& rule,
+                       double least = 0.0) {
         if (!std::isfinite(upper)) return {upper, 0.0};
         for (const double h : grids) {
             try {
-                const double remove = direction_upper(h, true, delta, upper, rule);
-                double most = remove;
-                if (!(rule.screened && std::isfinite(remove) &&
-                      (rule.add_upper <= remove || add_screen(remove, h, delta, remove) <= delta)))
-                    most = std::max(most, direction_upper(h, false, delta, upper, rule));
+                const double most = exponent_read(delta, h, upper, rule, least).upper;
                 directions_.clear();  // no read returns to the fine grid
                 return {std::min(upper, most), std::isfinite(most) ? h : 0.0};
             } catch (const std::length_error&) {  // past the caps: the next, coarser grid
@@ -543,36 +548,150 @@ class TiltedReader {
         return {upper, 0.0};
     }
 
+    // One grid's upper read: its upper side, and the points of the least pessimistic window read per direction, the
+    // most over the directions read.
+    struct GridUpper {
+        double upper;
+        std::int64_t points;
+    };
+
+    // The certified upper epsilon at delta on grid h (python pld/refine/tilted_question.py's
+    // TiltedReader.upper_at_exponent): per direction, its pessimistic rounds composed under the Chernoff exponent's
+    // tilt at `upper` (a finite upper side already found) and searched from it (direction_upper); the maximum over
+    // the directions, the add direction not read where `rule` screens it and add_upper or add_screen shows it at most
+    // the remove direction's answer (then eps_add <= eps_remove, the maximum).  Throws std::length_error where a
+    // window passes the caps, std::invalid_argument where a tilt overflows a moment.  Certified: every read is.
+    GridUpper exponent_read(double delta, double h, double upper, const UpperRule& rule, double least = 0.0) {
+        std::int64_t points = 0;
+        const double remove = direction_upper(h, true, delta, upper, least, rule, points);
+        if (rule.screened && std::isfinite(remove) &&
+            (rule.add_upper <= remove || add_screen(remove, h, delta, remove) <= delta))
+            return {remove, points};
+        std::int64_t add_points = 0;
+        const double add = direction_upper(h, false, delta, upper, least, rule, add_points);
+        return {std::max(remove, add), std::max(points, add_points)};
+    }
+
     // One direction's certified upper epsilon at delta on grid h: its pessimistic rounds composed under the Chernoff
     // exponent's tilt at `upper` (within rule.max_points, past it cut at rule.window_tail where > 0) and searched
-    // from `upper`.  Under a rule with a window tail the window is first cut at the read tail (read_tail of
-    // pld/reads/tilted_read_tail.hpp, at the Chernoff tilt of delta: a function of the point, grid and delta alone),
-    // and read again uncut where that read may owe its value to the cut (cut_shows).  Certified either way: a cut
-    // window's mass above is charged.
-    double direction_upper(double h, bool remove, double delta, double upper, const UpperRule& rule) {
+    // (upper_search, from `least` first).  Under a rule with a window tail the window is first cut at the read tail
+    // (cut_read); `points` is set to the least window read.  Certified either way: a cut window's mass above is
+    // charged.
+    double direction_upper(double h, bool remove, double delta, double upper, double least, const UpperRule& rule,
+                           std::int64_t& points) {
         const Direction& d = direction(h, remove, tail(remove, delta), false);
         const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
         const double theta = exponent_tilt(ups, upper) * h;
-        const RoundMasses masses{d.upper.p.data(), static_cast<std::int64_t>(d.upper.p.size()), d.upper.k_lo, h};
-        const double cut_at = rule.window_tail > 0.0
-                                  ? read_tail(masses, static_cast<double>(rounds_), delta_tilt(ups, delta))
-                                  : kDefaultCompositionTail;
-        const TiltedComposition side =
-            compose_tilted(ups, theta, true, fft_, rule.max_points, cut_at, rule.window_tail);
-        const double start = std::min(upper, side.top());
-        const double found = upper_epsilon(side, delta, start);
-        if (!(cut_at > kDefaultCompositionTail) || side.cut_short() || !cut_shows(side, masses, found, start, delta))
-            return found;
-        const TiltedComposition whole =
-            compose_tilted(ups, theta, true, fft_, rule.max_points, kDefaultCompositionTail, rule.window_tail);
-        return upper_epsilon(whole, delta, std::min(upper, whole.top()));
+        if (!(rule.window_tail > 0.0)) {
+            const HeldTilted whole = compose_tilted_held(ups, theta, true, fft_, rule.max_points);
+            points = static_cast<std::int64_t>(whole.window.p.size());
+            return upper_search(whole, delta, upper, least,
+                                [](const TiltedComposition&, double found) { return found; });
+        }
+        return cut_read(ups, remove, delta, theta, upper, least, rule, points);
+    }
+
+    // A direction's upper read under a rule with a window tail (python TiltedReader.upper_side): its window cut at the
+    // read tail (read_tail of pld/reads/tilted_read_tail.hpp at the Chernoff tilt of delta: a function of the point,
+    // grid and delta alone) and read, then read again uncut where that read may owe its value to the cut
+    // (cut_shows), the uncut window's points (0: past the cap) kept for the direction and delta; on a grid finer than
+    // one where the cut showed, the uncut window read first (uncut_first).
+    double cut_read(const std::vector<CountedPmf>& ups, bool remove, double delta, double theta, double upper,
+                    double least, const UpperRule& rule, std::int64_t& points) {
+        const GridPMF& pmf = *ups.front().pmf;
+        const double h = pmf.h;
+        const RoundMasses masses{pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, h};
+        const double cut_at = read_tail(masses, static_cast<double>(rounds_), delta_tilt(ups, delta));
+        std::map<double, std::int64_t>& shown = cut_shown_[std::make_pair(remove, delta)];
+        const auto plain = [](const TiltedComposition&, double found) { return found; };
+        if (cut_at > kDefaultCompositionTail && shown.upper_bound(h) != shown.end()) {  // shown on a coarser grid
+            const HeldTilted first = uncut_first(ups, theta, cut_at, rule, shown);
+            points = static_cast<std::int64_t>(first.window.p.size());
+            return upper_search(first, delta, upper, least, plain);
+        }
+        HeldTilted cut = compose_tilted_held(ups, theta, true, fft_, rule.max_points, cut_at, rule.window_tail);
+        points = static_cast<std::int64_t>(cut.window.p.size());
+        bool shows = false;
+        const double found = upper_search(cut, delta, upper, least, [&](const TiltedComposition& read, double f) {
+            shows = cut_at > kDefaultCompositionTail && cut.above.lams.empty() &&
+                    cut_shows(read, masses, f, std::min(upper, read.top()), delta);
+            return f;
+        });
+        if (!shows) return found;
+        const HeldTilted whole = uncut(ups, theta, cut_at, rule, std::move(cut));
+        points = std::min(points, static_cast<std::int64_t>(whole.window.p.size()));
+        shown[h] = whole.above.lams.empty() ? static_cast<std::int64_t>(whole.window.p.size()) : 0;
+        return upper_search(whole, delta, upper, least, plain);
+    }
+
+    // The window a cut read takes again where its cut showed (python TiltedReader._uncut): the uncut window, or, past
+    // the cap, the window cut at rule.window_tail with its mass above charged by its Chernoff bound; where the cut was
+    // at rule.window_tail already, that fallback is `cut` itself with the charge (not composed again).
+    HeldTilted uncut(const std::vector<CountedPmf>& ups, double theta, double cut_at, const UpperRule& rule,
+                     HeldTilted cut) {
+        if (cut_at != rule.window_tail)
+            return compose_tilted_held(ups, theta, true, fft_, rule.max_points, kDefaultCompositionTail,
+                                       rule.window_tail);
+        try {
+            return compose_tilted_held(ups, theta, true, fft_, rule.max_points);
+        } catch (const std::length_error&) {  // the uncut window past the cap: the cut one, charged
+            cut.above = cut_moments(ups);
+            return cut;
+        }
+    }
+
+    // The window a cut read takes on a grid finer than one where the cut showed (python
+    // TiltedReader._uncut_first): the window uncut would give, without the cut window's composition and read before
+    // it (the cut's showing is about the same on every grid: the wrapped mass's bound depends on the grid only
+    // through the FFT length times the grid, about the window's span in loss); its composition not tried where
+    // `shown` (grid -> the uncut window's points there, 0 past the cap) has it past the cap or its points, scaled by
+    // the grids' ratio, past kTiltRefusedRatio times the cap: then the window cut at rule.window_tail, charged.
+    HeldTilted uncut_first(const std::vector<CountedPmf>& ups, double theta, double cut_at, const UpperRule& rule,
+                           const std::map<double, std::int64_t>& shown) {
+        if (cut_at != rule.window_tail)
+            return compose_tilted_held(ups, theta, true, fft_, rule.max_points, kDefaultCompositionTail,
+                                       rule.window_tail);
+        const double h = ups.front().pmf->h;
+        bool past = false;
+        for (auto it = shown.upper_bound(h); it != shown.end(); ++it)
+            past = past || it->second == 0 ||
+                   static_cast<double>(it->second) * (it->first / h) >
+                       kTiltRefusedRatio * static_cast<double>(rule.max_points);
+        if (!past) {
+            try {
+                return compose_tilted_held(ups, theta, true, fft_, rule.max_points);
+            } catch (const std::length_error&) {  // the uncut window past the cap: the cut window's fallback
+            }
+        }
+        HeldTilted cut = compose_tilted_held(ups, theta, true, fft_, rule.max_points, cut_at, rule.window_tail);
+        if (cut.above.lams.empty()) cut.above = cut_moments(ups);
+        return cut;
+    }
+
+    // The certified upper epsilon at delta of a held pessimistic window (python _upper_search), passed with the read
+    // made to then(read, found), whose value is returned: from kTiltReadMargin cells below `least` (a certified lower
+    // side, 0 where none) where that read's answer lands above half the margin, else over the whole window, searched
+    // from `upper` or the window's top.  The view from `least` builds its suffix sums from there up only.
+    template <class Then>
+    double upper_search(const HeldTilted& w, double delta, double upper, double least, Then&& then) {
+        const double h = w.window.h, shift = std::fabs(w.window.loss_shift);
+        if (least > 0.0 && std::isfinite(least)) {
+            const TiltedComposition view = w.read(least - shift - kTiltReadMargin * h);
+            if (view.floor_index() > view.window_floor_index()) {
+                const double found = upper_epsilon(view, delta, std::min(upper, view.top()));
+                if (found >= view.floor() + shift + 0.5 * kTiltReadMargin * h) return then(view, found);
+            }
+        }
+        const TiltedComposition whole = w.read();
+        return then(whole, upper_epsilon(whole, delta, std::min(upper, whole.top())));
     }
 
     // Whether a read `found` (from `start`) of a window cut at a read tail may owe its value to the cut: the cut
     // mass's charge at the answer (at `start` where none was certified) passes kCutCheckShare of delta, or what the
     // mass above wraps onto the read (wrapped_mass, `masses` one round's PMF) passes kWrapCheckShare of it
     // (cut_charge_too_large), or the answer lies within kTiltReadMargin cells of the window's floor (the cut's bottom
-    // may have stopped the search).
+    // may have stopped the search).  `side` may be a read from a least argument: only the whole window's floor, cut
+    // and untilt factor are read, the same on either.
     bool cut_shows(const TiltedComposition& side, const RoundMasses& masses, double found, double start,
                    double delta) const {
         const double shift = std::fabs(side.loss_shift());
@@ -712,6 +831,9 @@ class TiltedReader {
     double given_tail_ = 0.0;  // give_tail's (0: the tails each delta allows)
     std::map<std::tuple<double, bool, double>, std::unique_ptr<Direction>> directions_;
     std::map<std::tuple<double, double, double, double>, KeptRead> delta_reads_;
+    // (direction, delta) -> the grids where a cut upper read showed its cut, and the uncut window's points there (0:
+    // past the cap): cut_read's
+    std::map<std::pair<bool, double>, std::map<double, std::int64_t>> cut_shown_;
 };
 
 }  // namespace pld

@@ -1,7 +1,7 @@
-"""The window tail of a tilted upper epsilon read, from the point's own composition alone, and the
-checks that a read of a window cut at it did not owe its value to the cut: front ends over the core
-(``_core.pld_reads``, cpp/include/hockeystick/pld/reads/tilted_read_tail.hpp, whose comment states
-the estimates and their reasons).
+"""The tests' front ends over the core's window tail of a tilted upper epsilon read, from the point's
+own composition alone, and the checks that a read of a window cut at it did not owe its value to the
+cut (``_core.pld_reads``, cpp/include/hockeystick/pld/reads/tilted_read_tail.hpp, whose comment
+states the estimates and their reasons; the core's TiltedReader::cut_read reads by them).
 
 A tilted composition cut at a window tail t (``compose.tilted.compose_tilted``'s ``tail``) moves at
 most t of the tilted mass above its window to +infinity, and a read at eps charges that mass at the
@@ -18,10 +18,13 @@ delta (``cut_charge_too_large``) and is made again on the uncut window where the
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ... import _core
-from ..grid.pmf import GridPMF
+from hockeystick import _core
+from hockeystick.pld.grid.pmf import GridPMF
+from hockeystick.pld.refine.tilt_search import pmf_tilt
 
 # the largest window tail taken (the core's kReadTail)
 READ_TAIL: float = _core.pld_reads.READ_TAIL
@@ -149,3 +152,10 @@ def cut_charge_too_large(charge: float, wrapped: float, delta: float) -> bool:
         True where the read is made again on the uncut window.
     """
     return bool(_core.pld_reads.cut_charge_too_large(float(charge), float(wrapped), float(delta)))
+
+
+def delta_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
+    """The lam minimizing (K(lam) + log(1 / delta)) / lam, the Chernoff epsilon's tilt at ``delta``
+    (``pmf_tilt``): the read tail's tilt (the core's ``delta_tilt``)."""
+    log_ratio = -math.log(delta)
+    return pmf_tilt(pmf, rounds, lambda lam, k: -(k + log_ratio) / lam)
