@@ -224,9 +224,10 @@ class LowerWindows:
 
 
 class TiltedReader:
-    """The tilted brackets of one point (sigma, q, T, sensitivity) at several deltas, the PLD of
-    each grid and the tilted compositions made so far shared between them (where two deltas ask the
-    same grid, tail and tilt). Each direction's rounds are discretized with the largest tail the
+    """The tilted delta reads of one point (sigma, q, T, sensitivity) at several epsilons, and the
+    split read of its epsilon (its epsilon's tilted reads are the core's: ``tilted_brackets``,
+    ``fine_upper``), the PLD of each grid and the tilted compositions made so far shared between
+    them (where two reads ask the same grid, tail and tilt). Each direction's rounds are discretized with the largest tail the
     delta allows: the add direction with the question tail at ``question.TILTED_TAIL_SHARE``
     (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
     range carries a factor q), not the least over the deltas.  The tilted charge is E times the
@@ -269,9 +270,8 @@ class TiltedReader:
 
     def window_points(self, h: float) -> int:
         """The points a read on grid ``h`` needed: per neighbouring direction, the least of its
-        pessimistic tilted windows composed on ``h`` so far (its window cut at the read tail, which
-        an uncut read past ``MAX_POINTS`` falls back to), the most over the directions (0 where none
-        is held)."""
+        pessimistic tilted windows composed on ``h`` so far, the most over the directions (0 where
+        none is held)."""
         least: dict[str, int] = {}
         for key, c in self._compositions.items():
             if key[0] == h and key[3]:
@@ -395,8 +395,8 @@ def delta_lower(
 ) -> np.ndarray:
     """Certified lower deltas at each of ``eps`` on grid ``h`` of ``reader``'s point: per
     direction, the optimistic PMF's rounds (``Factor.lower_terms``) composed once under the tilt of
-    the Chernoff exponent at ``centre`` of its main PMF (as ``TiltedReader.grid_bracket``'s lower
-    side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.deltas``: its
+    the Chernoff exponent at ``centre`` of its main PMF (as the core's ``TiltedReader::grid_bracket``'s
+    lower side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.deltas``: its
     charges subtracted; the windows held by direction and key, ``LowerWindows``, apart from the
     pessimistic ones, within a budget of their own); the maximum over the directions (delta
     is the larger of the two directions' curves, each bounded below), 0 from a direction whose

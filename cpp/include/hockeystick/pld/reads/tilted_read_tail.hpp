@@ -1,6 +1,6 @@
 // The window tail of a tilted upper epsilon read, from the point's own composition alone, and the checks that a
-// read of a window cut at it did not owe its value to the cut (python pld/refine/tilted_question.py's upper reads,
-// through pld/refine/tilted_read_tail.py, a front end over this header).
+// read of a window cut at it did not owe its value to the cut (pld/refine/tilted_question.hpp's TiltedReader upper
+// reads, which the package's fine and finer reads and the C library make).
 //
 // A tilted composition cut at a window tail t (pld/reads/tilted.hpp's compose_tilted, its `tail`) moves at most t of
 // the tilted mass above its window, and at most t below it, to +infinity.  A read at eps charges that mass at the

@@ -1,6 +1,7 @@
 // The bracket of the Poisson-subsampled Gaussian at a delta near or below the composition's round-off, read under an
-// exponential tilt (python/hockeystick/pld/refine/tilted_question.py, the question logic this header runs without
-// Python; the composition under a tilt is pld/reads/tilted.hpp).
+// exponential tilt: the reads the C library makes, and the package's through its binding (its front end is
+// python/hockeystick/pld/refine/tilted_question.py: the grids' descent, the fine upper read, the finer and the rare
+// participation reads; the composition under a tilt is pld/reads/tilted.hpp).
 //
 // After T rounds the FFT composition's round-off charge is about T u of the total mass (pld/compose/compose.hpp), so
 // a bracket at a delta near or below it stays wide on every grid.  The tilted composition carries that charge
@@ -555,8 +556,8 @@ class TiltedReader {
         std::int64_t points;
     };
 
-    // The certified upper epsilon at delta on grid h (python pld/refine/tilted_question.py's
-    // TiltedReader.upper_at_exponent): per direction, its pessimistic rounds composed under the Chernoff exponent's
+    // The certified upper epsilon at delta on grid h (the fine read's and the rare participation finer reads',
+    // python pld/refine/rare_finer_grids.py): per direction, its pessimistic rounds composed under the Chernoff exponent's
     // tilt at `upper` (a finite upper side already found) and searched from it (direction_upper); the maximum over
     // the directions, the add direction not read where `rule` screens it and add_upper or add_screen shows it at most
     // the remove direction's answer (then eps_add <= eps_remove, the maximum).  Throws std::length_error where a
@@ -591,7 +592,7 @@ class TiltedReader {
         return cut_read(ups, remove, delta, theta, upper, least, rule, points);
     }
 
-    // A direction's upper read under a rule with a window tail (python TiltedReader.upper_side): its window cut at the
+    // A direction's upper read under a rule with a window tail (the package's fine and finer reads): its window cut at the
     // read tail (read_tail of pld/reads/tilted_read_tail.hpp at the Chernoff tilt of delta: a function of the point,
     // grid and delta alone) and read, then read again uncut where that read may owe its value to the cut
     // (cut_shows), the uncut window's points (0: past the cap) kept for the direction and delta; on a grid finer than
@@ -624,7 +625,7 @@ class TiltedReader {
         return upper_search(whole, delta, upper, least, plain);
     }
 
-    // The window a cut read takes again where its cut showed (python TiltedReader._uncut): the uncut window, or, past
+    // The window a cut read takes again where its cut showed: the uncut window, or, past
     // the cap, the window cut at rule.window_tail with its mass above charged by its Chernoff bound; where the cut was
     // at rule.window_tail already, that fallback is `cut` itself with the charge (not composed again).
     HeldTilted uncut(const std::vector<CountedPmf>& ups, double theta, double cut_at, const UpperRule& rule,
@@ -640,8 +641,7 @@ class TiltedReader {
         }
     }
 
-    // The window a cut read takes on a grid finer than one where the cut showed (python
-    // TiltedReader._uncut_first): the window uncut would give, without the cut window's composition and read before
+    // The window a cut read takes on a grid finer than one where the cut showed: the window uncut would give, without the cut window's composition and read before
     // it (the cut's showing is about the same on every grid: the wrapped mass's bound depends on the grid only
     // through the FFT length times the grid, about the window's span in loss); its composition not tried where
     // `shown` (grid -> the uncut window's points there, 0 past the cap) has it past the cap or its points, scaled by
@@ -668,7 +668,7 @@ class TiltedReader {
         return cut;
     }
 
-    // The certified upper epsilon at delta of a held pessimistic window (python _upper_search), passed with the read
+    // The certified upper epsilon at delta of a held pessimistic window, passed with the read
     // made to then(read, found), whose value is returned: from kTiltReadMargin cells below `least` (a certified lower
     // side, 0 where none) where that read's answer lands above half the margin, else over the whole window, searched
     // from `upper` or the window's top.  The view from `least` builds its suffix sums from there up only.
