@@ -13,6 +13,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -138,6 +139,16 @@ py::array_t<double> mean_at_least(double sigma, double q, const input_array& lo,
         [](double v) { return not_nan("lo", v); });
 }
 
+// The OpenMP threads of a read's discretizations (pld/grid/cells.hpp's cell loops): `workers` where given (an
+// accountant's worker thread passes 1, so that its reads open no nested team), else every core.
+int region_threads(const py::object& workers) {
+#ifdef _OPENMP
+    return workers.is_none() ? omp_get_max_threads() : std::max(1, workers.cast<int>());
+#else
+    return 1;
+#endif
+}
+
 // A TiltedReader of the Poisson-subsampled Gaussian (sigma per unit sensitivity, q, rounds; max_cells cells a
 // direction; `tail` > 0 both directions' tail, else the tails each delta allows) on the package's FFT (workers: its
 // threads, None all cores), passed to read(reader) with the GIL released.
@@ -149,7 +160,9 @@ auto rare_read(double sigma, double q, std::int64_t rounds, std::int64_t max_cel
     pld::ComposeOptions options;
     options.direct_bins = true;  // the tilted compositions' accurate low-frequency bins, in long double where offered
     const hb::PocketfftComposition compose(workers, options, true, pld::kTiltMaxPoints);
+    const int threads = region_threads(workers);
     py::gil_scoped_release release;
+    const hb::caller_region_threads region(threads);
     pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells);
     if (tail > 0.0) reader.give_tail(tail);
     return read(reader);
@@ -272,6 +285,7 @@ class KeptReader {
     KeptReader(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, std::int64_t max_points,
                const py::object& workers)
         : max_points_(checked_points(max_points)),
+          threads_(region_threads(workers)),
           compose_(workers, options(), true, max_points_),
           reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {}
 
@@ -284,6 +298,7 @@ class KeptReader {
         require_interval(h);
         if (std::isnan(upper) || std::isnan(least)) throw py::value_error("upper and least must not be NaN");
         py::gil_scoped_release release;
+        const hb::caller_region_threads region(threads_);
         const pld::TiltedReader::UpperRule rule{max_points_, pld::kTiltWindowTail, true,
                                                 std::numeric_limits<double>::infinity()};
         std::pair<double, std::int64_t> out{std::numeric_limits<double>::infinity(), 0};
@@ -317,6 +332,7 @@ class KeptReader {
     }
 
     std::int64_t max_points_;
+    int threads_;
     hb::PocketfftComposition compose_;
     pld::TiltedReader reader_;
 };
