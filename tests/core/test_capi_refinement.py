@@ -98,9 +98,7 @@ def package_refinement(
     ((lower, upper),) = refinement.refined([point], [np.array([delta])], "epsilon")
     lo, up = float(lower[0]), float(upper[0])
     if not question.exact(np.array(lo), np.array(up)):
-        up = tilted_question.fine_upper(
-            tilted_question.TiltedReader(point), delta, up, math.inf, lo
-        )[0]
+        up = tilted_question.fine_upper(point, delta, up, math.inf, lo)[0]
     return lo, max(lo, up)
 
 
