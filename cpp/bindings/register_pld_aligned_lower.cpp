@@ -149,6 +149,20 @@ int region_threads(const py::object& workers) {
 #endif
 }
 
+// The tilted reads' composition options: direct bins (the tilted compositions' accurate low-frequency bins, in long
+// double where offered).
+pld::ComposeOptions tilted_options() {
+    pld::ComposeOptions o;
+    o.direct_bins = true;
+    return o;
+}
+
+// rounds >= 1, else a ValueError naming it.
+std::int64_t checked_rounds(std::int64_t rounds) {
+    if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
+    return rounds;
+}
+
 // A TiltedReader of the Poisson-subsampled Gaussian (sigma per unit sensitivity, q, rounds; max_cells cells a
 // direction; `tail` > 0 both directions' tail, else the tails each delta allows) on the package's FFT (workers: its
 // threads, None all cores), passed to read(reader) with the GIL released.
@@ -156,10 +170,8 @@ template <class Read>
 auto rare_read(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, double tail,
                const py::object& workers, Read read) {
     round_of(sigma, q);
-    if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
-    pld::ComposeOptions options;
-    options.direct_bins = true;  // the tilted compositions' accurate low-frequency bins, in long double where offered
-    const hb::PocketfftComposition compose(workers, options, true, pld::kTiltMaxPoints);
+    checked_rounds(rounds);
+    const hb::PocketfftComposition compose(workers, tilted_options(), true, pld::kTiltMaxPoints);
     const int threads = region_threads(workers);
     py::gil_scoped_release release;
     const hb::caller_region_threads region(threads);
@@ -286,7 +298,7 @@ class KeptReader {
                const py::object& workers)
         : max_points_(checked_points(max_points)),
           threads_(region_threads(workers)),
-          compose_(workers, options(), true, max_points_),
+          compose_(workers, tilted_options(), true, max_points_),
           reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {}
 
     // TiltedReader::exponent_read on grid h within the reader's cap (a window past it cut at kTiltWindowTail, the
@@ -313,21 +325,12 @@ class KeptReader {
     }
 
   private:
-    static pld::ComposeOptions options() {
-        pld::ComposeOptions o;
-        o.direct_bins = true;  // the tilted compositions' accurate low-frequency bins, in long double where offered
-        return o;
-    }
     static double checked_sigma(double sigma, double q) {
         round_of(sigma, q);
         return sigma;
     }
     static std::int64_t checked_points(std::int64_t n) {
         if (n < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(n));
-        return n;
-    }
-    static std::int64_t checked_rounds(std::int64_t n) {
-        if (n < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(n));
         return n;
     }
 

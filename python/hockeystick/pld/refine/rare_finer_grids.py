@@ -54,13 +54,12 @@ import math
 import numpy as np
 
 from ... import _core
-from ..mechanisms.constructors import MAX_CELLS
 from . import question
 from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
 from .bracket_width import within_epsilon_tolerance
 from .each_bracket import each_bracket
 from .grid_start import Point
-from .tilted_question import exponent_tilt, rare_lower
+from .tilted_question import core_point, exponent_tilt, rare_lower
 from .window_heap import heap_windows
 
 # the first grid of the upper side's reads: the core's rare lower read's, the finest of its rare
@@ -249,14 +248,9 @@ def upper_reader(
     """The core's tilted reader of ``point`` kept from one upper read to the next
     (``upper_read``), its windows within ``max_points`` (``UPPER_MAX_POINTS`` unless given), on
     ``threads`` FFT threads (0: all cores)."""
-    sigma, q, rounds, sensitivity = point
     return _core.pld_refine.TiltedUpperReader(
-        sigma=sigma / sensitivity,
-        sampling_rate=q,
-        rounds=int(rounds),
-        max_cells=MAX_CELLS,
+        **core_point(point, threads),
         max_points=UPPER_MAX_POINTS if max_points is None else max_points,
-        workers=None if threads == 0 else threads,
     )
 
 

@@ -451,7 +451,7 @@ def tilted_brackets(
     first = StartGrid(accuracy, "relative", relative_accuracy)
     starts = np.array([first.first(point, np.array([d]), "epsilon") for d in at.reshape(-1)])
     low, up = _core.pld_refine.tilted_descent(
-        **_rare_point(point, threads),
+        **core_point(point, threads),
         delta=at,
         lower=np.array(lower, dtype=np.float64),
         upper=np.array(upper, dtype=np.float64),
@@ -487,7 +487,7 @@ def coarser_brackets(
         if point[1] >= 1.0 or question.within_tolerance(np.array(lo), np.array(up)):
             return lo, up
         low, high = _core.pld_refine.tilted_coarser_bracket(
-            **_rare_point(point, threads),
+            **core_point(point, threads),
             delta=at,
             lower=lo,
             upper=up,
@@ -641,7 +641,7 @@ def fine_upper(
     ``threads`` FFT threads (0: all cores).  Returns the upper side and the
     grid whose read was finite (None: neither).  Certified: every tilted read is."""
     found, grid = _core.pld_refine.tilted_fine_upper(
-        **_rare_point(point, threads),
+        **core_point(point, threads),
         delta=np.array([delta]),
         upper=np.array([upper]),
         add_upper=np.array([add_upper]),
@@ -673,9 +673,9 @@ def rare_pending(q: float, lower: float, upper: float) -> bool:
     )
 
 
-def _rare_point(point: Point, threads: int) -> dict[str, Any]:
-    """``point`` and ``threads`` as the core's rare participation reads take them (sigma per unit
-    sensitivity, the package's cells cap, the FFT workers: None for all cores)."""
+def core_point(point: Point, threads: int) -> dict[str, Any]:
+    """``point`` and ``threads`` as the core's tilted reads take them (sigma per unit sensitivity,
+    the package's cells cap, the FFT workers: None for all cores)."""
     sigma, q, rounds, sensitivity = point
     return {
         "sigma": sigma / sensitivity,
@@ -702,7 +702,7 @@ def rare_upper(
     1.25e-5 gives 1.077423.  Certified: every tilted read is."""
     given = 0.0 if tail is None else tail
     found = _core.pld_refine.tilted_rare_upper(
-        **_rare_point(point, threads), delta=delta, upper=upper, tail=given
+        **core_point(point, threads), delta=delta, upper=upper, tail=given
     )
     return float(found)
 
@@ -716,7 +716,7 @@ def rare_lower(point: Point, delta: float, lower: float, upper: float, threads: 
     ``tilt_rare_lower_max_points``, on ``threads`` FFT threads (0: all cores); as given outside
     the aligned cells' domain or where its window or cells pass their caps.  Certified."""
     found = _core.pld_refine.tilted_rare_lower(
-        **_rare_point(point, threads), delta=delta, lower=lower, upper=upper
+        **core_point(point, threads), delta=delta, lower=lower, upper=upper
     )
     return float(found)
 
