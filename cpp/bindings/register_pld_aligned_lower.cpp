@@ -289,24 +289,31 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     return {ups, grids};
 }
 
-// A TiltedReader kept between calls on the package's FFT (workers: its threads, None all cores): the rare
-// participation finer reads' (python pld/refine/rare_finer_grids.py), whose upper reads on finer and finer grids
-// remember where a cut read showed its cut (TiltedReader::cut_read).  Each read runs with the GIL released.
+// A TiltedReader kept between calls on the package's FFT (workers: its threads, None all cores; tail > 0: both
+// directions' tail, else the tails each read's delta or level allows): the rare participation finer reads'
+// (python pld/refine/rare_finer_grids.py), whose upper reads on finer and finer grids remember where a cut read showed
+// its cut (TiltedReader::cut_read), and the delta reads' (python pld/refine/tilted_question.py's fine_delta_brackets,
+// pld/refine/rare_delta_grids.py), whose compositions and discretized rounds are held for the reads that share them.
+// Each read runs with the GIL released; a window past the caps or a tilt past the doubles' moments raises a
+// ValueError from the delta reads (std::length_error, std::invalid_argument).
 class KeptReader {
   public:
     KeptReader(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, std::int64_t max_points,
-               const py::object& workers)
+               double tail, const py::object& workers)
         : max_points_(checked_points(max_points)),
           threads_(region_threads(workers)),
           compose_(workers, tilted_options(), true, max_points_),
-          reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {}
+          reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {
+        if (std::isnan(tail) || tail < 0.0 || tail >= 1.0)
+            throw py::value_error("tail must lie in [0, 1) (0: the tails each delta allows), got " + hb::listed(tail));
+        if (tail > 0.0) reader_.give_tail(tail);
+    }
 
     // TiltedReader::exponent_read on grid h within the reader's cap (a window past it cut at kTiltWindowTail, the
     // add direction screened): (upper, the least window's points); (inf, 0) where a window passes the caps or a tilt
     // overflows a moment.  The discretized rounds are freed after the read.
     std::pair<double, std::int64_t> exponent_read(double delta, double h, double upper, double least) {
-        if (!(delta > 0.0 && delta < 1.0))
-            throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+        require_delta(delta);
         require_interval(h);
         if (std::isnan(upper) || std::isnan(least)) throw py::value_error("upper and least must not be NaN");
         py::gil_scoped_release release;
@@ -324,6 +331,61 @@ class KeptReader {
         return out;
     }
 
+    // A delta read at each of eps (any shape) on grid h under the exponent's tilt at `centre`, the tails `level`
+    // allows: TiltedReader::delta_upper, delta_lower or add_screens (read(reader, eps)), in eps's shape.
+    template <class Read>
+    py::array_t<double> deltas(const input_array& eps, double h, double centre, double level, Read read) {
+        check_each(eps, [](double v) { return not_nan("eps", v); });
+        require_interval(h);
+        if (!(centre >= 0.0 && std::isfinite(centre)))
+            throw py::value_error("centre must be finite and >= 0 (the tilt's epsilon), got " + hb::listed(centre));
+        require_level(level);
+        const std::vector<double> at(eps.data(), eps.data() + eps.size());
+        std::vector<double> found;
+        {
+            py::gil_scoped_release release;
+            const hb::caller_region_threads region(threads_);
+            found = read(reader_, at);
+        }
+        py::array_t<double> out(std::vector<py::ssize_t>(eps.shape(), eps.shape() + eps.ndim()));
+        std::copy(found.begin(), found.end(), out.mutable_data());
+        return out;
+    }
+
+    py::array_t<double> delta_upper(const input_array& eps, double h, double centre, double level) {
+        return deltas(eps, h, centre, level, [&](pld::TiltedReader& r, const std::vector<double>& at) {
+            return r.delta_upper(at, h, centre, level);
+        });
+    }
+    py::array_t<double> delta_lower(const input_array& eps, double h, double centre, double level) {
+        return deltas(eps, h, centre, level, [&](pld::TiltedReader& r, const std::vector<double>& at) {
+            return r.delta_lower(at, h, centre, level);
+        });
+    }
+    py::array_t<double> add_screen(const input_array& eps, double h, double delta, double centre) {
+        return deltas(eps, h, centre, delta, [&](pld::TiltedReader& r, const std::vector<double>& at) {
+            return r.add_screens(at, h, delta, centre);
+        });
+    }
+
+    // Both directions' rounds on grid h, both sides, discretized with the tails `level` allows (TiltedReader::direction),
+    // so that the delta reads of both sides share one discretization.
+    void discretize(double h, double level) {
+        require_interval(h);
+        require_level(level);
+        py::gil_scoped_release release;
+        const hb::caller_region_threads region(threads_);
+        for (const bool remove : {true, false}) reader_.direction(h, remove, reader_.tail(remove, level), true);
+    }
+
+    std::int64_t window_points(double h) const { return reader_.window_points(h); }
+    void keep_windows(std::int64_t points) {
+        if (points < 0) throw py::value_error("points must be >= 0, got " + std::to_string(points));
+        reader_.keep_windows(points);
+    }
+    void forget_windows() { reader_.forget_windows(); }
+    std::pair<std::int64_t, std::int64_t> held_points() const { return reader_.held_points(); }
+
   private:
     static double checked_sigma(double sigma, double q) {
         round_of(sigma, q);
@@ -332,6 +394,15 @@ class KeptReader {
     static std::int64_t checked_points(std::int64_t n) {
         if (n < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(n));
         return n;
+    }
+    static void require_delta(double delta) {
+        if (!(delta > 0.0 && delta < 1.0))
+            throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    }
+    // The least delta a delta read expects (its tails' level), 0 < level <= 1.
+    static void require_level(double level) {
+        if (!(level > 0.0 && level <= 1.0))
+            throw py::value_error("level (the least delta expected) must lie in (0, 1], got " + hb::listed(level));
     }
 
     std::int64_t max_points_;
@@ -401,18 +472,43 @@ void register_pld_aligned_lower(py::module_ m) {
         "whose windows fit (pld/refine/tilted_question.hpp's TiltedReader::fine_read; `add_upper`: certified upper "
         "sides of the add direction's epsilon already known, inf where none), and the grid whose read was finite "
         "(0: none).");
-    py::class_<ab::KeptReader>(m, "TiltedUpperReader",
-                               "A tilted reader of the Poisson-subsampled Gaussian kept between upper reads "
-                               "(pld/refine/tilted_question.hpp's TiltedReader), its cut reads remembered from grid "
-                               "to grid.")
-        .def(py::init<double, double, std::int64_t, std::int64_t, std::int64_t, const py::object&>(), py::kw_only(),
-             py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("max_cells"), py::arg("max_points"),
-             py::arg("workers") = py::none())
+    py::class_<ab::KeptReader>(m, "TiltedPointReader",
+                               "A tilted reader of the Poisson-subsampled Gaussian kept between reads "
+                               "(pld/refine/tilted_question.hpp's TiltedReader): its cut upper reads remembered from "
+                               "grid to grid, its delta reads' compositions and discretized rounds held.")
+        .def(py::init<double, double, std::int64_t, std::int64_t, std::int64_t, double, const py::object&>(),
+             py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("max_cells"),
+             py::arg("max_points"), py::arg("tail") = 0.0, py::arg("workers") = py::none())
         .def("exponent_read", &ab::KeptReader::exponent_read, py::kw_only(), py::arg("delta"), py::arg("interval"),
              py::arg("upper"), py::arg("least"),
              "The certified upper epsilon at delta on the grid `interval` under the Chernoff exponent's tilt at "
              "`upper`, searched from `least` first (TiltedReader::exponent_read), and the points of the least "
-             "window read; (inf, 0) where a window passes the caps.");
+             "window read; (inf, 0) where a window passes the caps.")
+        .def("delta_upper", &ab::KeptReader::delta_upper, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("centre"), py::arg("level"),
+             "Certified upper deltas at each of eps on the grid `interval` under the Chernoff exponent's tilt at "
+             "`centre`, the tails `level` allows, the add direction screened (TiltedReader::delta_upper); a "
+             "ValueError where a window passes the cap.")
+        .def("delta_lower", &ab::KeptReader::delta_lower, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("centre"), py::arg("level"),
+             "Certified lower deltas at each of eps on the grid `interval` from the optimistic rounds under the "
+             "Chernoff exponent's tilt at `centre` (TiltedReader::delta_lower); 0 from a direction past the cap.")
+        .def("add_screen", &ab::KeptReader::add_screen, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("delta"), py::arg("centre"),
+             "A certified upper bound on the add direction's delta at each of eps, read on a grid "
+             "tilt_screen_coarsening times coarser than `interval` (TiltedReader::add_screens).")
+        .def("discretize", &ab::KeptReader::discretize, py::kw_only(), py::arg("interval"), py::arg("level"),
+             "Both directions' rounds on the grid `interval`, both sides, discretized with the tails `level` allows.")
+        .def("window_points", &ab::KeptReader::window_points, py::arg("interval"),
+             "The points a delta read on the grid `interval` needed (TiltedReader::window_points).")
+        .def("keep_windows", &ab::KeptReader::keep_windows, py::arg("points"),
+             "Forgets the held compositions least recently used until each side's hold at most `points` points.")
+        .def("forget_windows", &ab::KeptReader::forget_windows,
+             "Forgets the held compositions (the discretized rounds stay).")
+        .def("held_points", &ab::KeptReader::held_points,
+             "The window points held: (the upper delta reads', the lower delta reads').");
+    m.attr("tilt_delta_window_points") = pld::kTiltDeltaWindowPoints;
+    m.attr("tilt_screen_coarsening") = pld::kTiltScreenCoarsening;
     m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
           "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
           "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "

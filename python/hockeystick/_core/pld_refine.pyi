@@ -396,7 +396,7 @@ def tilted_descent(
     workers: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
-class TiltedUpperReader:
+class TiltedPointReader:
     def __init__(
         self,
         *,
@@ -405,11 +405,29 @@ class TiltedUpperReader:
         rounds: int,
         max_cells: int,
         max_points: int,
+        tail: float = 0.0,
         workers: int | None = None,
     ) -> None: ...
     def exponent_read(
         self, *, delta: float, interval: float, upper: float, least: float
     ) -> tuple[float, int]: ...
+    def delta_upper(
+        self, *, eps: npt.ArrayLike, interval: float, centre: float, level: float
+    ) -> npt.NDArray[np.float64]: ...
+    def delta_lower(
+        self, *, eps: npt.ArrayLike, interval: float, centre: float, level: float
+    ) -> npt.NDArray[np.float64]: ...
+    def add_screen(
+        self, *, eps: npt.ArrayLike, interval: float, delta: float, centre: float
+    ) -> npt.NDArray[np.float64]: ...
+    def discretize(self, *, interval: float, level: float) -> None: ...
+    def window_points(self, interval: float) -> int: ...
+    def keep_windows(self, points: int) -> None: ...
+    def forget_windows(self) -> None: ...
+    def held_points(self) -> tuple[int, int]: ...
+
+tilt_delta_window_points: int
+tilt_screen_coarsening: float
 
 def tilted_fine_upper(
     *,

@@ -24,6 +24,8 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine import question, tilted_factors, tilted_question
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
+from ..refine.tilted_windows import composed, one_round, pessimistic_deltas
+
 H = 0.05
 K_LO = -4
 NUMERATORS = [40, 60, 100, 150, 200, 200, 150, 70, 40, 14]  # sum 1024 = 2^10: losses -0.2 .. 0.25
@@ -243,21 +245,20 @@ def test_screened_reads_equal_both_directions_read(point, delta):
     fine grid gives, where the screen clears (the add direction then below the remove direction's answer); the delta
     reads' screen never less than the remove direction alone."""
     h = question.FINE_INTERVAL
-    reader = tilted_question.TiltedReader(point)
     start = float(_tilted(point, delta)[1][0])
     screened, grid = tilted_question.fine_upper(point, delta, start, math.inf)
     assert grid == h
     both = []  # each direction's uncut window under the exponent's tilt at start, read alone
     for name in ("remove", "add"):
-        _, tail, factor = reader.direction(name, h, delta, optimistic=False)
+        _, factor = one_round(point, name, h, delta, optimistic=False)
         lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
-        side = reader.composition(h, name, tail, [(factor.upper, int(point[2]))], lam, True)
+        side = composed([(factor.upper, int(point[2]))], lam, True)
         both.append(tilted.upper_epsilon(side, delta, min(start, side.top)))
     assert screened == pytest.approx(max(both), rel=1e-9)
     eps = np.linspace(0.5, 1.5, 5) * screened
-    deltas = reader.delta_upper(eps, h, screened, delta)
-    remove = reader.pessimistic_delta("remove", eps, h, screened, delta)
-    add = reader.pessimistic_delta("add", eps, h, screened, delta)
+    deltas = tilted_question.TiltedReader(point).delta_upper(eps, h, screened, delta)
+    remove = pessimistic_deltas(point, "remove", eps, h, screened, delta)
+    add = pessimistic_deltas(point, "add", eps, h, screened, delta)
     assert np.all(deltas >= remove) and np.all(deltas <= np.maximum(remove, add))
 
 
@@ -277,11 +278,10 @@ def test_the_add_screen_is_tilted_at_its_centre_with_the_tails_of_its_delta(poin
     with delta's tails), where a tilt at delta as an epsilon with tails for eps as a delta read 4.7
     times it on the README run and 10^7 times on the others."""
     h = question.FINE_INTERVAL
-    reader = tilted_question.TiltedReader(point)
     at = np.array([eps])
-    screen = reader.add_screen(at, h, delta, eps)[0]
-    fine = reader.pessimistic_delta("add", at, h, eps, delta)[0]
-    _, tail, factor = reader.direction("add", h, delta)
+    screen = tilted_question.TiltedReader(point).add_screen(at, h, delta, eps)[0]
+    fine = pessimistic_deltas(point, "add", at, h, eps, delta)[0]
+    _, factor = one_round(point, "add", h, delta)
     terms = [(p, c) for p, c in factor.lower_terms(int(point[2])) if p is not None and c > 0]
     lam = tilted_question.exponent_tilt(terms[0][0], int(point[2]), eps)
     lower = tilted.compose_tilted(terms, lam * h, pessimistic=False).deltas(at)[0]

@@ -18,7 +18,6 @@ from hockeystick.pld.refine.aligned_lower import aligned_lower_delta
 from hockeystick.pld.refine.tilted_question import (
     MAX_POINTS,
     TiltedReader,
-    delta_lower,
     exponent_tilt,
 )
 
@@ -52,14 +51,14 @@ def test_delta_at_the_epsilon_bracket_round_trips(sigma, q, rounds, delta) -> No
 
 def test_the_new_reads_hold_one_rounds_closed_form() -> None:
     """One round of sigma 0.6, q 1e-4 at eps 0.1 and 2: the tilted read of the optimistic PMFs
-    (``tilted_question.delta_lower``) and the aligned cells' read (``aligned_lower_delta``) are at
+    (``TiltedReader.delta_lower``) and the aligned cells' read (``aligned_lower_delta``) are at
     most the true delta and within 1e-3 of it, the tilted upper read at least it and as close."""
     sigma, q = 0.6, 1e-4
     eps = np.array([0.1, 2.0])
     truth = np.array([exact_one_round(sigma, q, float(e)) for e in eps])
     reader = TiltedReader((sigma, q, 1.0, 1.0))
     h, level = question.FINE_INTERVAL, 1e-20
-    low = delta_lower(reader, eps, h, 0.1, level)
+    low = reader.delta_lower(eps, h, 0.1, level)
     up = reader.delta_upper(eps, h, 0.1, level)
     aligned = np.concatenate(
         [

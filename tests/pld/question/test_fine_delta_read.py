@@ -81,64 +81,29 @@ def test_an_upper_side_asked_alone_builds_no_optimistic_split(monkeypatch):
     assert np.all(both_lo >= lo)
 
 
-def test_buckets_of_one_tilt_and_tails_compose_one_optimistic_window(monkeypatch):
+def test_every_eps_of_shared_buckets_reads_as_asked_alone():
     """Ten rounds of sigma 2, q 0.01 at eps 0.5 to 2 from upper sides 1 and 1e-4 (four buckets of
-    two tails, several of one tilt and tails in a direction): each optimistic window of the lower
-    read is composed once, and every bracket is the one its eps gets asked alone, bit for bit (each
-    call composes its own optimistic windows)."""
-    from hockeystick.pld.compose import tilted
-
+    two tails, several of one tilt and tails in a direction, whose windows the reader shares: the
+    core's held windows, tests/pld/refine/test_held_windows.py): every bracket is the one its eps
+    gets asked alone, bit for bit."""
     point, eps = (2.0, 0.01, 10.0, 1.0), np.array([0.5, 1.0, 1.5, 2.0])
-    composed: list[tuple[float, tuple[int, ...]]] = []
-    compose = tilted.compose_tilted
-
-    def recorded(factors, theta, **options):
-        if not options["pessimistic"]:
-            composed.append((theta, tuple(id(pmf) for pmf, _ in factors)))
-        return compose(factors, theta, **options)
-
-    monkeypatch.setattr(tilted, "compose_tilted", recorded)
     given = np.array([1.0, 1e-4, 1.0, 1e-4])  # above the truth (below 1e-10 here)
     lo, up = tilted_question.fine_delta_brackets(point, eps, np.zeros(4), given)
-    assert composed and len(set(composed)) == len(composed)
     for j in range(eps.size):
         at = slice(j, j + 1)
         alone = tilted_question.fine_delta_brackets(point, eps[at], np.zeros(1), given[at])
         assert (alone[0][0].hex(), alone[1][0].hex()) == (lo[j].hex(), up[j].hex())
-    assert np.all(lo <= up)
-
-
-def test_an_optimistic_window_is_reused_only_for_its_grid_tails_and_tilt():
-    """``LowerWindows`` gives the window it holds for the same key (grid, tails, tilt), a new
-    composition for other tails at the same tilt or another tilt at the same tails (each the
-    window ``compose_tilted`` gives, bit for bit), and holds them by key within its budget: the
-    least recently used forgotten first, before a window is composed."""
-    import functools
-
-    from hockeystick.pld.compose import tilted
-
-    reader = tilted_question.TiltedReader((1.0, 0.05, 2.0, 1.0))
-    h, lam = 1e-3, 2.0
-    windows = []
-    for level, tilt in ((1e-6, lam), (1e-12, lam), (1e-6, lam), (1e-6, 2.5), (1e-12, lam)):
-        name, tail, factor = reader.direction("remove", h, level)
-        terms = [(pmf, c) for pmf, c in factor.lower_terms(2) if pmf is not None and c > 0]
-        compose = functools.partial(tilted.compose_tilted, terms, tilt * h, pessimistic=False)
-        windows.append(reader.lower_windows.window(name, (h, tail, tilt), compose))
-        assert windows[-1].window.p.tobytes() == compose().window.p.tobytes()
-    assert windows[2] is windows[0] and windows[4] is windows[1]  # held per tails
-    assert len({id(w) for w in windows}) == 3
-    assert not np.array_equal(windows[0].window.p, windows[1].window.p)
+    assert np.all(lo <= up) and np.all(up < given)
 
 
 def test_the_lower_read_at_other_tails_reads_its_own_window():
-    """``delta_lower`` of one reader at the same tilt (centre 3) for deltas 1e-6 then 1e-12 (other
-    tails, the same ladder tilt): the second read is a new reader's, bit for bit, not the first
-    window's (whose tails read other values at eps 3 to 5)."""
+    """``TiltedReader.delta_lower`` of one reader at the same tilt (centre 3) for deltas 1e-6 then
+    1e-12 (other tails, the same ladder tilt): the second read is a new reader's, bit for bit, not
+    the first window's (whose tails read other values at eps 3 to 5)."""
     point, eps, h = (1.0, 0.05, 2.0, 1.0), np.array([3.0, 4.0, 5.0]), 1e-3
     reader = tilted_question.TiltedReader(point)
-    first = tilted_question.delta_lower(reader, eps, h, 3.0, 1e-6)
-    second = tilted_question.delta_lower(reader, eps, h, 3.0, 1e-12)
-    alone = tilted_question.delta_lower(tilted_question.TiltedReader(point), eps, h, 3.0, 1e-12)
+    first = reader.delta_lower(eps, h, 3.0, 1e-6)
+    second = reader.delta_lower(eps, h, 3.0, 1e-12)
+    alone = tilted_question.TiltedReader(point).delta_lower(eps, h, 3.0, 1e-12)
     assert [x.hex() for x in second] == [x.hex() for x in alone]
     assert [x.hex() for x in second] != [x.hex() for x in first]

@@ -1,8 +1,7 @@
-"""The default's fine delta read keeps its reader of (point, tail) between calls
+"""The default's fine delta read keeps its reader of (point, tail, threads) between calls
 (``tilted_question.DELTA_READERS``): a later call reads as a new reader would, bit for bit, composes
-no pessimistic window an earlier call composed and still holds (the lower read's optimistic windows
-are not kept: ``tilted_question.delta_lower``), and keeps at most ``DELTA_WINDOW_POINTS`` window
-points.  The reference is the same read by a new reader (a fresh ``KeptReaders``), which each
+no pessimistic window an earlier call composed and still holds (the core's held windows), and keeps
+at most ``DELTA_WINDOW_POINTS`` window points.  The reference is the same read by a new reader (a fresh ``KeptReaders``), which each
 accountant's first call got before readers were kept."""
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.compose import tilted
 from hockeystick.pld.refine import tilted_question
 from hockeystick.pld.refine.kept_readers import KeptReaders
 
@@ -54,28 +52,17 @@ def test_a_kept_reader_reads_as_a_new_one(run: dict, monkeypatch: pytest.MonkeyP
         fresh(monkeypatch)
         alone.append(hexes(*SubsampledGaussianPLD(**run).delta(eps, bound="both")))
     fresh(monkeypatch)
-    composed: list[float] = []
-    compose = tilted.compose_tilted
-
-    def counted(*args: object, **kwargs: object) -> tilted.TiltedComposition:
-        if kwargs["pessimistic"]:  # the upper reads' windows, which a kept reader holds
-            composed.append(float(args[1]))  # type: ignore[arg-type]
-        return compose(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tilted, "compose_tilted", counted)
     kept = []
     for eps in asked:
-        before = len(composed)
-        kept.append(hexes(*SubsampledGaussianPLD(**run).delta(eps, bound="both")))
         if eps is asked[-1]:
-            # the scalar's buckets were composed by the call before it: nothing composed again
-            assert len(composed) == before
+            ((reader, _),) = tilted_question._DELTA_READERS._kept.values()
+            held = reader.core.held_points()[0]
+        kept.append(hexes(*SubsampledGaussianPLD(**run).delta(eps, bound="both")))
+    # the scalar's buckets were composed by the call before it: no pessimistic window composed again
+    assert reader.core.held_points()[0] == held
     assert kept == alone
-    ((_, reader, _),) = [
-        (key, *entry) for key, entry in tilted_question._DELTA_READERS._kept.items()
-    ]
-    held = sum(c.window.p.size for c in reader._compositions.values())
-    assert 0 < held <= tilted_question.DELTA_WINDOW_POINTS
+    ((reader, _),) = tilted_question._DELTA_READERS._kept.values()
+    assert 0 < reader.core.held_points()[0] <= tilted_question.DELTA_WINDOW_POINTS
 
 
 def test_the_least_recently_used_reader_is_forgotten_first_and_the_others_set_aside() -> None:

@@ -19,6 +19,7 @@ from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import question, tilted_question
 
 from .read_tail import delta_tilt, read_tail
+from .tilted_windows import composed, remove_round
 
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 FEDAVG = (1.0, 1e-3, 5_000.0, 1.0)
@@ -27,8 +28,7 @@ FEDAVG = (1.0, 1e-3, 5_000.0, 1.0)
 def _fine_window(point, delta, centre, cut=True):
     # the window the default's fine read reads: cut at the point's read tail (``cut``) or whole
     # (where the cut window's read would owe its value to the cut: ``TiltedReader.upper_side``)
-    reader = tilted_question.TiltedReader(point, None, 1)
-    _, _, factor = reader.direction("remove", question.FINE_INTERVAL, delta, optimistic=False)
+    _, factor = remove_round(point, question.FINE_INTERVAL, delta, optimistic=False)
     rounds = int(point[2])
     lam = tilted_question.exponent_tilt(factor.upper, rounds, centre)
     window_tail = (
@@ -36,9 +36,7 @@ def _fine_window(point, delta, centre, cut=True):
         if cut
         else DEFAULT_TAIL
     )
-    return reader.composition(
-        question.FINE_INTERVAL, "remove", 0.0, [(factor.upper, rounds)], lam, True, window_tail
-    )
+    return composed([(factor.upper, rounds)], lam, True, window_tail)
 
 
 # FedAvg's 5 sampled rounds a record: what wraps around the cut window sends its read to the whole
@@ -103,7 +101,7 @@ def test_a_reader_kept_from_an_unsettled_read_gives_a_fresh_readers_numbers():
     settle = tilted_question.FineSettle([point], [delta], None, 1)
     assert settle(0, lower, upper, None) is None
     kept = settle.readers[0]
-    assert kept._compositions == {}  # the windows dropped
+    assert kept.core.held_points() == (0, 0)  # the windows dropped
     again = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1, kept)
     fresh = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1)
     np.testing.assert_array_equal(again[0], fresh[0])

@@ -25,7 +25,8 @@ from hockeystick.pld.refine.rare_finer_grids import (
     lower_grid,
     upper_halvings,
 )
-from hockeystick.pld.refine.tilted_question import TiltedReader
+
+from .tilted_windows import composed, remove_round
 
 # sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its window on FIRST_INTERVAL / 2 passes the tilted
 # reads' cap (2^22), and dp_accounting composes it in about a second
@@ -143,10 +144,9 @@ def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_charged() -> 
         rare_finer_grids.upper_reader(point, max_points=cap), delta, h, start, least
     )
     assert window <= cap
-    reader = TiltedReader(point, max_points=cap)
-    _, tail, factor = reader.direction("remove", h, delta, optimistic=False)
+    _, factor = remove_round(point, h, delta, optimistic=False)
     lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
-    fallback = reader.composition(h, "remove", tail, [(factor.upper, int(point[2]))], lam, True)
+    fallback = composed([(factor.upper, int(point[2]))], lam, True, max_points=cap)
     assert fallback.above is not None  # the premise: past the cap, the window cut and charged
     reference = tilted.upper_epsilon(fallback, delta, min(start, fallback.top))
     test, rdp = references(point, delta)

@@ -18,7 +18,6 @@ from hockeystick.pld.refine import question
 from hockeystick.pld.refine.rare_finer_grids import upper_read, upper_reader
 from hockeystick.pld.refine.tilted_question import (
     MAX_POINTS,
-    TiltedReader,
     exponent_tilt,
     tilted_brackets,
 )
@@ -32,16 +31,15 @@ from .read_tail import (
     saddle_looseness,
     wrapped_mass,
 )
+from .tilted_windows import composed, remove_round
 
 README = 256 / 60_000
 H = question.FINE_INTERVAL
 
 
 def _remove(point: tuple[float, float, float, float], delta: float):
-    """The point's reader and its remove direction's discretization tail and one round's factor."""
-    reader = TiltedReader(point)
-    _, tail, factor = reader.direction("remove", H, delta)
-    return reader, tail, factor
+    """The point's remove direction's discretization tail and one round's factor on ``H``."""
+    return remove_round(point, H, delta)
 
 
 def _tilted(point: tuple[float, float, float, float], delta: float) -> tuple[float, float]:
@@ -58,8 +56,8 @@ def _core_upper(point: tuple[float, float, float, float], delta: float, upper: f
     return upper_read(reader, delta, H, upper, 0.0)[0]
 
 
-def _upper(reader, tail, pmf, rounds, delta, lam, start, window_tail):
-    side = reader.composition(H, "remove", tail, [(pmf, rounds)], lam, True, window_tail)
+def _upper(pmf, rounds, delta, lam, start, window_tail):
+    side = composed([(pmf, rounds)], lam, True, window_tail)
     return tilted.upper_epsilon(side, delta, start), side
 
 
@@ -80,7 +78,7 @@ def test_the_tail_does_not_follow_the_upper_side_already_read():
     point, delta = (1.1, README, 14_100.0, 1.0), 1e-10
     answers = []
     for given in (3.7412, 3.7412001):
-        _, _, factor = _remove(point, delta)
+        _, factor = _remove(point, delta)
         lam = exponent_tilt(factor.upper, 14_100, given)
         answers.append((lam, _core_upper(point, delta, given)))
     assert answers[0][0] == answers[1][0]
@@ -97,14 +95,14 @@ def test_the_saddle_point_looseness_is_within_a_factor_two_of_the_composition(
 ):
     # reference: the certified delta at the Chernoff epsilon of delta, read from the tilted
     # composition's two sides; the Chernoff bound there is delta by construction
-    reader, tail, factor = _remove((sigma, q, float(rounds), 1.0), delta)
+    _, factor = _remove((sigma, q, float(rounds), 1.0), delta)
     pmf = factor.upper
     lam = delta_tilt(pmf, rounds, delta)
     log_bound = rounds * float(pmf.log_mgf(np.array([lam]))[0])
     eps = (log_bound - math.log(delta)) / lam
-    up_side = reader.composition(H, "remove", tail, [(pmf, rounds)], lam, True)
+    up_side = composed([(pmf, rounds)], lam, True)
     terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
-    low_side = reader.composition(H, "remove", tail, terms, lam, False)
+    low_side = composed(terms, lam, False)
     high, low = up_side.delta(eps), low_side.delta(eps)
     assert 0.0 < low <= high
     estimate, spread = saddle_looseness(pmf, rounds, lam)
@@ -119,14 +117,14 @@ def test_the_saddle_point_looseness_is_within_a_factor_two_of_the_composition(
 def test_a_cut_window_reads_within_a_billionth_of_the_uncut_one_on_fewer_points(
     sigma, q, rounds, delta
 ):
-    reader, tail, factor = _remove((sigma, q, float(rounds), 1.0), delta)
+    _, factor = _remove((sigma, q, float(rounds), 1.0), delta)
     pmf = factor.upper
     cut_tail = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
     assert DEFAULT_TAIL < cut_tail <= READ_TAIL
     lower, upper = _tilted((sigma, q, float(rounds), 1.0), delta)
     lam = exponent_tilt(pmf, rounds, upper)
-    cut, cut_side = _upper(reader, tail, pmf, rounds, delta, lam, 2.0 * upper, cut_tail)
-    whole, whole_side = _upper(reader, tail, pmf, rounds, delta, lam, 2.0 * upper, DEFAULT_TAIL)
+    cut, cut_side = _upper(pmf, rounds, delta, lam, 2.0 * upper, cut_tail)
+    whole, whole_side = _upper(pmf, rounds, delta, lam, 2.0 * upper, DEFAULT_TAIL)
     assert lower <= cut  # certified: never below a certified lower side
     assert abs(cut - whole) <= 1e-9 * max(1.0, whole)
     assert cut_side.window.p.size <= 0.8 * whole_side.window.p.size
@@ -142,14 +140,14 @@ def test_a_cut_window_reads_within_a_billionth_of_the_uncut_one_on_fewer_points(
 def test_a_few_rare_large_rounds_read_the_uncut_window(sigma, q, rounds, delta):
     # the loss is a few large rounds: the Chernoff bound is 1e7 or more times delta at the answer,
     # far above the saddle-point estimate, and what wraps around the cut window shows it
-    reader, tail, factor = _remove((sigma, q, float(rounds), 1.0), delta)
+    _, factor = _remove((sigma, q, float(rounds), 1.0), delta)
     pmf = factor.upper
     _, upper = _tilted((sigma, q, float(rounds), 1.0), delta)
     lam = exponent_tilt(pmf, rounds, upper)
     cut_tail = read_tail(pmf, rounds, delta_tilt(pmf, rounds, delta))
     assert cut_tail > DEFAULT_TAIL
-    cut, cut_side = _upper(reader, tail, pmf, rounds, delta, lam, 2.0 * upper, cut_tail)
-    whole, _ = _upper(reader, tail, pmf, rounds, delta, lam, 2.0 * upper, DEFAULT_TAIL)
+    cut, cut_side = _upper(pmf, rounds, delta, lam, 2.0 * upper, cut_tail)
+    whole, _ = _upper(pmf, rounds, delta, lam, 2.0 * upper, DEFAULT_TAIL)
     at = cut - abs(cut_side.window.loss_shift) if math.isfinite(cut) else 2.0 * upper
     charge = cut_side.window.p_inf * cut_side.untilt_factor(max(at, cut_side.cut))
     wrapped = wrapped_mass(pmf, rounds, lam * H, at, fft_length(cut_side.window.p.size))
@@ -171,7 +169,7 @@ def test_a_wrapped_bound_enough_for_the_check_gives_the_check_of_the_least(sigma
     # reference: the least of the Chernoff exponents over every tilt of WRAP_LAMBDAS, from one
     # direct log_mgf call; the bound taken where enough is never below it, and on the same side of
     # the check's limit
-    factor = TiltedReader((sigma, q, float(rounds), 1.0)).direction("remove", 2e-3, 1e-10)[2]
+    factor = remove_round((sigma, q, float(rounds), 1.0), 2e-3, 1e-10)[1]
     pmf = factor.upper
     theta = exponent_tilt(pmf, rounds, 1.0) * pmf.h
     for x, length in ((0.5, 1 << 12), (2.0, 1 << 14), (8.0, 1 << 16)):

@@ -16,7 +16,7 @@ grid's, the max-of-outputs test's) 1.2e-6.  Here, for such a point (at least
    ``tilted_question.fine_delta_key``, so that the eps of a bucket share the composition;
    certified), its window within ``MAX_POINTS``;
 2. on a grid at most q, the lower side is raised to the tilted read of the optimistic PMFs
-   (``tilted_question.delta_lower``, certified), which a grid below the rate no longer blinds;
+   (``TiltedReader.delta_lower``, certified), which a grid below the rate no longer blinds;
 3. on the first grids, where the bracket is not yet ``within``, the lower side is
    raised to the aligned cells' read (``aligned_lower.aligned_lower_delta``: each round's loss
    replaced by conditional means on cells aligned to a shifted grid, Jensen; certified) on the grid
@@ -50,7 +50,6 @@ from .rare_finer_grids import LOWER_MAX_POINTS
 from .tilted_question import (
     SPLIT_SAMPLED_ROUNDS,
     TiltedReader,
-    delta_lower,
     exponent_tilt,
     fine_delta_key,
 )
@@ -202,14 +201,14 @@ def tilted_sides(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The upper read's deltas at ``eps`` on grid ``h`` (``TiltedReader.delta_upper`` under the
     exponent's tilt at ``centre``, the tails ``level`` allows) and, where ``tilted_lower``, the
-    tilted read of the optimistic PMFs there (``tilted_question.delta_lower``, the same tilt;
+    tilted read of the optimistic PMFs there (``TiltedReader.delta_lower``, the same tilt;
     else 0), both sides discretized in one call.  Its ValueError: a window past the reader's
     cap."""
     if not tilted_lower:
         return reader.delta_upper(eps, h, centre, level), np.zeros(eps.shape)
-    reader.directions(h, level)
+    reader.discretize(h, level)
     found = reader.delta_upper(eps, h, centre, level)
-    return found, delta_lower(reader, eps, h, centre, level)
+    return found, reader.delta_lower(eps, h, centre, level)
 
 
 def raised_by_aligned_cells(

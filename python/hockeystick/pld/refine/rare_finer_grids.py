@@ -244,18 +244,18 @@ def wide(lower: float, upper: float) -> bool:
 
 def upper_reader(
     point: Point, threads: int = 0, max_points: int | None = None
-) -> _core.pld_refine.TiltedUpperReader:
+) -> _core.pld_refine.TiltedPointReader:
     """The core's tilted reader of ``point`` kept from one upper read to the next
     (``upper_read``), its windows within ``max_points`` (``UPPER_MAX_POINTS`` unless given), on
     ``threads`` FFT threads (0: all cores)."""
-    return _core.pld_refine.TiltedUpperReader(
+    return _core.pld_refine.TiltedPointReader(
         **core_point(point, threads),
         max_points=UPPER_MAX_POINTS if max_points is None else max_points,
     )
 
 
 def upper_read(
-    reader: _core.pld_refine.TiltedUpperReader, delta: float, h: float, upper: float, lower: float
+    reader: _core.pld_refine.TiltedPointReader, delta: float, h: float, upper: float, lower: float
 ) -> tuple[float, int]:
     """The certified upper epsilon at ``delta`` of ``reader``'s point on grid ``h`` (the core's
     ``TiltedReader::exponent_read``: per direction at the tilt of the Chernoff exponent at

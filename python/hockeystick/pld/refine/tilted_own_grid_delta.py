@@ -20,7 +20,7 @@ at or below it (``ladder_tilt``), so that the rungs of eps whose tilts lie close
 tail's, whose tilt grows slowly in eps) share one composition.  Every eps of one tilt is read from
 one composition per direction and side (``TiltedComposition.deltas``); the compositions are held
 from call to call by the PMFs' contents (``pmf_key``), counts, side and tilt, within ``HELD_POINTS``
-window points, the least recently used forgotten first (``tilted_question.forget_least_used``): a
+window points, the least recently used forgotten first (``forget_least_used``): a
 curve of deltas asked again (the risk family's directional profiles, whose one-direction PLDs are
 built again call after call) reads the windows held.
 
@@ -62,7 +62,7 @@ from .tilted_own_grid import (
     plain_charges,
     tilted_side,
 )
-from .tilted_question import DELTA_WINDOW_POINTS, fine_delta_key, forget_least_used
+from .tilted_question import DELTA_WINDOW_POINTS, fine_delta_key
 
 # the window points of the compositions held between calls (module docstring): a tilted window of
 # an undescribed run holds 1e4 to 1e6 points, a point with its reads about 40 bytes
@@ -162,6 +162,16 @@ def held_window(
         forget_least_used(_held, HELD_POINTS)
         _held[slot] = side
     return side
+
+
+def forget_least_used(held: dict[Hashable, tilted.TiltedComposition], points: int) -> None:
+    """Forgets ``held``'s compositions in insertion order (the least recently used first, where a
+    use moves its entry last) until those left hold at most ``points`` window points."""
+    total = sum(c.window.p.size for c in held.values())
+    for key in list(held):
+        if total <= points:
+            break
+        total -= held.pop(key).window.p.size
 
 
 def tilted_deltas(

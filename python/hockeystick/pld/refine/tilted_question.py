@@ -30,10 +30,9 @@ library's descent falls back to (``coarser_brackets``).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -41,10 +40,8 @@ from ... import _core
 from ..compose import tilted
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
-from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     MAX_CELLS,
-    MAX_INTERVAL,
     Directions,
     subsampled_gaussians,
 )
@@ -55,7 +52,6 @@ from ..reads.max_of_outputs import (
 from . import question, truncation
 from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
-from .dominated_direction import COARSENING
 from .each_bracket import each_bracket
 from .grid_start import Point, StartGrid
 from .kept_readers import KeptReaders
@@ -89,16 +85,15 @@ REFUSED_RATIO: float = _core.pld_refine.tilt_refused_ratio
 # 10^(FINE_DELTA_DECADES j) (the core's, which the C library's delta call reads by)
 FINE_DELTA_RATIO: float = _core.pld_refine.tilt_delta_ratio
 FINE_DELTA_DECADES: float = _core.pld_refine.tilt_delta_decades
-# the fine delta read's readers kept between calls, one per (point, tail) (``fine_delta_brackets``):
-# a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one point's delta at new epsilons call
-# after call, each call's buckets mostly ones an earlier call composed, on the rounds it discretized;
-# a reader's answers are a function of its point and tail alone, so a kept one reads as a new one.
-# The reader lent last keeps its pessimistic compositions and its optimistic ones (``LowerWindows``)
-# within DELTA_WINDOW_POINTS window points each (the least recently used forgotten first: a window
-# after many rounds holds 3e5 to 1.4e6 points on the fine grid, a kept point with its reads about 40
-# bytes), the others keep their discretized rounds
+# the fine delta read's readers kept between calls, one per (point, tail, threads)
+# (``fine_delta_brackets``): a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one point's
+# delta at new epsilons call after call, each call's buckets mostly ones an earlier call composed, on
+# the rounds it discretized; a reader's answers are a function of its point and tail alone, so a
+# kept one reads as a new one.  The reader lent last keeps its pessimistic compositions and its
+# optimistic ones within DELTA_WINDOW_POINTS window points each (the core's kTiltDeltaWindowPoints,
+# whose comment gives the reason), the others keep their discretized rounds
 DELTA_READERS = 2
-DELTA_WINDOW_POINTS = 1 << 21
+DELTA_WINDOW_POINTS: int = _core.pld_refine.tilt_delta_window_points
 
 
 def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
@@ -169,75 +164,23 @@ def remove_tail(point: Point, delta: float) -> float:
     return max(floor, float(10.0 ** (-high / 4.0))) if fits(high) else floor
 
 
-# the key of a dict of held compositions
-K = TypeVar("K")
-
-
-def forget_least_used(held: dict[K, tilted.TiltedComposition], points: int) -> None:
-    """Forgets ``held``'s compositions in insertion order (the least recently used first, where a
-    use moves its entry last) until those left hold at most ``points`` window points."""
-    total = sum(c.window.p.size for c in held.values())
-    for key in list(held):
-        if total <= points:
-            break
-        total -= held.pop(key).window.p.size
-
-
-class LowerWindows:
-    """The optimistic compositions ``delta_lower`` read, by direction and key (grid, tails, tilt),
-    the most recently used last: a window asked again is the one held, the numbers a new
-    composition gives.  The fine delta read's buckets (``fine_delta_brackets``) share a window
-    where they share a tilt and tails (at sigma 0.5, q 1e-4, 15 rounds, eps 2.5 to 10 four buckets
-    of one tilt and tails), and a risk profile (``risk.gdp``, ``risk.power_bracket``) asks one
-    point's delta call after call, each call's buckets mostly ones an earlier call read.  Before a
-    window is composed, those held are cut to ``points`` window points (the least recently used
-    forgotten first, ``keep``), so at most that many and the new window are in memory."""
-
-    def __init__(self, points: int) -> None:
-        self.points = int(points)
-        self._held: dict[tuple[str, tuple[float, float, float]], tilted.TiltedComposition] = {}
-
-    def window(
-        self,
-        direction: str,
-        key: tuple[float, float, float],
-        compose: Callable[[], tilted.TiltedComposition],
-    ) -> tilted.TiltedComposition:
-        """The window held for ``direction`` at ``key`` (grid, tails, tilt); else ``compose``'s,
-        held from now on (those held first cut to ``points``)."""
-        slot = (direction, key)
-        side = self._held.pop(slot, None)
-        if side is None:
-            self.keep(self.points)
-            side = compose()
-        self._held[slot] = side
-        return side
-
-    def keep(self, points: int) -> None:
-        """Forgets the windows least recently used until those left hold at most ``points``
-        window points (``forget_least_used``)."""
-        forget_least_used(self._held, points)
-
-    def clear(self) -> None:
-        """Forgets the windows held."""
-        self._held.clear()
-
-
 class TiltedReader:
     """The tilted delta reads of one point (sigma, q, T, sensitivity) at several epsilons, and the
-    split read of its epsilon (its epsilon's tilted reads are the core's: ``tilted_brackets``,
-    ``fine_upper``), the PLD of each grid and the tilted compositions made so far shared between
-    them (where two reads ask the same grid, tail and tilt). Each direction's rounds are discretized with the largest tail the
-    delta allows: the add direction with the question tail at ``question.TILTED_TAIL_SHARE``
-    (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
-    range carries a factor q), not the least over the deltas.  The tilted charge is E times the
-    Chernoff bound, which a longer loss tail (its mass ~tail, its moments large) raises: at q 1e-6,
-    10^6 rounds, delta 1e-20 the remove direction's upper epsilon falls from 0.048 (tail 1e-29) to
-    about 0.02 (1e-24).  A ``tail`` given (the caller's) is both directions' instead.  ``threads``:
-    the OpenMP and FFT threads of its discretizations and compositions (0: all cores; an
-    accountant's worker thread passes its own, 1, so that threads do not nest).  ``max_points``: the
-    most points a tilted window may hold (``MAX_POINTS``; a larger cap reads finer grids, each read
-    certified alike)."""
+    split read of its epsilon: the core's kept reader (``core``, ``_core.pld_refine.TiltedPointReader``,
+    pld/refine/tilted_question.hpp's ``TiltedReader``: its ``delta_upper``, ``delta_lower`` and
+    ``add_screens``), whose discretized rounds and compositions are held for the reads that share
+    them (the same grid, tails and tilt), and the remove direction's rounds for the split read
+    (``compose.binomial_split``, which composes them in Python).  Each direction's rounds are
+    discretized with the largest tail the delta allows: the add direction with the question tail at
+    ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the remove direction with
+    ``remove_tail`` (its mass above the range carries a factor q), not the least over the deltas.
+    The tilted charge is E times the Chernoff bound, which a longer loss tail (its mass ~tail, its
+    moments large) raises: at q 1e-6, 10^6 rounds, delta 1e-20 the remove direction's upper epsilon
+    falls from 0.048 (tail 1e-29) to about 0.02 (1e-24).  A ``tail`` given (the caller's) is both
+    directions' instead.  ``threads``: the OpenMP and FFT threads of its discretizations and
+    compositions (0: all cores; an accountant's worker thread passes its own, 1, so that threads do
+    not nest).  ``max_points``: the most points a tilted window may hold (``MAX_POINTS``; a larger
+    cap reads finer grids, each read certified alike)."""
 
     def __init__(
         self,
@@ -249,132 +192,77 @@ class TiltedReader:
         self.point = point
         self.tail = tail
         self.threads = threads
-        self.max_points = int(max_points)
-        self._factors: dict[tuple[float, str, float, bool], Factor] = {}
-        # (grid, direction, tail, side, tilt, window tail) -> the tilted composition
-        self._compositions: dict[
-            tuple[float, str, float, bool, float, float], tilted.TiltedComposition
-        ] = {}
-        self.lower_windows = LowerWindows(DELTA_WINDOW_POINTS)  # ``delta_lower``'s
+        self.core = _core.pld_refine.TiltedPointReader(
+            **core_point(point, threads),
+            max_points=int(max_points),
+            tail=0.0 if tail is None else tail,
+        )
+        self._split_rounds: dict[tuple[float, float, bool], Factor] = {}
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
         for a later read then holds one round's PMFs, not the composed windows."""
-        self._compositions.clear()
-        self.lower_windows.clear()
+        self.core.forget_windows()
 
     def keep_windows(self, points: int) -> None:
-        """Forgets the tilted compositions least recently used until those left hold at most
-        ``points`` window points (``forget_least_used``; the discretized rounds stay)."""
-        forget_least_used(self._compositions, points)
+        """Forgets the tilted compositions least recently used until each side's left hold at most
+        ``points`` window points (the discretized rounds stay)."""
+        self.core.keep_windows(points)
 
     def window_points(self, h: float) -> int:
         """The points a read on grid ``h`` needed: per neighbouring direction, the least of its
         pessimistic tilted windows composed on ``h`` so far, the most over the directions (0 where
         none is held)."""
-        least: dict[str, int] = {}
-        for key, c in self._compositions.items():
-            if key[0] == h and key[3]:
-                least[key[1]] = min(least.get(key[1], c.window.p.size), c.window.p.size)
-        return max(least.values(), default=0)
+        return self.core.window_points(h)
 
-    def directions(
-        self, h: float, delta: float, optimistic: bool = True
-    ) -> list[tuple[Direction, float, Factor]]:
-        """Per neighbouring direction, its name, tail and the factor of one round on grid ``h``
-        (with its optimistic side where ``optimistic``: an upper read alone skips it, about half the
-        discretization)."""
-        names: tuple[Direction, ...] = ("remove", "add")
-        return [self.direction(name, h, delta, optimistic) for name in names]
+    def discretize(self, h: float, delta: float) -> None:
+        """Both directions' rounds on grid ``h``, both sides, discretized with the tails ``delta``
+        allows, so that an upper read and a lower read share one discretization."""
+        self.core.discretize(interval=h, level=delta)
 
-    def direction(
-        self, name: Direction, h: float, delta: float, optimistic: bool = True
-    ) -> tuple[Direction, float, Factor]:
-        """One neighbouring direction's name, tail and factor of one round on grid ``h``
-        (``directions``), discretized once per (grid, direction, tail, side)."""
-        sigma, q, rounds, sensitivity = self.point
-        if self.tail is not None:
-            tail = self.tail
-        elif name == "remove":
-            tail = remove_tail(self.point, delta)
-        else:
-            tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
-        found = self._factors.get((h, name, tail, True))
-        if found is None:
-            found = self._factors.get((h, name, tail, optimistic))
-        if found is None:
-            found = one_direction((sigma, q, sensitivity), name, h, tail, optimistic, self.threads)
-            self._factors[(h, name, tail, optimistic)] = found
-        return name, tail, found
+    def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
+        """Certified upper deltas at each of ``eps`` on grid ``h`` (the core's
+        ``TiltedReader::delta_upper``): per direction, the pessimistic PMF composed once under the
+        tilt of the Chernoff exponent at ``centre`` (past ``MAX_POINTS`` cut at ``WINDOW_TAIL``, its
+        mass above charged) and read at every eps; the maximum over the directions (each discretized
+        with the tails ``delta``, the least delta expected, allows), the add direction's read on
+        ``h`` only where ``add_screen``'s bound is above the remove direction's (elsewhere the
+        screen's bound, below it, stands for the add direction).  Its ValueError: a window past the
+        cap even cut, or a tilt past the doubles' moments."""
+        return self.core.delta_upper(eps=eps, interval=h, centre=centre, level=delta)
 
-    def composition(
-        self,
-        h: float,
-        direction: Direction,
-        tail: float,
-        terms: list[tuple[GridPMF, int]],
-        lam: float,
-        pessimistic: bool,
-        window_tail: float = DEFAULT_TAIL,
-        fallback: bool = True,
-    ) -> tilted.TiltedComposition:
-        """``terms`` composed under the tilt ``lam``, its window cut at ``window_tail`` of the
-        tilted mass and within ``max_points`` (past it, where ``fallback``, the pessimistic side cut
-        at ``WINDOW_TAIL``: ``tilted.compose_tilted``'s ``window_tail``; else the ValueError), made
-        once per (grid, tail, direction, side, tilt, window tail)."""
-        key = (h, direction, tail, pessimistic, lam, window_tail)
-        if key in self._compositions:  # the most recently used last (``keep_windows``)
-            self._compositions[key] = self._compositions.pop(key)
-        else:
-            self._compositions[key] = tilted.compose_tilted(
-                terms,
-                lam * h,
-                pessimistic=pessimistic,
-                tail=window_tail,
-                max_points=self.max_points,
-                window_tail=WINDOW_TAIL if fallback else None,
-                workers=None if self.threads == 0 else self.threads,
-            )
-        return self._compositions[key]
-
-    def pessimistic_delta(
-        self, name: Direction, eps: np.ndarray, h: float, centre: float, delta: float
-    ) -> np.ndarray:
-        """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic
-        PMF composed once under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``),
-        discretized with the tails ``delta`` allows."""
-        _, tail, factor = self.direction(name, h, delta, optimistic=False)
-        lam = exponent_tilt(factor.upper, int(self.point[2]), centre)
-        side = self.composition(h, name, tail, [(factor.upper, int(self.point[2]))], lam, True)
-        return side.deltas(eps)
+    def delta_lower(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
+        """Certified lower deltas at each of ``eps`` on grid ``h`` (the core's
+        ``TiltedReader::delta_lower``): per direction, the optimistic PMF's rounds composed once
+        under the tilt of the Chernoff exponent at ``centre``, the tails ``delta`` allows, and read
+        at every eps (its charges subtracted; the windows held apart from the pessimistic ones,
+        within ``DELTA_WINDOW_POINTS``); the maximum over the directions (delta is the larger of the
+        two directions' curves, each bounded below), 0 from a direction whose window passes the cap."""
+        return self.core.delta_lower(eps=eps, interval=h, centre=centre, level=delta)
 
     def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
         """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its
-        read on ``h``: 0 where eps is at least ``add_pure_epsilon``; elsewhere its tilted read
-        (``pessimistic_delta``) on a grid ``dominated_direction.COARSENING`` times coarser (at most
-        ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
-        out = np.zeros(eps.shape)
-        below = eps < add_pure_epsilon([(self.point[1], self.point[2])])
-        if below.any():
-            coarse = min(h * COARSENING, MAX_INTERVAL)
-            out[below] = self.pessimistic_delta("add", eps[below], coarse, centre, delta)
-        return out
+        read on ``h`` (the core's ``TiltedReader::add_screens``): 0 where eps is at least
+        ``add_pure_epsilon``; elsewhere its tilted read on a grid ``dominated_direction.COARSENING``
+        times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
+        return self.core.add_screen(eps=eps, interval=h, delta=delta, centre=centre)
 
-    def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
-        """Certified upper deltas at each of ``eps`` on grid ``h``: per direction, the pessimistic
-        PMF composed once under the tilt of the Chernoff exponent at ``centre``
-        (``pessimistic_delta``) and read at every eps; the maximum over the directions (each
-        discretized with the tails ``delta``, the least delta expected, allows), the add direction's
-        read on ``h`` only where ``add_screen``'s bound is above the remove direction's (elsewhere
-        the screen's bound, below it, stands for the add direction)."""
-        remove = self.pessimistic_delta("remove", eps, h, centre, delta)
-        add = self.add_screen(eps, h, delta, centre)
-        above = add > remove
-        if above.any():
-            add[above] = np.minimum(
-                add[above], self.pessimistic_delta("add", eps[above], h, centre, delta)
+    def split_rounds(self, h: float, delta: float, optimistic: bool = True) -> Factor:
+        """One round of the remove direction on grid ``h``, discretized with the tail ``delta``
+        allows (``remove_tail``, or the reader's ``tail``), with its optimistic side where
+        ``optimistic``: the split read's (``split_bracket``, ``_split_delta``), discretized once per
+        (grid, tail, side)."""
+        sigma, q, _, sensitivity = self.point
+        tail = remove_tail(self.point, delta) if self.tail is None else self.tail
+        found = self._split_rounds.get((h, tail, True)) or self._split_rounds.get(
+            (h, tail, optimistic)
+        )
+        if found is None:
+            found = one_direction(
+                (sigma, q, sensitivity), "remove", h, tail, optimistic, self.threads
             )
-        return np.asarray(np.maximum(remove, add), dtype=np.float64)
+            self._split_rounds[(h, tail, optimistic)] = found
+        return found
 
     def split_bracket(
         self, delta: float, h: float, lower: float, upper: float
@@ -382,47 +270,12 @@ class TiltedReader:
         """(``lower``, ``upper``) at ``delta`` intersected with ``split_bracket``'s (the module
         function) of the remove direction's rounds on grid ``h``, the add direction cleared by
         ``add_screen``."""
-        _, _, factor = self.direction("remove", h, delta)
+        factor = self.split_rounds(h, delta)
 
         def add_clear(eps: float) -> bool:
             return bool(self.add_screen(np.array([eps]), h, delta, eps)[0] <= delta)
 
         return split_bracket([(factor, int(self.point[2]))], delta, lower, upper, add_clear)
-
-
-def delta_lower(
-    reader: TiltedReader, eps: np.ndarray, h: float, centre: float, delta: float
-) -> np.ndarray:
-    """Certified lower deltas at each of ``eps`` on grid ``h`` of ``reader``'s point: per
-    direction, the optimistic PMF's rounds (``Factor.lower_terms``) composed once under the tilt of
-    the Chernoff exponent at ``centre`` of its main PMF (as the core's ``TiltedReader::grid_bracket``'s
-    lower side), the tails ``delta`` allows, and read at every eps (``TiltedComposition.deltas``: its
-    charges subtracted; the windows held by direction and key, ``LowerWindows``, apart from the
-    pessimistic ones, within a budget of their own); the maximum over the directions (delta
-    is the larger of the two directions' curves, each bounded below), 0 from a direction whose
-    window passes the cap or whose rounds are in blocks (not tilted)."""
-    rounds = int(reader.point[2])
-    out = np.zeros(eps.shape)
-    for name, tail, factor in reader.directions(h, delta):
-        terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
-        if not terms:
-            continue
-        main = max(terms, key=lambda term: term[1])[0]
-        lam = exponent_tilt(main, rounds, centre)
-        compose = functools.partial(
-            tilted.compose_tilted,
-            terms,
-            lam * h,
-            pessimistic=False,
-            max_points=reader.max_points,
-            workers=None if reader.threads == 0 else reader.threads,
-        )
-        try:
-            side = reader.lower_windows.window(name, (h, tail, lam), compose)
-        except ValueError:  # a window past the cap, or blocks of rounds: no lower side here
-            continue
-        out = np.maximum(out, side.deltas(eps))
-    return out
 
 
 def tilted_brackets(
@@ -837,7 +690,7 @@ def _split_delta(
     from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
 
     h, rounds = question.FINE_INTERVAL, int(reader.point[2])
-    _, _, factor = reader.direction("remove", h, delta, optimistic=read_lower)
+    factor = reader.split_rounds(h, delta, optimistic=read_lower)
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
         split = BinomialSplit([(factor.upper, rounds)], centre, negligible, negligible)
@@ -866,8 +719,8 @@ def _fine_delta_bucket(
     the same ``fine_delta_key`` (``centre``, ``level``): the upper side lowered to the tilted read's
     on ``question.FINE_INTERVAL`` under the exponent's tilt at ``centre``, the tails sized for
     ``level``; where that grid is at most q and ``read_lower``, those not yet exact with their lower
-    side raised to the tilted read of the optimistic PMFs there (``delta_lower``, the same tilt and
-    tails); then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
+    side raised to the tilted read of the optimistic PMFs there (``TiltedReader.delta_lower``, the
+    same tilt and tails); then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
     positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
     T, the add screen under the tilt at ``centre``; its lower side where ``read_lower``).  Each
     element's read is its own (the compositions are shared, the reads of them elementwise): as
@@ -881,7 +734,7 @@ def _fine_delta_bucket(
             # the split's lower side and the lower read below read the optimistic sides too: both
             # sides discretized in one call, whose pessimistic masses the upper read takes as they
             # are (the same as that side's alone), not that side first and both again later
-            reader.directions(question.FINE_INTERVAL, level)
+            reader.discretize(question.FINE_INTERVAL, level)
         found = reader.delta_upper(eps, question.FINE_INTERVAL, centre, level)
     except ValueError:  # a window past MAX_POINTS: the brackets as given
         found = upper
@@ -890,7 +743,7 @@ def _fine_delta_bucket(
     if tilted_lower and wide.any():
         lower, upper = lower.copy(), upper.copy()
         lower[wide] = np.maximum(
-            lower[wide], delta_lower(reader, eps[wide], question.FINE_INTERVAL, centre, level)
+            lower[wide], reader.delta_lower(eps[wide], question.FINE_INTERVAL, centre, level)
         )
         upper = np.maximum(lower, upper)
     wide = (eps > 0.0) & ~question.exact(lower, upper)
@@ -903,9 +756,9 @@ def _fine_delta_bucket(
 
 
 def _delta_reader(key: Hashable) -> TiltedReader:
-    """A new reader of ``key``, (point, tail) (``DELTA_READERS``)."""
-    point, tail = cast(tuple[Point, "float | None"], key)
-    return TiltedReader(point, tail)
+    """A new reader of ``key``, (point, tail, threads) (``DELTA_READERS``)."""
+    point, tail, threads = cast(tuple[Point, "float | None", int], key)
+    return TiltedReader(point, tail, threads)
 
 
 _DELTA_READERS: KeptReaders[TiltedReader] = KeptReaders(
@@ -933,7 +786,7 @@ def fine_delta_brackets(
     which a coarser one rounds down to 0) and ``read_lower`` (a caller asking the lower side), a
     bracket still not exact then has its lower side raised to the tilted read of the optimistic PMFs
     on that grid
-    (``delta_lower``: the README's DP-SGD run at its certified lower epsilon of delta
+    (``TiltedReader.delta_lower``: the README's DP-SGD run at its certified lower epsilon of delta
     1e-10 reads 1.0056e-10 there, the max-of-outputs test 1.4e-21).  The
     brackets still not exact at a positive eps are then intersected with ``_split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
     ``fine_brackets``).  The eps are read in buckets of one
@@ -964,8 +817,7 @@ def fine_delta_brackets(
         todo = todo[~question.exact(lows[todo], ups[todo])]
     if point[1] < 1.0 and todo.size:
         keys = [fine_delta_key(float(flat[i]), float(ups[i])) for i in todo]
-        with _DELTA_READERS.lent((point, tail)) as reader:
-            reader.threads = threads
+        with _DELTA_READERS.lent((point, tail, threads)) as reader:
             try:
                 for key in sorted(set(keys)):
                     at = todo[[k == key for k in keys]]
@@ -973,6 +825,5 @@ def fine_delta_brackets(
                         reader, flat[at], lows[at], ups[at], *key, read_lower
                     )
             finally:
-                reader.lower_windows.keep(DELTA_WINDOW_POINTS)
                 reader.keep_windows(DELTA_WINDOW_POINTS)
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

@@ -23,8 +23,11 @@
 // search over the ladder of tilts (best_tilt) affects tightness, never validity.
 //
 // delta at eps is read the same way: each direction's pessimistic and optimistic PMFs composed under the exponent's
-// tilt at the centre of eps's bucket (tilted_delta_centre, as the package's fine delta read), the maximum over the directions on each side (the add direction's 0, not read, at an eps past its
-// largest loss, add_pure_epsilon), the tails sized for the level below the least delta expected (tilted_delta_level).
+// tilt at the centre of eps's bucket (tilted_delta_centre), the maximum over the directions on each side (the add
+// direction's upper side screened on a coarser grid, and 0, not read, at an eps past its largest loss,
+// add_pure_epsilon), the tails sized for the level below the least delta expected (tilted_delta_level): the reads of
+// the package's fine delta read and rare participation's finer delta grids (delta_upper, delta_lower, their
+// compositions held for the eps that share them), which the C library's delta call makes on its grids.
 //
 // Before the grids, the lower side is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp:
 // certified, from the largest released value of the T rounds against a threshold, a closed form over Gaussian tails
@@ -60,6 +63,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/pld/reads/held_windows.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
 #include "hockeystick/pld/reads/tilted_read_tail.hpp"
 #include "hockeystick/pld/grid/cells.hpp"
@@ -133,6 +137,10 @@ constexpr double kTiltedTailShare = 1e-10;
 constexpr double kTiltDeltaDecades = 2.0;
 // The delta reads' buckets of eps each span this ratio (tilted_delta_centre): sqrt(2).
 constexpr double kTiltDeltaRatio = 1.4142135623730951;
+// The window points a reader's delta reads hold between calls on each side (TiltedReader::delta_upper's pessimistic
+// compositions, delta_lower's optimistic ones; HeldWindows), the least recently used forgotten first: a window after
+// many rounds holds 3e5 to 1.4e6 points on the fine grid, a held point about 8 bytes and its read's profile a few more.
+constexpr std::int64_t kTiltDeltaWindowPoints = std::int64_t(1) << 21;
 // The tilts tried are the search ladder's (pld/grid/tilt_ladders.hpp: tilt_rung); searched every kTiltCoarseStep-th
 // first (best_tilt).
 constexpr int kTiltCoarseStep = 8;
@@ -711,12 +719,115 @@ class TiltedReader {
     // with the tails `delta` allows, read at eps (python pld/refine/tilted_question.py's TiltedReader.add_screen).
     double add_screen(double eps, double h, double delta, double centre) {
         if (eps >= add_pure_epsilon(q_, static_cast<double>(rounds_))) return 0.0;
-        const double coarse = std::min(h * kTiltScreenCoarsening, max_interval);
+        const double coarse = screen_interval(h);
         const Direction& d = direction(coarse, false, tail(false, delta), false);
         const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
         return compose_tilted(ups, exponent_tilt(ups, centre) * coarse, true, fft_, max_points_,
                               kDefaultCompositionTail, kTiltWindowTail)
             .delta(eps);
+    }
+
+    // The grid of the add direction's screen of a read on h: kTiltScreenCoarsening times coarser, at most max_interval.
+    static double screen_interval(double h) { return std::min(h * kTiltScreenCoarsening, max_interval); }
+
+    // Certified upper deltas at each of `eps` on grid h (the package's fine delta read and rare participation's finer
+    // delta grids, python pld/refine/tilted_question.py's fine_delta_brackets and pld/refine/rare_delta_grids.py): per
+    // direction, its pessimistic rounds composed once under the Chernoff exponent's tilt at `centre` (held:
+    // held_deltas), discretized with the tails `level` (the least delta expected) allows, and read at every eps; the
+    // maximum over the directions, the add direction read on h only where add_screens' bound is above the remove
+    // direction's (elsewhere that bound, below it, stands for the add direction).  Each element's value is the one it
+    // gets asked alone.  A window past the cap is cut at `window_tail`, its mass above charged (0: not cut).  Throws
+    // std::length_error (a window past the cap, cut or not) or std::invalid_argument (a tilt past the doubles'
+    // moments).
+    std::vector<double> delta_upper(const std::vector<double>& eps, double h, double centre, double level,
+                                    double window_tail = kTiltWindowTail) {
+        std::vector<double> out = held_deltas(true, eps, h, centre, level, window_tail);
+        std::vector<double> add = add_screens(eps, h, level, centre);
+        std::vector<double> above;
+        std::vector<std::size_t> at;
+        for (std::size_t i = 0; i < eps.size(); ++i)
+            if (add[i] > out[i]) {
+                above.push_back(eps[i]);
+                at.push_back(i);
+            }
+        if (!above.empty()) {
+            const std::vector<double> read = held_deltas(false, above, h, centre, level, window_tail);
+            for (std::size_t j = 0; j < at.size(); ++j) add[at[j]] = std::min(add[at[j]], read[j]);
+        }
+        for (std::size_t i = 0; i < eps.size(); ++i) out[i] = std::max(out[i], add[i]);
+        return out;
+    }
+
+    // add_screen at each of `eps`, its compositions held as delta_upper's: 0 at and past add_pure_epsilon; below it,
+    // the add direction's pessimistic rounds on screen_interval(h) read at eps (held_deltas).
+    std::vector<double> add_screens(const std::vector<double>& eps, double h, double delta, double centre) {
+        std::vector<double> out(eps.size(), 0.0), below;
+        std::vector<std::size_t> at;
+        const double pure = add_pure_epsilon(q_, static_cast<double>(rounds_));
+        for (std::size_t i = 0; i < eps.size(); ++i)
+            if (eps[i] < pure) {
+                below.push_back(eps[i]);
+                at.push_back(i);
+            }
+        if (below.empty()) return out;
+        const std::vector<double> read = held_deltas(false, below, screen_interval(h), centre, delta, kTiltWindowTail);
+        for (std::size_t j = 0; j < at.size(); ++j) out[at[j]] = read[j];
+        return out;
+    }
+
+    // Certified lower deltas at each of `eps` on grid h (as delta_upper): per direction, its optimistic rounds composed
+    // once under the Chernoff exponent's tilt at `centre`, the tails `level` allows, and read at every eps (its
+    // charges subtracted); the maximum over the directions, 0 from a direction whose window passes the cap or whose
+    // tilt overflows a moment.  Its compositions are held apart from the pessimistic ones, those held cut to
+    // kTiltDeltaWindowPoints before one is composed.
+    std::vector<double> delta_lower(const std::vector<double>& eps, double h, double centre, double level) {
+        std::vector<double> out(eps.size(), 0.0);
+        for (const bool remove : {true, false}) {
+            const double t = tail(remove, level);
+            const Direction& d = direction(h, remove, t, true);
+            const std::vector<CountedPmf> lows{{&d.lower, rounds_}};
+            const double lam = exponent_tilt(lows, centre);
+            try {
+                const TiltedComposition& side = lower_windows_.window(
+                    std::make_tuple(h, remove, t, lam, 0.0),
+                    [&] { return compose_tilted(lows, lam * d.lower.h, false, fft_, max_points_); },
+                    kTiltDeltaWindowPoints);
+                for (std::size_t i = 0; i < eps.size(); ++i) out[i] = std::max(out[i], side.delta(eps[i]));
+            } catch (const std::length_error&) {  // a window past the cap: no lower side from this direction
+            } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+            }
+        }
+        return out;
+    }
+
+    // The points a delta read on grid h needed: per direction, the least of its pessimistic windows held on h, the
+    // most over the directions (0 where none is held).
+    std::int64_t window_points(double h) const {
+        std::map<bool, std::int64_t> least;
+        upper_windows_.each([&](const WindowKey& key, const TiltedComposition& c) {
+            if (std::get<0>(key) != h) return;
+            const auto found = least.find(std::get<1>(key));
+            least[std::get<1>(key)] = found == least.end() ? c.points() : std::min(found->second, c.points());
+        });
+        std::int64_t most = 0;
+        for (const auto& entry : least) most = std::max(most, entry.second);
+        return most;
+    }
+
+    // Forgets the delta reads' compositions least recently used until each side's held hold at most `points` window
+    // points; forget_windows forgets them all (the discretized rounds stay).
+    void keep_windows(std::int64_t points) {
+        upper_windows_.keep(points);
+        lower_windows_.keep(points);
+    }
+    void forget_windows() {
+        upper_windows_.clear();
+        lower_windows_.clear();
+    }
+
+    // The window points held: (delta_upper's, delta_lower's).
+    std::pair<std::int64_t, std::int64_t> held_points() const {
+        return {upper_windows_.points(), lower_windows_.points()};
     }
 
     // (lower, upper) intersected with read(h) (a bracket on grid h: grid_bracket's or grid_delta_bracket's) on the
@@ -740,10 +851,10 @@ class TiltedReader {
         return {lower, std::max(lower, upper)};
     }
 
-    // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds under
-    // the exponent's tilt at eps's bucket centre (tilted_delta_centre), discretized with the tails `delta_least` (the
-    // least delta expected) allows; the maximum over the directions, the
-    // add direction's 0 (not read) at an eps at or past add_pure_epsilon.
+    // The certified (lower, upper) delta at eps on grid h: delta_upper and delta_lower at eps under the exponent's tilt
+    // at eps's bucket centre (tilted_delta_centre), both directions' rounds discretized once, both sides, with the tails
+    // `delta_least` (the least delta expected) allows; its pessimistic windows uncut (no window tail: a window past
+    // the cap ends the descent, whose fine grids then read it uncut), and the compositions forgotten after the read.
     // Read once per (eps, h, tails) in the reader's life: a later call with the same arguments returns the first
     // call's bracket, or throws the std::length_error or std::invalid_argument it threw (the same reads of the same
     // rounds give the same bracket; a finer accuracy's delta_bracket and the default's it is intersected with reach
@@ -755,28 +866,22 @@ class TiltedReader {
         if (kept.outcome == KeptRead::kRefused) throw std::invalid_argument(kept.message);
         if (kept.outcome == KeptRead::kRead) return kept.bracket;
         try {
-            double lower_max = 0.0, upper_max = 0.0;
-            const bool add_pure = eps >= add_pure_epsilon(q_, static_cast<double>(rounds_));
+            for (const bool remove : {true, false}) direction(h, remove, remove ? remove_tail : add_tail, true);
+            const std::vector<double> at{eps};
             const double centre = tilted_delta_centre(eps);
-            for (const bool remove : {true, false}) {
-                if (!remove && add_pure) continue;  // its delta is 0 there: (0, 0) leaves the maxima as they are
-                const Direction& d = direction(h, remove, remove ? remove_tail : add_tail, true);
-                const std::pair<double, double> b = tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}},
-                                                                           eps, centre, fft_, max_points_);
-                lower_max = std::max(lower_max, b.first);
-                upper_max = std::max(upper_max, b.second);
-            }
-            kept.bracket = {lower_max, upper_max};
+            const double upper = delta_upper(at, h, centre, delta_least, 0.0).front();
+            kept.bracket = {delta_lower(at, h, centre, delta_least).front(), upper};
             kept.outcome = KeptRead::kRead;
         } catch (const std::length_error& e) {
             kept.outcome = KeptRead::kPastCaps;
             kept.message = e.what();
-            throw;
         } catch (const std::invalid_argument& e) {
             kept.outcome = KeptRead::kRefused;
             kept.message = e.what();
-            throw;
         }
+        forget_windows();
+        if (kept.outcome == KeptRead::kPastCaps) throw std::length_error(kept.message);
+        if (kept.outcome == KeptRead::kRefused) throw std::invalid_argument(kept.message);
         return kept.bracket;
     }
 
@@ -817,6 +922,27 @@ class TiltedReader {
     }
 
   private:
+    // (grid, remove direction, tail, tilt, window tail) of a held composition (the window tail 0 on the lower side)
+    using WindowKey = std::tuple<double, bool, double, double, double>;
+
+    // One direction's certified upper deltas at each of `eps` on grid h: its pessimistic rounds, discretized with the
+    // tails `level` allows, composed under the Chernoff exponent's tilt at `centre` (past the cap cut at `window_tail`,
+    // its mass above charged, where > 0; else std::length_error), held by (h, direction, tail, tilt, window tail) for
+    // the reads that share it.
+    std::vector<double> held_deltas(bool remove, const std::vector<double>& eps, double h, double centre, double level,
+                                    double window_tail) {
+        const double t = tail(remove, level);
+        const Direction& d = direction(h, remove, t, false);
+        const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
+        const double lam = exponent_tilt(ups, centre);
+        const TiltedComposition& side = upper_windows_.window(std::make_tuple(h, remove, t, lam, window_tail), [&] {
+            return compose_tilted(ups, lam * d.upper.h, true, fft_, max_points_, kDefaultCompositionTail, window_tail);
+        });
+        std::vector<double> out(eps.size());
+        for (std::size_t i = 0; i < eps.size(); ++i) out[i] = side.delta(eps[i]);
+        return out;
+    }
+
     // One grid_delta_bracket read: not yet made, its bracket, or the exception it threw (its type and message).
     struct KeptRead {
         enum Outcome { kNone, kRead, kPastCaps, kRefused } outcome = kNone;
@@ -834,6 +960,8 @@ class TiltedReader {
     // (direction, delta) -> the grids where a cut upper read showed its cut, and the uncut window's points there (0:
     // past the cap): cut_read's
     std::map<std::pair<bool, double>, std::map<double, std::int64_t>> cut_shown_;
+    // delta_upper's pessimistic compositions and delta_lower's optimistic ones
+    HeldWindows<WindowKey> upper_windows_, lower_windows_;
 };
 
 }  // namespace pld

@@ -1,0 +1,79 @@
+"""The tests' independent references for the core's tilted reads: one round of a point's neighbouring
+direction discretized by the package's constructors (``tilted_question.one_direction``, with the tail
+a delta allows: ``tilted_question.remove_tail`` for the remove direction, the question tail at
+``question.TILTED_TAIL_SHARE`` for the add one), composed under a tilt by the package's Python
+composition (``compose.tilted.compose_tilted``) and read at epsilons, as the core's ``TiltedReader``
+discretizes, composes and reads them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hockeystick.pld.compose import tilted
+from hockeystick.pld.grid.distribution import Factor
+from hockeystick.pld.grid.pmf import GridPMF
+from hockeystick.pld.grid.tail import DEFAULT_TAIL
+from hockeystick.pld.refine import question
+from hockeystick.pld.refine.directional_delta import Direction
+from hockeystick.pld.refine.tilted_question import (
+    MAX_POINTS,
+    WINDOW_TAIL,
+    exponent_tilt,
+    one_direction,
+    remove_tail,
+)
+
+Point = tuple[float, float, float, float]
+
+
+def one_round(
+    point: Point, direction: Direction, h: float, delta: float, optimistic: bool = True
+) -> tuple[float, Factor]:
+    """The tail ``delta`` allows the point's ``direction``, and one round of it on grid ``h`` (with
+    its optimistic side where ``optimistic``)."""
+    sigma, q, rounds, sensitivity = point
+    if direction == "remove":
+        tail = remove_tail(point, delta)
+    else:
+        tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
+    return tail, one_direction((sigma, q, sensitivity), direction, h, tail, optimistic)
+
+
+def remove_round(
+    point: Point, h: float, delta: float, optimistic: bool = True
+) -> tuple[float, Factor]:
+    """``one_round`` of the remove direction."""
+    return one_round(point, "remove", h, delta, optimistic)
+
+
+def composed(
+    terms: list[tuple[GridPMF, int]],
+    lam: float,
+    pessimistic: bool,
+    window_tail: float = DEFAULT_TAIL,
+    max_points: int = MAX_POINTS,
+) -> tilted.TiltedComposition:
+    """``terms`` composed under the tilt ``lam`` (per unit loss), the window cut at ``window_tail``
+    of the tilted mass and within ``max_points``; past it, the pessimistic side cut at
+    ``WINDOW_TAIL`` with its mass above charged (the core's reads' fallback)."""
+    h = terms[0][0].h
+    return tilted.compose_tilted(
+        terms,
+        lam * h,
+        pessimistic=pessimistic,
+        tail=window_tail,
+        max_points=max_points,
+        window_tail=WINDOW_TAIL if pessimistic else None,
+    )
+
+
+def pessimistic_deltas(
+    point: Point, direction: Direction, eps: np.ndarray, h: float, centre: float, delta: float
+) -> np.ndarray:
+    """The certified upper deltas at ``eps`` of the point's ``direction`` on grid ``h``: its
+    pessimistic rounds, with the tails ``delta`` allows, composed under the Chernoff exponent's tilt
+    at ``centre`` (``composed``) and read at every eps."""
+    _, factor = one_round(point, direction, h, delta, optimistic=False)
+    rounds = int(point[2])
+    lam = exponent_tilt(factor.upper, rounds, centre)
+    return composed([(factor.upper, rounds)], lam, True).deltas(eps)
