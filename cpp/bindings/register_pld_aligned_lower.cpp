@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -411,6 +412,80 @@ class KeptReader {
     pld::TiltedReader reader_;
 };
 
+// One aligned read of a run (sigma per unit sensitivity, q, rounds) on grid h under the core's exponent tilt
+// (round_tilt), on the package's FFT (workers: its threads, None all cores), passed to read(fft) with the GIL
+// released; its refusals (a window or cells past their caps, an edge not certified, a tilt past the doubles'
+// moments) raise a ValueError.
+template <class Read>
+auto aligned_call(double sigma, double q, std::int64_t rounds, double h, std::int64_t max_points,
+                  const py::object& workers, Read read) {
+    round_of(sigma, q);
+    checked_rounds(rounds);
+    require_interval(h);
+    if (max_points < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(max_points));
+    const hb::PocketfftComposition compose(workers, tilted_options(), true, max_points);
+    const int threads = region_threads(workers);
+    py::gil_scoped_release release;
+    const hb::caller_region_threads region(threads);
+    return read(compose.fft());
+}
+
+// aligned_read (pld/refine/aligned_lower.hpp): the certified lower epsilon at delta searched below `near`, the window's
+// points and whether it was cut.
+std::tuple<double, std::int64_t, bool> aligned_epsilon(double sigma, double q, std::int64_t rounds, double delta,
+                                                       double near, double h, std::int64_t max_points,
+                                                       const py::object& workers) {
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    if (std::isnan(near)) throw py::value_error("near must not be NaN");
+    return aligned_call(sigma, q, rounds, h, max_points, workers, [&](pld::RealFftBackend& fft) {
+        const pld::AlignedRead r =
+            pld::aligned_read(sigma, q, rounds, delta, near, h, pld::round_tilt, fft, max_points);
+        return std::make_tuple(r.lower, r.points, r.cut);
+    });
+}
+
+// aligned_lower_delta (pld/refine/aligned_lower.hpp): the certified lower deltas at each of eps (any shape) and the
+// window's points.
+std::pair<py::array_t<double>, std::int64_t> aligned_delta(double sigma, double q, std::int64_t rounds,
+                                                           const input_array& eps, double centre, double level,
+                                                           double h, std::int64_t max_points,
+                                                           const py::object& workers) {
+    check_each(eps,
+               [](double v) { return std::isfinite(v) ? std::string() : "eps must be finite, got " + hb::listed(v); });
+    if (!std::isfinite(centre)) throw py::value_error("centre must be finite, got " + hb::listed(centre));
+    if (!(level > 0.0 && level < 1.0))
+        throw py::value_error("level (the least delta expected) must lie strictly between 0 and 1, got " +
+                              hb::listed(level));
+    const std::vector<double> at(eps.data(), eps.data() + eps.size());
+    const std::pair<std::vector<double>, std::int64_t> found =
+        aligned_call(sigma, q, rounds, h, max_points, workers, [&](pld::RealFftBackend& fft) {
+            return pld::aligned_lower_delta(sigma, q, rounds, at, centre, level, h, pld::round_tilt, fft, max_points);
+        });
+    py::array_t<double> out(std::vector<py::ssize_t>(eps.shape(), eps.shape() + eps.ndim()));
+    std::copy(found.first.begin(), found.first.end(), out.mutable_data());
+    return {out, found.second};
+}
+
+// aligned_lower_side (pld/refine/aligned_lower.hpp): `lower` raised to the aligned cells' read on the fine grids, a
+// bracket wide where it passes the tolerance max(accuracy, relative_accuracy upper).
+double aligned_side(double sigma, double q, std::int64_t rounds, double delta, double lower, double upper,
+                    double accuracy, double relative_accuracy, std::int64_t max_points, const py::object& workers) {
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    if (std::isnan(lower) || std::isnan(upper)) throw py::value_error("lower and upper must not be NaN");
+    if (!(accuracy > 0.0 && std::isfinite(accuracy)))
+        throw py::value_error("accuracy must be finite and > 0, got " + hb::listed(accuracy));
+    if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
+        throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
+    const auto wide = [&](double lo, double up) {
+        return !(lo == up || up - lo <= std::max(accuracy, relative_accuracy * (std::isfinite(up) ? up : 0.0)));
+    };
+    return aligned_call(sigma, q, rounds, pld::kAlignedGrid, max_points, workers, [&](pld::RealFftBackend& fft) {
+        return pld::aligned_lower_side(sigma, q, rounds, delta, lower, upper, pld::round_tilt, wide, fft, max_points);
+    });
+}
+
 // The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
 // tilted_delta_level).
 std::pair<double, double> delta_key(double eps, double upper) {
@@ -429,6 +504,12 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("aligned_tail_error") = pld::kAlignedTailError;
     m.attr("aligned_centred") = pld::kAlignedCentred;
     m.attr("aligned_max_cells") = pld::kAlignedMaxCells;
+    m.attr("aligned_rare_rate") = pld::kAlignedRareRate;
+    m.attr("aligned_least_rounds") = pld::kAlignedLeastRounds;
+    m.attr("aligned_least_delta") = pld::kAlignedLeastDelta;
+    m.attr("aligned_cut_tails") = py::make_tuple(pld::kAlignedCutTails[0], pld::kAlignedCutTails[1],
+                                                 pld::kAlignedCutTails[2], pld::kAlignedCutTails[3]);
+    m.attr("aligned_finer_room") = pld::kAlignedFinerRoom;
     m.attr("tilt_rare_rate") = pld::kTiltRareRate;
     m.attr("tilt_round_off_per_round") = pld::kTiltRoundOffPerRound;
     m.attr("tilt_grid_step") = pld::kTiltGridStep;
@@ -509,6 +590,23 @@ void register_pld_aligned_lower(py::module_ m) {
              "The window points held: (the upper delta reads', the lower delta reads').");
     m.attr("tilt_delta_window_points") = pld::kTiltDeltaWindowPoints;
     m.attr("tilt_screen_coarsening") = pld::kTiltScreenCoarsening;
+    m.def("aligned_read", &ab::aligned_epsilon, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("delta"), py::arg("near"), py::arg("interval"), py::arg("max_points"),
+          py::arg("workers") = py::none(),
+          "The aligned cells' certified lower epsilon at delta of the Poisson-subsampled Gaussian (sigma per unit "
+          "sensitivity), remove direction, on the grid `interval`, searched below `near`, the points of its tilted "
+          "window and whether that window was cut (pld/refine/aligned_lower.hpp's aligned_read).");
+    m.def("aligned_lower_delta", &ab::aligned_delta, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("eps"), py::arg("centre"), py::arg("level"), py::arg("interval"),
+          py::arg("max_points"), py::arg("workers") = py::none(),
+          "The aligned cells' certified lower deltas at each of eps, under the Chernoff exponent's tilt at `centre`, "
+          "the window's tails sized for `level`, and the window's points (pld/refine/aligned_lower.hpp's "
+          "aligned_lower_delta).");
+    m.def("aligned_lower_side", &ab::aligned_side, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("accuracy"),
+          py::arg("relative_accuracy"), py::arg("max_points"), py::arg("workers") = py::none(),
+          "`lower` raised to the aligned cells' read on half the fine grid (then on it, or on a grid twice finer) "
+          "where higher, under rare participation (pld/refine/aligned_lower.hpp's aligned_lower_side).");
     m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
           "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
           "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "

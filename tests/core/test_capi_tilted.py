@@ -209,21 +209,20 @@ def test_rare_participation_the_c_lower_side_reads_the_max_of_outputs_test(lib, 
 
 
 def plainly_charged_aligned_read(delta: float, near: float) -> float:
-    """The package's aligned cells' lower epsilon of sigma 0.6, q 1e-5, 10^6 rounds on the grid 2.5e-5 (the first
-    the C library reads) searched below ``near``, its tilted window charged plainly (the round-off charge of every
+    """The aligned cells' lower epsilon of sigma 0.6, q 1e-5, 10^6 rounds on the grid 2.5e-5 (the first the C
+    library reads) searched below ``near`` by the tests' Python reference (tests/pld/refine/aligned_reference.py),
+    its tilted window charged plainly (the round-off charge of every
     mass above eps at weight 1, by the side's written-out formula: tests/pld/refine/
     test_rare_participation_weighted_charge.py's charge_plainly): a floor the C library's read, which charges the
     weighted sum as the package's does (reads/tilted.hpp), must clear."""
-    from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
-    from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+    from hockeystick.pld.refine.tilted_question import MAX_POINTS
 
+    from ..pld.refine.aligned_reference import aligned_epsilon
     from ..pld.refine.test_rare_participation_weighted_charge import charge_plainly
 
     with pytest.MonkeyPatch.context() as patch:
         charge_plainly(patch)
-        return aligned_lower_epsilon(
-            0.6, 1e-5, 10**6, delta, near, 2.5e-5, exponent_tilt, MAX_POINTS
-        )
+        return aligned_epsilon(0.6, 1e-5, 10**6, delta, near, 2.5e-5, MAX_POINTS)
 
 
 @pytest.mark.parametrize("delta", [1e-10, 1e-12])

@@ -428,7 +428,48 @@ class TiltedPointReader:
 
 tilt_delta_window_points: int
 tilt_screen_coarsening: float
+aligned_rare_rate: float
+aligned_least_rounds: int
+aligned_least_delta: float
+aligned_cut_tails: tuple[float, float, float, float]
+aligned_finer_room: float
 
+def aligned_read(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    near: float,
+    interval: float,
+    max_points: int,
+    workers: int | None = None,
+) -> tuple[float, int, bool]: ...
+def aligned_lower_delta(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    eps: npt.ArrayLike,
+    centre: float,
+    level: float,
+    interval: float,
+    max_points: int,
+    workers: int | None = None,
+) -> tuple[npt.NDArray[np.float64], int]: ...
+def aligned_lower_side(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    lower: float,
+    upper: float,
+    accuracy: float,
+    relative_accuracy: float,
+    max_points: int,
+    workers: int | None = None,
+) -> float: ...
 def tilted_fine_upper(
     *,
     sigma: float,

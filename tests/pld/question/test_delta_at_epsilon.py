@@ -18,7 +18,6 @@ from hockeystick.pld.refine.aligned_lower import aligned_lower_delta
 from hockeystick.pld.refine.tilted_question import (
     MAX_POINTS,
     TiltedReader,
-    exponent_tilt,
 )
 
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
@@ -61,12 +60,7 @@ def test_the_new_reads_hold_one_rounds_closed_form() -> None:
     low = reader.delta_lower(eps, h, 0.1, level)
     up = reader.delta_upper(eps, h, 0.1, level)
     aligned = np.concatenate(
-        [
-            aligned_lower_delta(sigma, q, 1, np.array([e]), e, level, h, exponent_tilt, MAX_POINTS)[
-                0
-            ]
-            for e in eps
-        ]
+        [aligned_lower_delta(sigma, q, 1, np.array([e]), e, level, h, MAX_POINTS)[0] for e in eps]
     )
     assert np.all(low <= truth) and np.all(truth <= up) and np.all(aligned <= truth)
     assert np.all(low >= (1.0 - ROUND_TRIP) * truth) and np.all(up <= (1.0 + ROUND_TRIP) * truth)

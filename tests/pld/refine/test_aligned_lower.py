@@ -10,7 +10,7 @@ import pytest
 
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine.aligned_lower import RareRound, aligned_lower_epsilon
-from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+from hockeystick.pld.refine.tilted_question import MAX_POINTS
 
 
 def integral_50_digits(sigma: float, q: float, a: float, b: float) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -59,7 +59,7 @@ def test_its_epsilon_is_below_a_tight_certified_bracket_and_close_to_it() -> Non
         1e-12, bound="both"
     )
     assert upper - lower < 1e-4
-    found = aligned_lower_epsilon(0.5, 1e-4, 10**4, 1e-12, upper, 5e-5, exponent_tilt, MAX_POINTS)
+    found = aligned_lower_epsilon(0.5, 1e-4, 10**4, 1e-12, upper, 5e-5, MAX_POINTS)
     assert upper - 1e-3 < found <= upper
 
 
@@ -67,8 +67,6 @@ def test_at_the_issue_run_it_is_far_above_the_max_of_outputs_bound() -> None:
     """sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10: the max-of-outputs bound is 1.0716, the
     certified upper side 1.0783 and dp_accounting's (1e-4 grid) 1.0772."""
     segments = [((0.6, 1e-5, 1.0), 10**6)]
-    found = aligned_lower_epsilon(
-        0.6, 1e-5, 10**6, 1e-10, 1.0783, 2.5e-5, exponent_tilt, MAX_POINTS
-    )
+    found = aligned_lower_epsilon(0.6, 1e-5, 10**6, 1e-10, 1.0783, 2.5e-5, MAX_POINTS)
     assert max_of_outputs_epsilon(segments, 1e-10) + 4e-3 < found < 1.0772
     assert math.isfinite(found)

@@ -98,7 +98,9 @@ def test_the_read_lies_below_another_discretizations_upper_side_and_above_the_ce
     the same grid (connect-the-dots, certified) and above the read with every rounded atom a cell
     lower (the same cells, all rounded down)."""
     from hockeystick.pld.refine.rare_finer_grids import upper_read, upper_reader
-    from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+    from hockeystick.pld.refine.tilted_question import MAX_POINTS
+
+    from .aligned_reference import aligned_epsilon
 
     sigma, q, rounds, delta, h = 0.5, 1e-4, 10**6, 1e-12, 2.5e-5
     reader = upper_reader((sigma, q, rounds, 1.0), max_points=MAX_POINTS)
@@ -106,11 +108,12 @@ def test_the_read_lies_below_another_discretizations_upper_side_and_above_the_ce
     assert math.isfinite(upper)
 
     def read() -> float:
-        return aligned_lower.aligned_read(
-            sigma, q, rounds, delta, upper, h, exponent_tilt, MAX_POINTS
-        )[0]
+        return aligned_epsilon(sigma, q, rounds, delta, upper, h, MAX_POINTS)
 
     centred = read()
+    assert centred == aligned_lower.aligned_lower_epsilon(
+        sigma, q, rounds, delta, upper, h, MAX_POINTS
+    )
     built = aligned_lower.aligned_pmf
     monkeypatch.setattr(aligned_lower, "aligned_pmf", lambda s, q, h: built(s, q, h, centred=False))
     rounded = read()

@@ -130,18 +130,18 @@ def test_the_rare_runs_lower_side_holds_below_its_references_and_rises(
     test's certified lower bound, and rises by at least half the default tolerance over the same
     read charged plainly (every mass above eps at weight 1: ~0.7 % of delta here)."""
     from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
-    from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+    from hockeystick.pld.refine.tilted_question import MAX_POINTS
+
+    from .aligned_reference import aligned_epsilon
 
     sigma, q, rounds, delta = 0.6, 1e-5, 10**6, 1e-10
     rdp = float(question.rdp_upper((sigma, q, float(rounds), 1.0), np.array([delta]))[0])
     near = 1.0783  # an upper side of the run (the default's fine read)
 
-    def lower() -> float:
-        h = question.FINE_INTERVAL / 2.0
-        return aligned_lower_epsilon(sigma, q, rounds, delta, near, h, exponent_tilt, MAX_POINTS)
-
-    weighted = lower()
-    charge_plainly(monkeypatch)
-    plain = lower()
+    h = question.FINE_INTERVAL / 2.0
+    weighted = aligned_lower_epsilon(sigma, q, rounds, delta, near, h, MAX_POINTS)  # the core's
+    assert weighted == aligned_epsilon(sigma, q, rounds, delta, near, h, MAX_POINTS)
+    charge_plainly(monkeypatch)  # the reference's reads charged plainly
+    plain = aligned_epsilon(sigma, q, rounds, delta, near, h, MAX_POINTS)
     assert max_of_outputs_epsilon([((sigma, q, 1.0), rounds)], delta) < plain
     assert plain + 0.5 * question.default_tolerance(near) <= weighted <= rdp

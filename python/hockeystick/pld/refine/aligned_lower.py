@@ -43,12 +43,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from ... import _core
-from ..compose import tilted
 from ..grid.pmf import GridPMF
 from . import question
 
@@ -63,22 +61,22 @@ TAIL_ERROR = 1e-11
 CENTRED = 0.45
 # the sampling rates at most this take the read (``aligned_lower_side``): its cost, ~2 to 5 CPU s,
 # pays where the optimistic reads fall far below the truth (rare participation)
-RARE_RATE = 1e-4
+RARE_RATE: float = _core.pld_refine.aligned_rare_rate
 # the read is taken from this many rounds up (where the optimistic PMF's per-round bias adds up) and
 # at deltas from LEAST_DELTA up (its far tail, past TAIL, is dropped)
-LEAST_ROUNDS = 1000
-LEAST_DELTA = 1e-20
+LEAST_ROUNDS: int = _core.pld_refine.aligned_least_rounds
+LEAST_DELTA: float = _core.pld_refine.aligned_least_delta
 # the tilted window's tails tried, the least that fits, where the one of 1e-3 delta passes the cap:
 # the mass folded in from outside is charged at the untilt factor of the read (``compose.tilted``),
 # small where the read lies far below the tilted bulk (sigma 0.5, q 1e-4, 10^6 rounds, delta 1e-12
 # on h 2.5e-5: 5.4 M points at 1e-15, 2.9 M at 1e-6, the lower side 9.51313 and 9.51299), not
 # everywhere (sigma 0.5, q 1e-5, 10^6 rounds, delta 1e-10: 3.50236 cut at 1e-6, 3.5039 uncut on a
 # grid twice coarser)
-CUT_TAILS = (1e-12, 1e-10, 1e-8, 1e-6)
+CUT_TAILS: tuple[float, ...] = _core.pld_refine.aligned_cut_tails
 # a lower side still wider than the tolerance is read again on a grid twice finer where the window
 # read held at most this share of the cap (the finer window holds about twice its points): sigma 1,
 # q 1e-4, 10^6 rounds, delta 1e-12 reads 0.85682 on h 2.5e-5 and 0.86028 on 1.25e-5
-FINER_ROOM = 0.45
+FINER_ROOM: float = _core.pld_refine.aligned_finer_room
 # the most aligned cells (each ~45 bisection steps of 20 Gaussian tails): past it the read stops
 MAX_ALIGNED_CELLS = 2000
 UNIT_ROUNDOFF = 2.0**-53
@@ -230,12 +228,11 @@ def aligned_lower_epsilon(
     delta: float,
     near: float,
     h: float,
-    tilt: Callable[[GridPMF, float, float], float],
     max_points: int,
 ) -> float:
     """A certified lower bound on epsilon(delta) of ``rounds`` rounds of the Poisson-subsampled
     Gaussian (sigma / sensitivity ``sigma``, rate ``q``), remove direction, on grid ``h``, searched
-    below ``near`` (an upper side); 0 where none is found.
+    below ``near`` (an upper side); 0 where none is found (``aligned_read``).
 
     Parameters
     ----------
@@ -251,8 +248,6 @@ def aligned_lower_epsilon(
         An upper side of epsilon at ``delta``, where the search starts.
     h : float
         The grid interval.
-    tilt : callable
-        (pmf, rounds, eps) -> the tilt lam of the Chernoff exponent at eps.
     max_points : int
         The tilted window's cap.
 
@@ -264,11 +259,11 @@ def aligned_lower_epsilon(
     Raises
     ------
     ValueError
-        Where the tilted window would pass its cap (``tilted.compose_tilted``) at every tail
-        (1e-3 delta, then ``CUT_TAILS``), more than ``MAX_ALIGNED_CELLS`` cells are aligned, or a
-        rounded cell's edge cannot be certified (``verified_edges``).
+        Where the tilted window would pass its cap at every tail (1e-3 delta, then
+        ``CUT_TAILS``), more than ``MAX_ALIGNED_CELLS`` cells are aligned, a rounded cell's edge
+        cannot be certified (``verified_edges``) or the tilt passes the doubles' moments.
     """
-    return aligned_read(sigma, q, rounds, delta, near, h, tilt, max_points)[0]
+    return aligned_read(sigma, q, rounds, delta, near, h, max_points)[0]
 
 
 def aligned_read(
@@ -278,23 +273,25 @@ def aligned_read(
     delta: float,
     near: float,
     h: float,
-    tilt: Callable[[GridPMF, float, float], float],
     max_points: int,
 ) -> tuple[float, int, bool]:
     """``aligned_lower_epsilon``'s bound (its arguments), the points of the tilted window it read
     (whether a grid twice finer may fit the cap: ``aligned_lower_side``) and whether that window
-    was cut at a tail of ``CUT_TAILS`` (its folded mass's charge may have cost the read)."""
-    pmf, offset = aligned_pmf(sigma, q, h)
-    moved = rounds * offset
-    moved_up = moved + 4.0 * UNIT_ROUNDOFF * abs(moved)
-    lam = tilt(pmf, rounds, near - moved)
-    composed, cut = _composed_within(pmf, rounds, lam * h, delta, max_points)
-    points = int(composed.window.p.size)
-    found = tilted.lower_epsilon(composed, delta, near - moved_up)
-    if not found > 0.0:
-        return 0.0, points, cut
-    low = found + moved - 4.0 * UNIT_ROUNDOFF * (abs(found) + abs(moved))
-    return max(0.0, low), points, cut
+    was cut at a tail of ``CUT_TAILS`` (its folded mass's charge may have cost the read): the
+    core's ``aligned_read`` (pld/refine/aligned_lower.hpp, the C library's too), the aligned PMF
+    (``aligned_pmf``) composed under the Chernoff exponent's tilt at ``near`` - T b
+    (``tilted_question.exponent_tilt``, the core's), its optimistic side searched below ``near`` -
+    T b, the answer moved back by T b rounded down.  Its ValueError: ``aligned_lower_epsilon``'s."""
+    lower, points, cut = _core.pld_refine.aligned_read(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=int(rounds),
+        delta=delta,
+        near=near,
+        interval=h,
+        max_points=max_points,
+    )
+    return float(lower), int(points), bool(cut)
 
 
 def aligned_lower_delta(
@@ -305,22 +302,22 @@ def aligned_lower_delta(
     centre: float,
     level: float,
     h: float,
-    tilt: Callable[[GridPMF, float, float], float],
     max_points: int,
 ) -> tuple[np.ndarray, int]:
     """Certified lower bounds on delta at each of ``eps`` of ``rounds`` rounds of the
     Poisson-subsampled Gaussian (sigma / sensitivity ``sigma``, rate ``q``), remove direction (delta
     is the larger of the two directions' curves, so it bounds the point's delta too), on grid ``h``;
-    and the points of the tilted window read.
+    and the points of the tilted window read (the core's ``aligned_lower_delta``,
+    pld/refine/aligned_lower.hpp).
 
     The aligned PMF's composition shifted by T b is below the rounds' loss in the convex order
     (module docstring), and f(L) = (1 - e^{eps - L})_+ is convex and nondecreasing, so delta(eps)
     is at least the aligned composition's delta at eps - T b: its optimistic side read there (its
-    charges subtracted: ``TiltedComposition.deltas``), the argument rounded up (delta falls with
-    it).  One composition, under the Chernoff exponent's tilt at ``centre`` - T b, serves every
-    eps (any tilt gives a certified read; one near the eps asked makes it tight).  The window's
-    tails are 1e-3 ``level`` (a delta expected at most the answer), or the least of ``CUT_TAILS``
-    that fits ``max_points`` where that window passes it.
+    charges subtracted), the argument rounded up (delta falls with it).  One composition, under the
+    Chernoff exponent's tilt at ``centre`` - T b, serves every eps (any tilt gives a certified read;
+    one near the eps asked makes it tight).  The window's tails are 1e-3 ``level`` (a delta expected
+    at most the answer), or the least of ``CUT_TAILS`` that fits ``max_points`` where that window
+    passes it.
 
     Parameters
     ----------
@@ -338,8 +335,6 @@ def aligned_lower_delta(
         The least delta expected, in (0, 1): sizes the window's tails.
     h : float
         The grid interval.
-    tilt : callable
-        (pmf, rounds, eps) -> the tilt lam of the Chernoff exponent at eps.
     max_points : int
         The tilted window's cap.
 
@@ -352,37 +347,20 @@ def aligned_lower_delta(
     ------
     ValueError
         Where the tilted window would pass its cap at every tail, more than ``MAX_ALIGNED_CELLS``
-        cells are aligned, or a rounded cell's edge cannot be certified (``verified_edges``).
+        cells are aligned, a rounded cell's edge cannot be certified (``verified_edges``) or the
+        tilt passes the doubles' moments.
     """
-    pmf, offset = aligned_pmf(sigma, q, h)
-    moved = rounds * offset
-    at = np.asarray(eps, dtype=np.float64) - moved
-    at = at + 4.0 * UNIT_ROUNDOFF * (np.abs(eps) + abs(moved) + np.abs(at))
-    lam = tilt(pmf, rounds, centre - moved)
-    composed, _ = _composed_within(pmf, rounds, lam * h, level, max_points)
-    return np.maximum(0.0, composed.deltas(at)), int(composed.window.p.size)
-
-
-def _composed_within(
-    pmf: GridPMF, rounds: int, tilt: float, level: float, max_points: int
-) -> tuple[tilted.TiltedComposition, bool]:
-    """The optimistic composition of ``rounds`` copies of the aligned ``pmf`` under ``tilt`` (lam h),
-    its tails 1e-3 ``level`` (a delta expected at most the answer), or, where that window passes
-    ``max_points``, the least of ``CUT_TAILS`` whose window fits; and whether a ``CUT_TAILS`` tail
-    was taken.  The last tail's ValueError (past the cap) is raised."""
-    tails = [1e-3 * level] + [t for t in CUT_TAILS if t > 1e-3 * level]
-
-    def composed(tail: float) -> tilted.TiltedComposition:
-        return tilted.compose_tilted(
-            [(pmf, rounds)], tilt, pessimistic=False, tail=tail, max_points=max_points
-        )
-
-    for i, tail in enumerate(tails[:-1]):
-        try:
-            return composed(tail), i > 0
-        except ValueError:  # past the cap: a larger tail
-            continue
-    return composed(tails[-1]), len(tails) > 1  # its refusal raised
+    found, points = _core.pld_refine.aligned_lower_delta(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=int(rounds),
+        eps=np.asarray(eps, dtype=np.float64),
+        centre=centre,
+        level=level,
+        interval=h,
+        max_points=max_points,
+    )
+    return np.asarray(found), int(points)
 
 
 def aligned_lower_side(
@@ -390,17 +368,17 @@ def aligned_lower_side(
     delta: float,
     lower: float,
     upper: float,
-    tilt: Callable[[GridPMF, float, float], float],
     max_points: int,
 ) -> float:
     """``lower`` raised to ``aligned_lower_epsilon``'s bound where higher, for a point (sigma, q, T,
     sensitivity) with q at most ``RARE_RATE``, at least ``LEAST_ROUNDS`` rounds, delta at least
-    ``LEAST_DELTA`` and a finite ``upper`` side (the search's start), on
-    the grid ``question.FINE_INTERVAL`` halved, else on ``question.FINE_INTERVAL`` where that
-    window passes its cap; ``lower`` as given where neither fits.  A side still wider than the
-    tolerance on the halved grid is read again on a grid twice finer where its window held at most
+    ``LEAST_DELTA`` and a finite ``upper`` side (the search's start), on the grid
+    ``question.FINE_INTERVAL`` halved, else on ``question.FINE_INTERVAL`` where that window passes
+    its cap; ``lower`` as given where neither fits.  A side still wider than the default tolerance
+    on the halved grid is read again on a grid twice finer where its window held at most
     ``FINER_ROOM`` of the cap, or on ``question.FINE_INTERVAL`` too where its window was cut
-    (``aligned_read``).
+    (``aligned_read``).  The core's ``aligned_lower_side`` (pld/refine/aligned_lower.hpp), which
+    the C library's epsilon call reads too.
 
     Parameters
     ----------
@@ -410,9 +388,6 @@ def aligned_lower_side(
         The delta asked, in (0, 1).
     lower, upper : float
         A certified epsilon bracket at ``delta``.
-    tilt : callable
-        (pmf, rounds, eps) -> the tilt lam of the Chernoff exponent at eps
-        (``tilted_question.exponent_tilt``).
     max_points : int
         The tilted window's cap.
 
@@ -422,30 +397,18 @@ def aligned_lower_side(
         The certified lower side, at least ``lower``.
     """
     sigma, q, rounds, sensitivity = point
-    if not (
-        q <= RARE_RATE
-        and rounds >= LEAST_ROUNDS
-        and delta >= LEAST_DELTA
-        and math.isfinite(upper)
-        and upper > lower
-    ):
+    if not 0.0 < q < 1.0:  # q = 1: the Gaussian mechanism, answered in closed form
         return lower
-    s = sigma / sensitivity
-    for h in (question.FINE_INTERVAL / 2.0, question.FINE_INTERVAL):
-        try:
-            found, points, cut = aligned_read(s, q, int(rounds), delta, upper, h, tilt, max_points)
-        except ValueError:  # the window past its cap: a coarser grid
-            continue
-        lower = max(lower, found)
-        if question.within_tolerance(np.array(lower), np.array(upper)):
-            return lower
-        if h < question.FINE_INTERVAL and points <= FINER_ROOM * max_points and not cut:
-            # the aligned cells' loss, second order in h, a quarter on a grid twice finer
-            try:
-                finer = aligned_read(s, q, int(rounds), delta, upper, h / 2.0, tilt, max_points)
-                lower = max(lower, finer[0])
-            except ValueError:  # past the cap after all
-                pass
-        if not cut:
-            return lower
-    return lower
+    return float(
+        _core.pld_refine.aligned_lower_side(
+            sigma=sigma / sensitivity,
+            sampling_rate=q,
+            rounds=int(rounds),
+            delta=delta,
+            lower=lower,
+            upper=upper,
+            accuracy=question.DEFAULT_ACCURACY,
+            relative_accuracy=question.DEFAULT_RELATIVE_ACCURACY,
+            max_points=max_points,
+        )
+    )

@@ -50,7 +50,6 @@ from .rare_finer_grids import LOWER_MAX_POINTS
 from .tilted_question import (
     SPLIT_SAMPLED_ROUNDS,
     TiltedReader,
-    exponent_tilt,
     fine_delta_key,
 )
 from .window_heap import heap_windows
@@ -286,7 +285,6 @@ def aligned_sides(
             centre,
             level,
             h,
-            exponent_tilt,
             LOWER_MAX_POINTS,
         )[0]
     except ValueError:  # past its window's cap or its cells'

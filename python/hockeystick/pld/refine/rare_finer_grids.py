@@ -59,7 +59,7 @@ from .aligned_lower import LEAST_DELTA, LEAST_ROUNDS, aligned_lower_epsilon
 from .bracket_width import within_epsilon_tolerance
 from .each_bracket import each_bracket
 from .grid_start import Point
-from .tilted_question import core_point, exponent_tilt, rare_lower
+from .tilted_question import core_point, rare_lower
 from .window_heap import heap_windows
 
 # the first grid of the upper side's reads: the core's rare lower read's, the finest of its rare
@@ -282,7 +282,7 @@ def lower_read(
     sigma, q, rounds, sensitivity = point
     try:
         found = aligned_lower_epsilon(
-            sigma / sensitivity, q, int(rounds), delta, upper, h, exponent_tilt, max_points
+            sigma / sensitivity, q, int(rounds), delta, upper, h, max_points
         )
     except ValueError:  # past its window's cap or its cells': the lower side so far
         return lower

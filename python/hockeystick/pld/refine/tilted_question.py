@@ -463,9 +463,7 @@ def fine_brackets(
             from .window_heap import heap_windows
 
             with heap_windows():  # its windows' memory kept between compositions
-                lows[j] = aligned_lower_side(
-                    point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
-                )
+                lows[j] = aligned_lower_side(point, float(flat[j]), lows[j], ups[j], MAX_POINTS)
         if grid == question.FINE_INTERVAL and rare_pending(q, lows[j], ups[j]):
             up = rare_upper(point, float(flat[j]), ups[j], tail, threads)
             ups[j] = max(lows[j], min(ups[j], up))

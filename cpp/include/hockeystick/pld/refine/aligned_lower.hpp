@@ -388,12 +388,32 @@ struct AlignedRead {
     bool cut = false;
 };
 
+// The optimistic composition of `rounds` copies of the aligned PMF `pmf` under the tilt theta (lam h), its window's
+// tails 1e-3 `level` (a delta expected at most the answer), or, where that window passes `max_points`, the least of
+// kAlignedCutTails above it whose window fits; and whether a kAlignedCutTails tail was taken.  Throws the last tail's
+// std::length_error where none fits, std::invalid_argument where a tilted moment overflows.
+inline std::pair<TiltedComposition, bool> aligned_composed(const GridPMF& pmf, std::int64_t rounds, double theta,
+                                                           double level, RealFftBackend& fft, std::int64_t max_points) {
+    std::vector<double> tails{1e-3 * level};
+    for (const double t : kAlignedCutTails)
+        if (t > 1e-3 * level) tails.push_back(t);
+    const std::vector<CountedPmf> factors{{&pmf, rounds}};
+    for (std::size_t i = 0;; ++i) {
+        try {
+            return {compose_tilted(factors, theta, false, fft, max_points, tails[i]), i > 0};
+        } catch (const std::length_error&) {  // past the cap: a larger tail, the last one's refusal raised
+            if (i + 1 == tails.size()) throw;
+        }
+    }
+}
+
 // A certified lower bound on epsilon(delta) of `rounds` rounds of the Poisson-subsampled Gaussian (sigma /
 // sensitivity s, rate q), remove direction, on grid h, searched below `near` (an upper side); 0 where none is found.
 // `tilt` (const GridPMF&, rounds, eps) -> lam, the tilt of the Chernoff exponent at eps (tilted_question.hpp's
 // exponent_tilt); the window composed with the tail 1e-3 delta, else the least of kAlignedCutTails above it whose
-// window fits `max_points`.  Throws std::length_error where no tail's window fits (or past kAlignedMaxCells cells),
-// std::domain_error (an edge not certified) or std::invalid_argument (a tilt past the doubles' moments).
+// window fits `max_points` (aligned_composed).  Throws std::length_error where no tail's window fits (or past
+// kAlignedMaxCells cells), std::domain_error (an edge not certified) or std::invalid_argument (a tilt past the
+// doubles' moments).
 template <class Tilt>
 AlignedRead aligned_read(double s, double q, std::int64_t rounds, double delta, double near, double h, Tilt&& tilt,
                          RealFftBackend& fft, std::int64_t max_points) {
@@ -402,24 +422,40 @@ AlignedRead aligned_read(double s, double q, std::int64_t rounds, double delta, 
     const double moved = static_cast<double>(rounds) * a.offset;
     const double moved_up = moved + 4.0 * u * std::fabs(moved);
     const double lam = tilt(a.pmf, rounds, near - moved);
-    std::vector<double> tails{1e-3 * delta};
-    for (const double t : kAlignedCutTails)
-        if (t > 1e-3 * delta) tails.push_back(t);
-    const std::vector<CountedPmf> factors{{&a.pmf, rounds}};
-    for (std::size_t i = 0; i < tails.size(); ++i) {
-        try {
-            const TiltedComposition composed = compose_tilted(factors, lam * h, false, fft, max_points, tails[i]);
-            AlignedRead out;
-            out.points = composed.points();
-            out.cut = i > 0;
-            const double found = lower_epsilon(composed, delta, near - moved_up);
-            if (found > 0.0) out.lower = std::max(0.0, found + moved - 4.0 * u * (std::fabs(found) + std::fabs(moved)));
-            return out;
-        } catch (const std::length_error&) {  // past the cap: a larger tail, the last one's refusal raised
-            if (i + 1 == tails.size()) throw;
-        }
+    const std::pair<TiltedComposition, bool> composed =
+        aligned_composed(a.pmf, rounds, lam * h, delta, fft, max_points);
+    AlignedRead out;
+    out.points = composed.first.points();
+    out.cut = composed.second;
+    const double found = lower_epsilon(composed.first, delta, near - moved_up);
+    if (found > 0.0) out.lower = std::max(0.0, found + moved - 4.0 * u * (std::fabs(found) + std::fabs(moved)));
+    return out;
+}
+
+// Certified lower bounds on delta at each of `eps` (finite) of `rounds` rounds of the Poisson-subsampled Gaussian
+// (sigma / sensitivity s, rate q), remove direction (delta is the larger of the two directions' curves, so it bounds
+// the run's delta too), on grid h, and the points of the tilted window read.  The aligned PMF's composition shifted by
+// T b is below the rounds' loss in the convex order (the header's comment) and f(L) = (1 - e^{eps - L})_+ is convex
+// and nondecreasing, so delta(eps) is at least the aligned composition's delta at eps - T b: its optimistic side read
+// there, the argument rounded up (delta falls with it).  One composition, under the Chernoff exponent's tilt at
+// `centre` - T b (`tilt`, as aligned_read's), serves every eps, its tails sized for `level`, the least delta
+// expected (aligned_composed).  Throws as aligned_read.
+template <class Tilt>
+std::pair<std::vector<double>, std::int64_t> aligned_lower_delta(double s, double q, std::int64_t rounds,
+                                                                 const std::vector<double>& eps, double centre,
+                                                                 double level, double h, Tilt&& tilt,
+                                                                 RealFftBackend& fft, std::int64_t max_points) {
+    constexpr double u = aligned_detail::kU;
+    const AlignedPmf a = aligned_pmf(s, q, h);
+    const double moved = static_cast<double>(rounds) * a.offset;
+    const double lam = tilt(a.pmf, rounds, centre - moved);
+    const TiltedComposition composed = aligned_composed(a.pmf, rounds, lam * h, level, fft, max_points).first;
+    std::vector<double> out(eps.size());
+    for (std::size_t i = 0; i < eps.size(); ++i) {
+        const double at = eps[i] - moved;
+        out[i] = std::max(0.0, composed.delta(at + 4.0 * u * (std::fabs(eps[i]) + std::fabs(moved) + std::fabs(at))));
     }
-    throw std::length_error("aligned_read: no tail");  // not reached: tails is never empty
+    return {out, composed.points()};
 }
 
 // `lower` raised to aligned_read's bound where higher, for a run (s = sigma / sensitivity, q, T) with q at most

@@ -211,6 +211,11 @@ inline double exponent_tilt(const std::vector<CountedPmf>& terms, double eps) {
     });
 }
 
+// exponent_tilt of `rounds` copies of one PMF: the tilt the aligned cells' reads take (aligned_lower.hpp).
+inline double round_tilt(const GridPMF& pmf, std::int64_t rounds, double eps) {
+    return exponent_tilt({{&pmf, rounds}}, eps);
+}
+
 // The question tail at kTiltedTailShare: T rounds' cuts at most that share of delta (grid_policy.hpp).
 inline double tilted_question_tail(double rounds, double delta) {
     TailPolicy t;
@@ -427,11 +432,8 @@ class TiltedReader {
               std::isfinite(upper) && upper > lower))
             return lower;
         directions_.clear();  // no read returns to the discretized rounds: their memory is freed
-        const auto tilt = [](const GridPMF& pmf, std::int64_t rounds, double eps) {
-            return exponent_tilt({{&pmf, rounds}}, eps);
-        };
         try {
-            return std::max(lower, aligned_read(sigma_, q_, rounds_, delta, upper, kTiltRareLowerGrid, tilt, fft_,
+            return std::max(lower, aligned_read(sigma_, q_, rounds_, delta, upper, kTiltRareLowerGrid, round_tilt, fft_,
                                                 kTiltRareLowerMaxPoints)
                                        .lower);
         } catch (const std::logic_error&) {  // its window or cells past their caps, an edge or a tilt refused
@@ -445,12 +447,9 @@ class TiltedReader {
     std::pair<double, double> aligned_bracket(double delta, std::pair<double, double> b, double accuracy) {
         if (!(b.second - b.first > accuracy)) return b;
         directions_.clear();  // no read returns to the discretized rounds: their memory is freed
-        const auto tilt = [](const GridPMF& pmf, std::int64_t rounds, double eps) {
-            return exponent_tilt({{&pmf, rounds}}, eps);
-        };
         const auto wide = [accuracy](double lo, double up) { return up - lo > accuracy; };
         const double lower =
-            aligned_lower_side(sigma_, q_, rounds_, delta, b.first, b.second, tilt, wide, fft_, max_points_);
+            aligned_lower_side(sigma_, q_, rounds_, delta, b.first, b.second, round_tilt, wide, fft_, max_points_);
         return {lower, std::max(lower, b.second)};
     }
 
