@@ -8,6 +8,7 @@
 // tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
+#include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <pybind11/numpy.h>
@@ -376,7 +377,7 @@ class KeptReader {
         require_level(level);
         py::gil_scoped_release release;
         const hb::caller_region_threads region(threads_);
-        for (const bool remove : {true, false}) reader_.direction(h, remove, reader_.tail(remove, level), true);
+        reader_.discretize(h, level);
     }
 
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
@@ -486,6 +487,44 @@ double aligned_side(double sigma, double q, std::int64_t rounds, double delta, d
     });
 }
 
+// Each delta bracket (lower, upper) at eps (arrays of one shape) of the Poisson-subsampled Gaussian (sigma per unit
+// sensitivity, q, rounds; max_cells cells a direction) intersected with rare participation's finer delta grids
+// (pld/refine/rare_delta_grids.hpp's rare_delta_brackets: their lower side where read_lower) where
+// rare_delta_applies; as given elsewhere.  One reader for all, its windows within kRareDeltaMaxPoints, on the
+// package's FFT (workers: its threads, None all cores), the GIL released.
+std::pair<py::array_t<double>, py::array_t<double>> rare_delta(double sigma, double q, std::int64_t rounds,
+                                                               const input_array& eps, const input_array& lower,
+                                                               const input_array& upper, bool read_lower,
+                                                               std::int64_t max_cells, const py::object& workers) {
+    round_of(sigma, q);
+    checked_rounds(rounds);
+    require_same_shape(eps, lower, "eps and lower");
+    require_same_shape(eps, upper, "eps and upper");
+    check_each(eps, [](double v) { return not_nan("eps", v); });
+    check_each(lower, [](double v) {
+        return v >= 0.0 && v <= 1.0 ? std::string() : "lower must lie in [0, 1] (a delta), got " + hb::listed(v);
+    });
+    check_each(upper, [](double v) {
+        return v >= 0.0 && v <= 1.0 ? std::string() : "upper must lie in [0, 1] (a delta), got " + hb::listed(v);
+    });
+    const py::ssize_t n = eps.size();
+    const std::vector<double> at(eps.data(), eps.data() + n);
+    std::vector<double> lo(lower.data(), lower.data() + n), up(upper.data(), upper.data() + n);
+    {
+        const hb::PocketfftComposition compose(workers, tilted_options(), true, pld::kRareDeltaMaxPoints);
+        const int threads = region_threads(workers);
+        py::gil_scoped_release release;
+        const hb::caller_region_threads region(threads);
+        pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells, pld::kRareDeltaMaxPoints);
+        pld::rare_delta_brackets(reader, at, lo, up, read_lower, compose.fft());
+    }
+    const std::vector<py::ssize_t> shape(eps.shape(), eps.shape() + eps.ndim());
+    py::array_t<double> lows(shape), ups(shape);
+    std::copy(lo.begin(), lo.end(), lows.mutable_data());
+    std::copy(up.begin(), up.end(), ups.mutable_data());
+    return {lows, ups};
+}
+
 // The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
 // tilted_delta_level).
 std::pair<double, double> delta_key(double eps, double upper) {
@@ -497,8 +536,9 @@ std::pair<double, double> delta_key(double eps, double upper) {
 
 }  // namespace aligned_lower_binding
 
-void register_pld_aligned_lower(py::module_ m) {
-    namespace ab = aligned_lower_binding;
+// The reads' constants, each the core's (pld/refine/aligned_lower.hpp, tilted_question.hpp, rare_delta_grids.hpp),
+// which the package's front ends read rather than spell again.
+static void register_constants(py::module_& m) {
     m.attr("aligned_up_to") = pld::kAlignedUpTo;
     m.attr("aligned_tail") = pld::kAlignedTail;
     m.attr("aligned_tail_error") = pld::kAlignedTailError;
@@ -510,6 +550,13 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("aligned_cut_tails") = py::make_tuple(pld::kAlignedCutTails[0], pld::kAlignedCutTails[1],
                                                  pld::kAlignedCutTails[2], pld::kAlignedCutTails[3]);
     m.attr("aligned_finer_room") = pld::kAlignedFinerRoom;
+    m.attr("default_accuracy") = pld::kDefaultEpsilonAccuracy;
+    m.attr("default_relative_accuracy") = pld::kDefaultEpsilonRelativeAccuracy;
+    m.attr("tilt_split_sampled_rounds") = pld::kTiltSplitSampledRounds;
+    m.attr("rare_delta_relative_width") = pld::kRareDeltaRelativeWidth;
+    m.attr("rare_delta_width_share") = pld::kRareDeltaWidthShare;
+    m.attr("rare_delta_max_points") = pld::kRareDeltaMaxPoints;
+    m.attr("rare_delta_cheap_points") = pld::kRareDeltaCheapPoints;
     m.attr("tilt_rare_rate") = pld::kTiltRareRate;
     m.attr("tilt_round_off_per_round") = pld::kTiltRoundOffPerRound;
     m.attr("tilt_grid_step") = pld::kTiltGridStep;
@@ -525,6 +572,23 @@ void register_pld_aligned_lower(py::module_ m) {
     m.attr("tilt_rare_max_points") = pld::kTiltRareMaxPoints;
     m.attr("tilt_rare_lower_grid") = pld::kTiltRareLowerGrid;
     m.attr("tilt_rare_lower_max_points") = pld::kTiltRareLowerMaxPoints;
+    m.attr("tilt_delta_window_points") = pld::kTiltDeltaWindowPoints;
+    m.attr("tilt_screen_coarsening") = pld::kTiltScreenCoarsening;
+}
+
+void register_pld_aligned_lower(py::module_ m) {
+    namespace ab = aligned_lower_binding;
+    register_constants(m);
+    m.def(
+        "rare_delta_applies", &pld::rare_delta_applies, py::kw_only(), py::arg("sampling_rate"), py::arg("rounds"),
+        py::arg("eps"), py::arg("lower"), py::arg("upper"),
+        "Whether the delta bracket (lower, upper) at eps of `rounds` rounds of rate q is read on rare participation's "
+        "finer delta grids (pld/refine/rare_delta_grids.hpp's rare_delta_applies).");
+    m.def("rare_delta_brackets", &ab::rare_delta, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("eps"), py::arg("lower"), py::arg("upper"), py::arg("read_lower"),
+          py::arg("max_cells"), py::arg("workers") = py::none(),
+          "Each delta bracket (lower, upper) at eps intersected with rare participation's finer delta grids where they "
+          "apply (pld/refine/rare_delta_grids.hpp's rare_delta_brackets; their lower side where read_lower).");
     m.def("tilted_rare_upper", &ab::rare_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("max_cells"), py::arg("tail") = 0.0,
           py::arg("workers") = py::none(),
@@ -588,8 +652,6 @@ void register_pld_aligned_lower(py::module_ m) {
              "Forgets the held compositions (the discretized rounds stay).")
         .def("held_points", &ab::KeptReader::held_points,
              "The window points held: (the upper delta reads', the lower delta reads').");
-    m.attr("tilt_delta_window_points") = pld::kTiltDeltaWindowPoints;
-    m.attr("tilt_screen_coarsening") = pld::kTiltScreenCoarsening;
     m.def("aligned_read", &ab::aligned_epsilon, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("rounds"), py::arg("delta"), py::arg("near"), py::arg("interval"), py::arg("max_points"),
           py::arg("workers") = py::none(),

@@ -25,7 +25,10 @@
 // (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
 // grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt), and one still wider has
 // its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then
-// 2.5e-5, the package's rare_upper, its windows uncut within kTiltRareMaxPoints).  A refined bracket that meets the
+// 2.5e-5, the package's rare_upper, its windows uncut within kTiltRareMaxPoints), and a delta bracket still wider
+// than asked under rare participation is read on the finer delta grids (rare_delta_grids.hpp: the upper side under
+// the tilt on grids each a quarter of the one before from 1.25e-5, the lower side by the optimistic PMFs below the
+// rate and the aligned cells, as the package's default delta reads them).  A refined bracket that meets the
 // accuracy but is not exact (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the same fine read
 // (fine_upper), as the package's default reads every bracket not exact.  The Python package's
 // front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
@@ -44,6 +47,7 @@
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
@@ -55,6 +59,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "boundary.hpp"
 #include "pld_handle.hpp"
@@ -276,6 +281,18 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
             reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, level, width_of);
         r.lower = b.first;
         r.upper = b.second;
+        r.met = width_of(r.lower, r.upper) <= accuracy;
+    }
+    if (!r.met && pld::rare_delta_applies(sampling_rate, t, epsilon, r.lower, r.upper)) {
+        // rare participation: the finer delta grids the package's default reads (rare_delta_grids.hpp), their
+        // windows within kRareDeltaMaxPoints
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedReader rare(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells, pld::kRareDeltaMaxPoints);
+        const std::vector<double> at{epsilon};
+        std::vector<double> lower{r.lower}, upper{r.upper};
+        pld::rare_delta_brackets(rare, at, lower, upper, true, fft);
+        r.lower = lower.front();
+        r.upper = upper.front();
         r.met = width_of(r.lower, r.upper) <= accuracy;
     }
     return r;

@@ -433,7 +433,29 @@ aligned_least_rounds: int
 aligned_least_delta: float
 aligned_cut_tails: tuple[float, float, float, float]
 aligned_finer_room: float
+default_accuracy: float
+default_relative_accuracy: float
+tilt_split_sampled_rounds: float
+rare_delta_relative_width: float
+rare_delta_width_share: float
+rare_delta_max_points: int
+rare_delta_cheap_points: int
 
+def rare_delta_applies(
+    *, sampling_rate: float, rounds: float, eps: float, lower: float, upper: float
+) -> bool: ...
+def rare_delta_brackets(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    eps: npt.ArrayLike,
+    lower: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    read_lower: bool,
+    max_cells: int,
+    workers: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def aligned_read(
     *,
     sigma: float,

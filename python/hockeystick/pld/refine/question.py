@@ -43,9 +43,10 @@ from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
 from .grid_start import Point, StartGrid
 from .unmet import AccuracyNotMetWarning
 
-# the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps)
-DEFAULT_ACCURACY = 1e-3
-DEFAULT_RELATIVE_ACCURACY = 2.5e-4
+# the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps) (the core's,
+# which its rare participation delta reads take too)
+DEFAULT_ACCURACY: float = _core.pld_refine.default_accuracy
+DEFAULT_RELATIVE_ACCURACY: float = _core.pld_refine.default_relative_accuracy
 # the refinement's target where the fixed grid does not answer: half the tolerance.  dp_accounting's
 # default PLD (uncertified, pessimistic on the 1e-4 grid) exceeds the true epsilon by an amount of
 # the tolerance's order, so an upper side refined only to the tolerance can land above it (14 100

@@ -70,12 +70,9 @@ MAX_POINTS: int = _core.pld_refine.tilt_max_points
 # reason)
 WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
 # the split read (``split_bracket``, ``_split_delta``) is tried where the rounds sample the record
-# at most this many times on average (T q): there a round's large loss is rare, the tilt's Chernoff
-# bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper
-# side up to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10 rounds) up the tilted read is
-# as tight on the upper side and the split narrows the lower one only, at up to twice the cost
-# (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
-SPLIT_SAMPLED_ROUNDS = 0.1
+# at most this many times on average (T q; the core's kTiltSplitSampledRounds, whose comment gives
+# the reason)
+SPLIT_SAMPLED_ROUNDS: float = _core.pld_refine.tilt_split_sampled_rounds
 # a window whose points on a coarser grid, scaled by the grids' ratio, pass this many times the cap
 # is not composed on a finer one (the tilted factors' descent, ``tilted_factors``; the core's
 # kTiltRefusedRatio, whose comment gives the reason)

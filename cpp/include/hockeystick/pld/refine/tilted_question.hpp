@@ -130,6 +130,13 @@ constexpr std::int64_t kTiltRareMaxPoints = std::int64_t(1) << 24;
 // q in [1e-6, 1e-4], T q in [1, 100].
 constexpr double kTiltRareLowerGrid = kTiltRareUpperGrids[0];
 constexpr std::int64_t kTiltRareLowerMaxPoints = std::int64_t(1) << 24;
+// The package's split read (python pld/refine/tilted_question.py's split_bracket, _split_delta) is tried where the
+// rounds sample the record at most this many times on average (T q): there a round's large loss is rare, the tilt's
+// Chernoff bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper side up
+// to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10 rounds) up the tilted read is as tight on the upper
+// side and the split narrows the lower one only, at up to twice the cost (calibrating sigma at q 0.1, 10 rounds:
+// 0.49 -> 0.82 CPU s).  Above it, rare participation's finer delta grids read (rare_delta_grids.hpp).
+constexpr double kTiltSplitSampledRounds = 0.1;
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
 // The delta reads size their tails for a level 10^(kTiltDeltaDecades j) (tilted_delta_level), as the package's fine
@@ -359,8 +366,19 @@ class TiltedReader {
         return *kept;
     }
 
+    // Both directions' rounds on grid h, both sides, discretized with the tails `level` allows, so that the delta
+    // reads of both sides share one discretization.
+    void discretize(double h, double level) {
+        for (const bool remove : {true, false}) direction(h, remove, tail(remove, level), true);
+    }
+
     // Frees the discretized rounds (a later read discretizes them again, the same numbers).
     void forget_rounds() { directions_.clear(); }
+
+    // The run read: sigma per unit sensitivity, the sampling rate, the rounds.
+    double sigma() const { return sigma_; }
+    double sampling_rate() const { return q_; }
+    std::int64_t rounds() const { return rounds_; }
 
     // Both directions' rounds discretized with `tail` (a caller's) instead of the tails each delta allows.
     void give_tail(double tail) { given_tail_ = tail; }
@@ -859,13 +877,12 @@ class TiltedReader {
     // rounds give the same bracket; a finer accuracy's delta_bracket and the default's it is intersected with reach
     // the same grids where their first grids pass the caps).
     std::pair<double, double> grid_delta_bracket(double eps, double h, double delta_least) {
-        const double remove_tail = tail(true, delta_least), add_tail = tail(false, delta_least);
-        KeptRead& kept = delta_reads_[std::make_tuple(eps, h, remove_tail, add_tail)];
+        KeptRead& kept = delta_reads_[std::make_tuple(eps, h, tail(true, delta_least), tail(false, delta_least))];
         if (kept.outcome == KeptRead::kPastCaps) throw std::length_error(kept.message);
         if (kept.outcome == KeptRead::kRefused) throw std::invalid_argument(kept.message);
         if (kept.outcome == KeptRead::kRead) return kept.bracket;
         try {
-            for (const bool remove : {true, false}) direction(h, remove, remove ? remove_tail : add_tail, true);
+            discretize(h, delta_least);
             const std::vector<double> at{eps};
             const double centre = tilted_delta_centre(eps);
             const double upper = delta_upper(at, h, centre, delta_least, 0.0).front();
