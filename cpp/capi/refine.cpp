@@ -283,18 +283,26 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
         r.upper = b.second;
         r.met = width_of(r.lower, r.upper) <= accuracy;
     }
-    if (!r.met && pld::rare_delta_applies(sampling_rate, t, epsilon, r.lower, r.upper)) {
-        // rare participation: the finer delta grids the package's default reads (rare_delta_grids.hpp), their
-        // windows within kRareDeltaMaxPoints
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedReader rare(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells, pld::kRareDeltaMaxPoints);
-        const std::vector<double> at{epsilon};
-        std::vector<double> lower{r.lower}, upper{r.upper};
-        pld::rare_delta_brackets(rare, at, lower, upper, true, fft);
-        r.lower = lower.front();
-        r.upper = upper.front();
-        r.met = width_of(r.lower, r.upper) <= accuracy;
-    }
+    return r;
+}
+
+// `r` (a certified delta bracket at epsilon to the relative `accuracy`) read again on rare participation's finer
+// delta grids where still wider than asked and they apply (rare_delta_grids.hpp, the package's default's reads, their
+// windows within kRareDeltaMaxPoints): once a call, after the default's bracket is intersected in, since those reads
+// stop by the default's tolerance whatever the accuracy asked.
+pld::RefinedBracket rare_delta_read(double sigma, double sampling_rate, long long rounds, double epsilon,
+                                    double accuracy, pld::RefinedBracket r) {
+    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+    if (r.met || !pld::rare_delta_applies(sampling_rate, static_cast<double>(rounds), epsilon, r.lower, r.upper))
+        return r;
+    hockeystick_c::CompositionFft fft;
+    pld::TiltedReader rare(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells, pld::kRareDeltaMaxPoints);
+    const std::vector<double> at{epsilon};
+    std::vector<double> lower{r.lower}, upper{r.upper};
+    pld::rare_delta_brackets(rare, at, lower, upper, true, fft);
+    r.lower = lower.front();
+    r.upper = upper.front();
+    r.met = width_of(r.lower, r.upper) <= accuracy;
     return r;
 }
 
@@ -402,7 +410,9 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
         hockeystick_c::CompositionFft fft;
         pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
         const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a, reader); };
-        const pld::RefinedBracket r = no_looser_than_default(refine(accuracy), accuracy, refine, width_of);
+        const pld::RefinedBracket r =
+            rare_delta_read(sigma, sampling_rate, rounds, epsilon, accuracy,
+                            no_looser_than_default(refine(accuracy), accuracy, refine, width_of));
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);
