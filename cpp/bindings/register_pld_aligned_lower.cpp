@@ -364,9 +364,9 @@ class KeptReader {
             return r.delta_lower(at, h, centre, level);
         });
     }
-    py::array_t<double> add_screen(const input_array& eps, double h, double delta, double centre) {
-        return deltas(eps, h, centre, delta, [&](pld::TiltedReader& r, const std::vector<double>& at) {
-            return r.add_screens(at, h, delta, centre);
+    py::array_t<double> add_screen(const input_array& eps, double h, double level, double centre) {
+        return deltas(eps, h, centre, level, [&](pld::TiltedReader& r, const std::vector<double>& at) {
+            return r.add_screens(at, h, level, centre);
         });
     }
 
@@ -584,6 +584,19 @@ void register_pld_aligned_lower(py::module_ m) {
         py::arg("eps"), py::arg("lower"), py::arg("upper"),
         "Whether the delta bracket (lower, upper) at eps of `rounds` rounds of rate q is read on rare participation's "
         "finer delta grids (pld/refine/rare_delta_grids.hpp's rare_delta_applies).");
+    m.def(
+        "tilted_remove_tail",
+        [](double sigma, double q, double rounds, double delta) {
+            ab::round_of(sigma, q);
+            if (!(rounds >= 1.0 && std::isfinite(rounds)))
+                throw py::value_error("rounds must be finite and at least 1, got " + hb::listed(rounds));
+            if (!(delta > 0.0 && delta <= 1.0))
+                throw py::value_error("delta must lie in (0, 1] (the least delta expected), got " + hb::listed(delta));
+            return pld::tilted_remove_tail(sigma, q, rounds, delta);
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("delta"),
+        "The remove direction's tail of the tilted reads at delta (pld/refine/tilted_question.hpp's "
+        "tilted_remove_tail; sigma per unit sensitivity).");
     m.def("rare_delta_brackets", &ab::rare_delta, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("rounds"), py::arg("eps"), py::arg("lower"), py::arg("upper"), py::arg("read_lower"),
           py::arg("max_cells"), py::arg("workers") = py::none(),
@@ -639,7 +652,7 @@ void register_pld_aligned_lower(py::module_ m) {
              "Certified lower deltas at each of eps on the grid `interval` from the optimistic rounds under the "
              "Chernoff exponent's tilt at `centre` (TiltedReader::delta_lower); 0 from a direction past the cap.")
         .def("add_screen", &ab::KeptReader::add_screen, py::kw_only(), py::arg("eps"), py::arg("interval"),
-             py::arg("delta"), py::arg("centre"),
+             py::arg("level"), py::arg("centre"),
              "A certified upper bound on the add direction's delta at each of eps, read on a grid "
              "tilt_screen_coarsening times coarser than `interval` (TiltedReader::add_screens).")
         .def("discretize", &ab::KeptReader::discretize, py::kw_only(), py::arg("interval"), py::arg("level"),

@@ -49,7 +49,7 @@ from ..reads.max_of_outputs import (
     max_of_outputs_delta,
     max_of_outputs_epsilon,
 )
-from . import question, truncation
+from . import question
 from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
 from .each_bracket import each_bracket
@@ -136,29 +136,15 @@ def one_direction(
 
 def remove_tail(point: Point, delta: float) -> float:
     """The remove direction's tail: the largest 10^(-k / 4) below 1e-3 whose mass above the
-    integration range over T rounds (``truncation.remove_mass_above``, which carries the factor q
-    the add direction's tail lacks) is at most ``question.TILTED_TAIL_SHARE`` delta, at least the
-    question tail at that share (``question.question_tail``)."""
+    integration range over T rounds (which carries the factor q the add direction's tail lacks) is
+    at most ``question.TILTED_TAIL_SHARE`` delta, at least the question tail at that share (the
+    core's ``tilted_remove_tail``, by which its tilted reads discretize the remove direction)."""
     sigma, q, rounds, sensitivity = point
-    floor = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
-    budget = question.TILTED_TAIL_SHARE * delta
-
-    def fits(k: int) -> bool:
-        return (
-            rounds * truncation.remove_mass_above(10.0 ** (-k / 4.0), sigma, q, sensitivity)
-            <= budget
+    return float(
+        _core.pld_refine.tilted_remove_tail(
+            sigma=sigma / sensitivity, sampling_rate=q, rounds=float(rounds), delta=delta
         )
-
-    low, high = (
-        13,
-        max(13, math.ceil(-4.0 * math.log10(floor))),
-    )  # 10^(-13/4) < 1e-3; high: at most floor
-    if fits(low):
-        return float(10.0 ** (-low / 4.0))
-    while high - low > 1:  # fits(high) or high is the floor's rung; not fits(low)
-        mid = (low + high) // 2
-        low, high = (low, mid) if fits(mid) else (mid, high)
-    return max(floor, float(10.0 ** (-high / 4.0))) if fits(high) else floor
+    )
 
 
 class TiltedReader:
@@ -242,7 +228,7 @@ class TiltedReader:
         read on ``h`` (the core's ``TiltedReader::add_screens``): 0 where eps is at least
         ``add_pure_epsilon``; elsewhere its tilted read on a grid ``dominated_direction.COARSENING``
         times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
-        return self.core.add_screen(eps=eps, interval=h, delta=delta, centre=centre)
+        return self.core.add_screen(eps=eps, interval=h, level=delta, centre=centre)
 
     def split_rounds(self, h: float, delta: float, optimistic: bool = True) -> Factor:
         """One round of the remove direction on grid ``h``, discretized with the tail ``delta``
