@@ -37,7 +37,8 @@ SEAMS = {
     "_pool_copy": "a worker pool's copy of an accountant carries no flags",
     "_one_thread": "the rule that runs one small point's C++ calls on one thread (the values are the same either way)",
     "_fixed_brackets": "the fixed grid's brackets with the add direction's upper side they pass to the fine read",
-    "_finer_brackets": "the tilted factors' ladder of grids, driven by a stand-in bracket to show where it ends",
+    "_tilted_factor_ladder": "the core's ladder of grids of the tilted factors, driven by a stand-in bracket to show "
+    "where it ends",
     "_built_pmf": "the aligned cells' kept one-round PMFs: a second ask is a hit, and the copy handed out is "
     "the caller's own",
     "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",

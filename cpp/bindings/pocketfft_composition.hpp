@@ -8,10 +8,15 @@
 
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace hockeystick_bindings {
 
@@ -42,6 +47,25 @@ class PocketfftComposition {
     hockeystick::pld::ComposeOptions options_;
     std::int64_t max_points_;
 };
+
+// The tilted reads' composition options: direct bins (the tilted compositions' accurate low-frequency bins, in long
+// double where offered).
+inline hockeystick::pld::ComposeOptions tilted_options() {
+    hockeystick::pld::ComposeOptions o;
+    o.direct_bins = true;
+    return o;
+}
+
+// The OpenMP threads of a read's discretizations (pld/grid/cells.hpp's cell loops): `workers` where given (an
+// accountant's worker thread passes 1, so that its reads open no nested team), else every core.
+inline int region_threads(const py::object& workers) {
+#ifdef _OPENMP
+    return workers.is_none() ? omp_get_max_threads() : std::max(1, workers.cast<int>());
+#else
+    (void)workers;
+    return 1;
+#endif
+}
 
 // A composition's refusal (std::length_error: a window above max_points; std::invalid_argument) as the facade's
 // ValueError, with the advice for a window too wide.  Under the GIL.

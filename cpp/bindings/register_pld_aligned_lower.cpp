@@ -141,24 +141,6 @@ py::array_t<double> mean_at_least(double sigma, double q, const input_array& lo,
         [](double v) { return not_nan("lo", v); });
 }
 
-// The OpenMP threads of a read's discretizations (pld/grid/cells.hpp's cell loops): `workers` where given (an
-// accountant's worker thread passes 1, so that its reads open no nested team), else every core.
-int region_threads(const py::object& workers) {
-#ifdef _OPENMP
-    return workers.is_none() ? omp_get_max_threads() : std::max(1, workers.cast<int>());
-#else
-    return 1;
-#endif
-}
-
-// The tilted reads' composition options: direct bins (the tilted compositions' accurate low-frequency bins, in long
-// double where offered).
-pld::ComposeOptions tilted_options() {
-    pld::ComposeOptions o;
-    o.direct_bins = true;
-    return o;
-}
-
 // rounds >= 1, else a ValueError naming it.
 std::int64_t checked_rounds(std::int64_t rounds) {
     if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
@@ -173,8 +155,8 @@ auto rare_read(double sigma, double q, std::int64_t rounds, std::int64_t max_cel
                const py::object& workers, Read read) {
     round_of(sigma, q);
     checked_rounds(rounds);
-    const hb::PocketfftComposition compose(workers, tilted_options(), true, pld::kTiltMaxPoints);
-    const int threads = region_threads(workers);
+    const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
+    const int threads = hb::region_threads(workers);
     py::gil_scoped_release release;
     const hb::caller_region_threads region(threads);
     pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells);
@@ -303,8 +285,8 @@ class KeptReader {
     KeptReader(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, std::int64_t max_points,
                double tail, const py::object& workers)
         : max_points_(checked_points(max_points)),
-          threads_(region_threads(workers)),
-          compose_(workers, tilted_options(), true, max_points_),
+          threads_(hb::region_threads(workers)),
+          compose_(workers, hb::tilted_options(), true, max_points_),
           reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {
         if (std::isnan(tail) || tail < 0.0 || tail >= 1.0)
             throw py::value_error("tail must lie in [0, 1) (0: the tails each delta allows), got " + hb::listed(tail));
@@ -424,8 +406,8 @@ auto aligned_call(double sigma, double q, std::int64_t rounds, double h, std::in
     checked_rounds(rounds);
     require_interval(h);
     if (max_points < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(max_points));
-    const hb::PocketfftComposition compose(workers, tilted_options(), true, max_points);
-    const int threads = region_threads(workers);
+    const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, max_points);
+    const int threads = hb::region_threads(workers);
     py::gil_scoped_release release;
     const hb::caller_region_threads region(threads);
     return read(compose.fft());
@@ -511,8 +493,8 @@ std::pair<py::array_t<double>, py::array_t<double>> rare_delta(double sigma, dou
     const std::vector<double> at(eps.data(), eps.data() + n);
     std::vector<double> lo(lower.data(), lower.data() + n), up(upper.data(), upper.data() + n);
     {
-        const hb::PocketfftComposition compose(workers, tilted_options(), true, pld::kRareDeltaMaxPoints);
-        const int threads = region_threads(workers);
+        const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kRareDeltaMaxPoints);
+        const int threads = hb::region_threads(workers);
         py::gil_scoped_release release;
         const hb::caller_region_threads region(threads);
         pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells, pld::kRareDeltaMaxPoints);

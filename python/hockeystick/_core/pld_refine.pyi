@@ -1,8 +1,9 @@
 """The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
 of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
-(cpp/bindings/register_pld_aligned_lower.cpp)."""
+(cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
+(cpp/bindings/register_pld_tilted_factors.cpp)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -520,4 +521,45 @@ def tilted_coarser_bracket(
     max_cells: int,
     tail: float = 0.0,
     workers: int | None = None,
+) -> tuple[float, float]: ...
+
+class TiltedFactorsReader:
+    def __init__(
+        self,
+        segments: Sequence[tuple[float, float, int]],
+        *,
+        max_cells: int,
+        workers: int | None = None,
+    ) -> None: ...
+    @property
+    def pure_add_epsilon(self) -> float: ...
+    def screened_bracket(
+        self, *, delta: float, lower: float, upper: float, interval: float, tail: float
+    ) -> tuple[float, float]: ...
+    def coarse_to_fine(
+        self,
+        *,
+        delta: float,
+        lower: float,
+        upper: float,
+        interval: float,
+        tail: float,
+        accuracy: float,
+        relative_accuracy: float,
+    ) -> tuple[float, float]: ...
+    def add_below(self, *, eps: float, interval: float, tail: float, delta: float) -> bool: ...
+    def direction_delta(
+        self, *, remove: bool, eps: float, interval: float, tail: float
+    ) -> float: ...
+
+def _tilted_factor_ladder(
+    read: Callable[[float], tuple[float, float, Sequence[int]]],
+    *,
+    lower: float,
+    upper: float,
+    interval: float,
+    refused: float,
+    accuracy: float,
+    relative_accuracy: float,
+    max_points: int,
 ) -> tuple[float, float]: ...

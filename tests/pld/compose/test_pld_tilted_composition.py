@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick import pld
+from hockeystick import _core, pld
 from hockeystick.pld.compose import fft, tilted
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine import question, tilted_factors, tilted_question
@@ -289,12 +289,15 @@ def test_the_add_screen_is_tilted_at_its_centre_with_the_tails_of_its_delta(poin
 
 
 def test_add_pure_epsilon_is_the_sum_of_each_factors_bound_rounded_up():
-    """sum_i c_i log(1 / (1 - q_i)) against mpmath at 50 digits: at least it, by at most a few ulps."""
-    rates = [(0.5, 3.0), (0.3, 4.0), (1e-3, 5000.0)]
+    """sum_i c_i log(1 / (1 - q_i)) against mpmath at 50 digits: at least it, by at most a few ulps
+    (the core's multi-rate add_pure_epsilon, pld/refine/tilted_factors.hpp, whatever each sigma)."""
+    rates = [(0.5, 3), (0.3, 4), (1e-3, 5000)]
     mpmath.mp.dps = 50
     exact = mpmath.fsum(mpmath.mpf(c) * -mpmath.log1p(-mpmath.mpf(q)) for q, c in rates)
-    found = tilted_question.add_pure_epsilon(rates)
-    assert exact <= found <= exact * (1 + 1e-14)
+    reader = _core.pld_refine.TiltedFactorsReader(
+        [(sigma, q, c) for sigma, (q, c) in zip((0.5, 1.0, 3.0), rates)], max_cells=1 << 20
+    )
+    assert exact <= reader.pure_add_epsilon <= exact * (1 + 1e-14)
 
 
 # a round whose loss passes 0 rarely (24 / 1024 of its mass): 10 rounds read by the binomial split above 0.3

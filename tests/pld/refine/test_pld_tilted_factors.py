@@ -107,37 +107,99 @@ def test_dp_accounting_adapter_reads_the_composed_event_the_same() -> None:
 @pytest.mark.parametrize(
     "refused, cut, grids",
     [
-        (0.0, [], [4e-5, 1e-5, 2.5e-6, 6.25e-7]),  # nothing known refused: GRIDS grids
+        (0.0, [], [4e-5, 1e-5, 2.5e-6, 6.25e-7]),  # nothing known refused: four grids
         (1e-5, [], [4e-5]),  # the grid refused already is not read again
-        (0.0, [1_400_000], [4e-5]),  # its windows cut at WINDOW_TAIL: 5.6 M on the next grid
+        (0.0, [1_400_000], [4e-5]),  # its windows cut at the window tail: 5.6 M on the next grid
         (0.0, [1_000_000], [4e-5, 1e-5, 2.5e-6, 6.25e-7]),  # 4 M: within 1.25 times the cap
     ],
 )
 def test_the_ladder_ends_before_a_grid_whose_window_would_be_refused(
-    monkeypatch: pytest.MonkeyPatch, refused: float, cut: list[int], grids: list[float]
+    refused: float, cut: list[int], grids: list[float]
 ) -> None:
-    """``_finer_brackets`` reads no grid it knows its windows refuse: one refused already, or one
-    whose windows, judged from the remove direction's windows cut at ``WINDOW_TAIL`` on the grid
-    before (scaled by ``GRID_STEP``), pass ``REFUSED_RATIO`` times the cap (2^22).  Each grid's own
-    bracket here falls by far more than a quarter of the tolerance, so only those rules end it."""
-    from hockeystick.pld.refine import tilted_factors
+    """The core's ladder of grids (pld/refine/tilted_factors.hpp's factor_ladder) reads no grid it
+    knows its windows refuse: one refused already, or one whose windows, judged from the remove
+    direction's windows cut at the window tail on the grid before (scaled by the grid step 4), pass
+    1.25 times the cap (2^22).  Each grid's own bracket here falls by far more than a quarter of the
+    tolerance, so only those rules end it."""
+    from hockeystick import _core
+    from hockeystick.pld.refine import question
 
     read: list[float] = []
-    windows = list(cut)
 
-    def screened(
-        *args: object, cut: list[int] | None = None, **kwargs: object
-    ) -> tuple[float, float]:
-        h = float(args[4])  # type: ignore[arg-type]
+    def bracket(h: float) -> tuple[float, float, list[int]]:
         read.append(h)
-        if cut is not None:
-            cut.extend(windows)
-        return 1.0, 1.0 + 1e3 * h  # wider than the tolerance, falling 4-fold a grid
+        return 1.0, 1.0 + 1e3 * h, cut  # wider than the tolerance, falling 4-fold a grid
 
-    monkeypatch.setattr(tilted_factors, "screened_bracket", screened)
-    segments = [((0.5, 1e-6, 1.0), 10**8)]
-    lower, upper = tilted_factors._finer_brackets(
-        segments, 1e-10, 0.0, math.inf, 4e-5, 1e-20, refused
+    lower, upper = _core.pld_refine._tilted_factor_ladder(
+        bracket,
+        lower=0.0,
+        upper=math.inf,
+        interval=4e-5,
+        refused=refused,
+        accuracy=question.DEFAULT_ACCURACY,
+        relative_accuracy=question.DEFAULT_RELATIVE_ACCURACY,
+        max_points=1 << 22,
     )
     assert read == pytest.approx(grids, rel=1e-12)
     assert (lower, upper) == (1.0, 1.0 + 1e3 * read[-1])  # the last grid's bracket
+
+
+def test_the_ladder_stops_where_the_upper_side_stops_falling_and_rethrows_a_first_refusal() -> None:
+    """The ladder ends where a grid's own upper side falls by at most a quarter of the tolerance from
+    the grid before's, keeps the brackets' intersection, ends at a later grid's refusal, and raises
+    the first grid's (the caller then climbs to a coarser one)."""
+    from hockeystick import _core
+    from hockeystick.pld.refine import question
+
+    def ladder(read, lower: float = 0.0) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+        return _core.pld_refine._tilted_factor_ladder(
+            read,
+            lower=lower,
+            upper=math.inf,
+            interval=4e-5,
+            refused=0.0,
+            accuracy=question.DEFAULT_ACCURACY,
+            relative_accuracy=question.DEFAULT_RELATIVE_ACCURACY,
+            max_points=1 << 22,
+        )
+
+    sides = {4e-5: (1.0, 1.5), 1e-5: (1.2, 1.4999)}  # the second falls by 1e-4 < 0.25e-3
+    read: list[float] = []
+
+    def flat(h: float) -> tuple[float, float, list[int]]:
+        read.append(h)
+        return (*sides[h], [])
+
+    assert ladder(flat) == (1.2, 1.4999) and len(read) == 2
+
+    def refused_second(h: float) -> tuple[float, float, list[int]]:
+        if h < 4e-5:
+            raise ValueError("refused")
+        return 1.0, 2.0, []
+
+    assert ladder(refused_second) == (1.0, 2.0)
+
+    def refused_first(h: float) -> tuple[float, float, list[int]]:
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError, match="refused"):
+        ladder(refused_first)
+
+
+def test_the_reader_refuses_a_run_it_cannot_read_naming_the_argument() -> None:
+    from hockeystick import _core
+
+    reader = _core.pld_refine.TiltedFactorsReader
+    for segments, name in (
+        ([], "segments"),
+        ([(0.0, 0.1, 10)], "sigma"),
+        ([(1.0, 1.0, 10)], "sampling_rate"),
+        ([(1.0, 0.1, 0)], "rounds"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            reader(segments, max_cells=1 << 20)
+    one = reader([(1.0, 0.1, 10)], max_cells=1 << 20)
+    with pytest.raises(ValueError, match="delta"):
+        one.screened_bracket(delta=1.5, lower=0.0, upper=math.inf, interval=1e-3, tail=1e-12)
+    with pytest.raises(ValueError, match="interval"):
+        one.direction_delta(remove=True, eps=1.0, interval=0.0, tail=1e-12)

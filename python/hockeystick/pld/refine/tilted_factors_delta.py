@@ -5,9 +5,10 @@ On the default grid (``DEFAULT_INTERVAL``, dp_accounting's) a certified upper de
 uncharged estimate plus the plain composition's round-off charges, so it cannot be below it, and at
 a small delta those charges (about T u of the whole mass) are much of it.  Each direction's
 pessimistic PMFs on ``question.FINE_INTERVAL`` are composed under the tilt that maximizes the
-Chernoff exponent lam eps - K(lam) at the epsilon asked (``tilted_factors.exponent_tilt``: the
-tilted composition carries its charge relative to that Chernoff bound) and read there; the add
-direction is 0 past ``tilted_question.add_pure_epsilon`` (pure DP there).  Where the rounds sample
+Chernoff exponent lam eps - K(lam) at the epsilon asked (the tilted composition carries its charge
+relative to that Chernoff bound) and read there; the add direction is 0 past the run's pure epsilon
+(pure DP there): the core's reads (``TiltedFactorsReader.direction_delta``,
+cpp/include/hockeystick/pld/refine/tilted_factors.hpp).  Where the rounds sample
 the record rarely (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read
 as a sum over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower
 side takes the max-of-outputs test's bound where higher (``reads.max_of_outputs``: where the record
@@ -22,37 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compose import tilted
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
-from .directional_delta import Direction
-from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
-from .tilted_question import (
-    MAX_POINTS,
-    SPLIT_SAMPLED_ROUNDS,
-    WINDOW_TAIL,
-    add_pure_epsilon,
-    optimistic_segments,
-)
-
-
-def direction_delta(
-    segments: Sequence[Segment], direction: Direction, h: float, tail: float, eps: float
-) -> float:
-    """One direction's certified upper delta at ``eps``: its pessimistic PMFs on grid ``h`` composed
-    under the exponent's tilt at ``eps`` and read there; the add direction's 0 at or past
-    ``add_pure_epsilon``."""
-    if direction == "add" and eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
-        return 0.0
-    ups = [(f.upper, c) for f, c in pessimistic_terms(segments, direction, h, tail, False)]
-    side = tilted.compose_tilted(
-        ups,
-        exponent_tilt(ups, eps) * h,
-        pessimistic=True,
-        max_points=MAX_POINTS,
-        window_tail=WINDOW_TAIL,
-    )
-    return float(side.delta(eps))
+from .tilted_factors import Segment, factors_reader, pessimistic_terms, total_rounds
+from .tilted_question import SPLIT_SAMPLED_ROUNDS, optimistic_segments
 
 
 def split_delta(
@@ -102,6 +76,7 @@ def tilted_factors_delta(
     tuple of float
         The certified (lower, upper) bracket.
     """
+    segments = [s for s in segments if s[1] > 0]  # a factor of no rounds composes to the identity
     if (
         not segments
         or any(k[1] >= 1.0 for k, _ in segments)
@@ -115,9 +90,11 @@ def tilted_factors_delta(
     )  # the max-of-outputs test's bound where higher
     h = question.FINE_INTERVAL
     tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
+    reader = factors_reader(segments)
     try:
-        add = direction_delta(segments, "add", h, tail, eps)
-        upper = min(upper, max(direction_delta(segments, "remove", h, tail, eps), add))
+        add = reader.direction_delta(remove=False, eps=eps, interval=h, tail=tail)
+        remove = reader.direction_delta(remove=True, eps=eps, interval=h, tail=tail)
+        upper = min(upper, max(remove, add))
     except ValueError:  # a window past MAX_POINTS: the bracket as given
         return lower, upper
     sampled = sum(q * c for (_, q, _), c in segments)

@@ -37,7 +37,6 @@ from typing import Any, cast
 import numpy as np
 
 from ... import _core
-from ..compose import tilted
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import (
@@ -73,10 +72,6 @@ WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
 # at most this many times on average (T q; the core's kTiltSplitSampledRounds, whose comment gives
 # the reason)
 SPLIT_SAMPLED_ROUNDS: float = _core.pld_refine.tilt_split_sampled_rounds
-# a window whose points on a coarser grid, scaled by the grids' ratio, pass this many times the cap
-# is not composed on a finer one (the tilted factors' descent, ``tilted_factors``; the core's
-# kTiltRefusedRatio, whose comment gives the reason)
-REFUSED_RATIO: float = _core.pld_refine.tilt_refused_ratio
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
 # 10^(FINE_DELTA_DECADES j) (the core's, which the C library's delta call reads by)
@@ -96,16 +91,6 @@ DELTA_WINDOW_POINTS: int = _core.pld_refine.tilt_delta_window_points
 def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
     """The lam maximizing lam eps - K(lam), the Chernoff exponent at ``eps`` (``pmf_tilt``)."""
     return pmf_tilt(pmf, rounds, lambda lam, k: lam * eps - k)
-
-
-def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
-    """An epsilon past which the add direction of a run of Poisson-subsampled Gaussian rounds has
-    delta 0: the rounds (sampling rate q_i, c_i rounds each) are pure DP in that direction, its loss
-    -log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) being at most -log(1 - q) whatever sigma and the
-    sensitivity c, so sum_i c_i log(1 / (1 - q_i)), rounded up by (k + 8) u for the k terms'
-    logarithms, products and sum."""
-    total = math.fsum(c * -math.log1p(-q) for q, c in rates)
-    return total * (1.0 + (len(rates) + 8) * tilted.UNIT_ROUNDOFF)
 
 
 def one_direction(
@@ -226,7 +211,7 @@ class TiltedReader:
     def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
         """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its
         read on ``h`` (the core's ``TiltedReader::add_screens``): 0 where eps is at least
-        ``add_pure_epsilon``; elsewhere its tilted read on a grid ``dominated_direction.COARSENING``
+        the core's ``add_pure_epsilon``; elsewhere its tilted read on a grid ``dominated_direction.COARSENING``
         times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
         return self.core.add_screen(eps=eps, interval=h, level=delta, centre=centre)
 

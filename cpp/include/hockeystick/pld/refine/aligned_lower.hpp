@@ -29,7 +29,7 @@
 // (2 s^2)} N_{j+1}(A), N_j(A) the N(j, s^2) mass of A from numerics/gaussian_tail.hpp (relative error <= 1e-12 against
 // 50-digit mpmath, taken as kAlignedTailError), and E_P[u^k; A] = q^k sum_j C(k, j) (-1)^{k-j} E_P[e^{jz}; A].
 //
-// Rounding inward (u = 2^-53).  Each moment sum is taken correctly rounded (aligned_detail::exact_sum) and lowered by
+// Rounding inward (u = 2^-53).  Each moment sum is taken correctly rounded (numerics/exact_sum.hpp) and lowered by
 // the tails' error and 8 u of its terms' magnitudes (the double products and sums), each mass taken on its safe side,
 // so a cell's atom at g needs lower(int_A l dP) >= g P_+(A) (g >= 0) or >= g P_-(A) (g < 0), g rounded up by 4 u of
 // its terms.  The rounded cells' edges x_k are raised until the loss computed there, lowered by 16 u of itself, is at
@@ -49,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "hockeystick/numerics/exact_sum.hpp"
 #include "hockeystick/numerics/gaussian_tail.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/grid/grid_pmf.hpp"
@@ -90,46 +91,6 @@ constexpr double kAlignedGrid = 5e-5;
 namespace aligned_detail {
 
 constexpr double kU = 0.5 * std::numeric_limits<double>::epsilon();  // u = 2^-53
-
-// The correctly rounded sum of n doubles (Shewchuk's partials with the half-even correction of the last step, as
-// Python's math.fsum: J. R. Shewchuk, "Adaptive precision floating-point arithmetic", Discrete Comput. Geom. 18,
-// 1997).  Finite inputs only.
-inline double exact_sum(const double* x, int n) {
-    double partials[16];
-    int count = 0;
-    for (int i = 0; i < n; ++i) {
-        double v = x[i];
-        int kept = 0;
-        for (int j = 0; j < count; ++j) {
-            double y = partials[j];
-            if (std::fabs(v) < std::fabs(y)) std::swap(v, y);
-            const double hi = v + y;
-            const double lo = y - (hi - v);
-            if (lo != 0.0) partials[kept++] = lo;
-            v = hi;
-        }
-        count = kept;
-        if (v != 0.0) partials[count++] = v;
-    }
-    if (count == 0) return 0.0;
-    int j = count - 1;
-    double hi = partials[j], lo = 0.0;
-    while (j > 0) {
-        const double v = hi;
-        const double y = partials[--j];
-        hi = v + y;
-        const double yr = hi - v;
-        lo = y - yr;
-        if (lo != 0.0) break;
-    }
-    // a half-way case rounded to even in the wrong direction by the last addition: correct it
-    if (j > 0 && ((lo < 0.0 && partials[j - 1] < 0.0) || (lo > 0.0 && partials[j - 1] > 0.0))) {
-        const double y = lo * 2.0;
-        const double v = hi + y;
-        if (y == v - hi) hi = v;
-    }
-    return hi;
-}
 
 }  // namespace aligned_detail
 
@@ -193,7 +154,7 @@ class AlignedRound {
             }
             const double sign = k % 2 ? 1.0 : -1.0;
             const double qk = std::pow(q, static_cast<double>(k));
-            bound += sign * qk * aligned_detail::exact_sum(terms, k + 1) / static_cast<double>(k);
+            bound += sign * qk * exact_sum(terms, static_cast<std::size_t>(k + 1)) / static_cast<double>(k);
             error += qk * spread / static_cast<double>(k);
         }
         AlignedCell out;

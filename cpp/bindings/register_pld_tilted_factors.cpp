@@ -1,0 +1,182 @@
+// Binding of the tilted reads of a run of several kinds of round (pld/refine/tilted_factors.hpp), in _core.pld_refine:
+// a TiltedFactorsReader on the package's FFT (pocketfft_composition.hpp), each read with the GIL released, its
+// refusals (a window past the cap, a tilt past the doubles' moments, a discretization past max_cells) raised as
+// ValueError where the read has no bracket to give.  The package's front ends are
+// python/hockeystick/pld/refine/tilted_factors.py and tilted_factors_delta.py.
+#include <hockeystick/pld/refine/tilted_factors.hpp>
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "loops.hpp"
+#include "pocketfft_composition.hpp"
+
+namespace py = pybind11;
+namespace hb = hockeystick_bindings;
+namespace pld = hockeystick::pld;
+
+namespace tilted_factors_binding {
+
+using Segment = std::tuple<double, double, std::int64_t>;
+
+void require_positive(const char* name, double v, const char* what) {
+    if (!(v > 0.0 && std::isfinite(v)))
+        throw py::value_error(std::string(name) + " must be finite and > 0 (" + what + "), got " + hb::listed(v));
+}
+
+void require_probability(const char* name, double v) {
+    if (!(v > 0.0 && v < 1.0))
+        throw py::value_error(std::string(name) + " must lie strictly between 0 and 1, got " + hb::listed(v));
+}
+
+void require_not_nan(const char* name, double v) {
+    if (std::isnan(v)) throw py::value_error(std::string(name) + " must not be NaN");
+}
+
+// The run's kinds of round (sigma per unit sensitivity > 0 finite, 0 < q < 1, rounds >= 1), else a ValueError naming
+// the element and the rule.
+std::vector<pld::TiltedSegment> checked_segments(const std::vector<Segment>& segments) {
+    if (segments.empty()) throw py::value_error("segments must hold at least one (sigma, sampling_rate, rounds)");
+    std::vector<pld::TiltedSegment> out;
+    for (const Segment& s : segments) {
+        require_positive("sigma", std::get<0>(s), "the noise over the sensitivity");
+        require_probability("sampling_rate", std::get<1>(s));
+        if (std::get<2>(s) < 1)
+            throw py::value_error("rounds must be at least 1, got " + std::to_string(std::get<2>(s)));
+        out.push_back({std::get<0>(s), std::get<1>(s), std::get<2>(s)});
+    }
+    return out;
+}
+
+// read() with the GIL released, the discretizations on `threads` threads.
+template <class Read>
+auto released(int threads, Read&& read) {
+    py::gil_scoped_release release;
+    const hb::caller_region_threads region(threads);
+    return read();
+}
+
+// read(), its refusal (a window past the cap or a discretization past max_cells, a tilt past the doubles' moments)
+// raised as a ValueError saying so.
+template <class Read>
+auto refusing(Read&& read) {
+    try {
+        return read();
+    } catch (const std::length_error& e) {
+        throw py::value_error(std::string("the tilted read is refused: ") + e.what());
+    } catch (const std::invalid_argument& e) {
+        throw py::value_error(std::string("the tilted read is refused: ") + e.what());
+    }
+}
+
+// A TiltedFactorsReader kept for one question's reads on the package's FFT (workers: its threads, None all cores).
+class FactorsReader {
+  public:
+    FactorsReader(const std::vector<Segment>& segments, std::int64_t max_cells, const py::object& workers)
+        : threads_(hb::region_threads(workers)),
+          compose_(workers, hb::tilted_options(), true, pld::kTiltMaxPoints),
+          reader_(checked_segments(segments), compose_.fft(), checked_cells(max_cells)) {}
+
+    double pure_add_epsilon() const { return reader_.pure_add_epsilon(); }
+
+    std::pair<double, double> screened_bracket(double delta, double lower, double upper, double h, double tail) {
+        require_read(delta, h, tail);
+        require_not_nan("lower", lower);
+        require_not_nan("upper", upper);
+        return released(threads_, [&] { return reader_.screened_or_given(delta, lower, upper, h, tail); });
+    }
+
+    std::pair<double, double> coarse_to_fine(double delta, double lower, double upper, double h, double tail,
+                                             double accuracy, double relative_accuracy) {
+        require_read(delta, h, tail);
+        require_not_nan("lower", lower);
+        require_not_nan("upper", upper);
+        require_positive("accuracy", accuracy, "an epsilon width");
+        if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
+            throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
+        return released(threads_, [&] {
+            return reader_.coarse_to_fine(delta, lower, upper, h, tail, {accuracy, relative_accuracy});
+        });
+    }
+
+    bool add_below(double eps, double h, double tail, double delta) {
+        require_read(delta, h, tail);
+        require_not_nan("eps", eps);
+        return refusing([&] { return released(threads_, [&] { return reader_.add_below(eps, h, tail, delta); }); });
+    }
+
+    double direction_delta(bool remove, double eps, double h, double tail) {
+        require_positive("interval", h, "the grid's loss step");
+        require_probability("tail", tail);
+        if (!(eps >= 0.0)) throw py::value_error("eps must be >= 0, got " + hb::listed(eps));
+        return refusing(
+            [&] { return released(threads_, [&] { return reader_.direction_delta(remove, h, tail, eps); }); });
+    }
+
+  private:
+    static std::int64_t checked_cells(std::int64_t n) {
+        if (n < 1) throw py::value_error("max_cells must be at least 1, got " + std::to_string(n));
+        return n;
+    }
+    static void require_read(double delta, double h, double tail) {
+        require_probability("delta", delta);
+        require_positive("interval", h, "the grid's loss step");
+        require_probability("tail", tail);
+    }
+
+    int threads_;
+    hb::PocketfftComposition compose_;
+    pld::TiltedFactorsReader reader_;
+};
+
+// The ladder of grids (pld::factor_ladder) driven by a caller's read(h) -> (lower, upper, cut points), a ValueError
+// from it standing for a refused grid: the rules that end the ladder, shown on a stand-in bracket.
+std::pair<double, double> factor_ladder(
+    const std::function<std::tuple<double, double, std::vector<std::int64_t>>(double)>& read, double lower,
+    double upper, double h, double refused, double accuracy, double relative_accuracy, std::int64_t max_points) {
+    return pld::factor_ladder(lower, upper, h, refused, {accuracy, relative_accuracy}, max_points,
+                              [&](double g, std::vector<std::int64_t>& cut) {
+                                  std::tuple<double, double, std::vector<std::int64_t>> got;
+                                  try {
+                                      got = read(g);
+                                  } catch (const py::error_already_set& e) {
+                                      if (!e.matches(PyExc_ValueError)) throw;
+                                      throw std::length_error(e.what());
+                                  }
+                                  cut.insert(cut.end(), std::get<2>(got).begin(), std::get<2>(got).end());
+                                  return std::make_pair(std::get<0>(got), std::get<1>(got));
+                              });
+}
+
+}  // namespace tilted_factors_binding
+
+void register_pld_tilted_factors(py::module_ m) {
+    namespace tf = tilted_factors_binding;
+    py::class_<tf::FactorsReader>(m, "TiltedFactorsReader",
+                                  "The tilted reads of a run of several kinds of Poisson-subsampled Gaussian round "
+                                  "(pld/refine/tilted_factors.hpp), their discretized rounds freed after each read.")
+        .def(py::init<const std::vector<tf::Segment>&, std::int64_t, const py::object&>(), py::arg("segments"),
+             py::kw_only(), py::arg("max_cells"), py::arg("workers") = py::none())
+        .def_property_readonly("pure_add_epsilon", &tf::FactorsReader::pure_add_epsilon)
+        .def("screened_bracket", &tf::FactorsReader::screened_bracket, py::kw_only(), py::arg("delta"),
+             py::arg("lower"), py::arg("upper"), py::arg("interval"), py::arg("tail"))
+        .def("coarse_to_fine", &tf::FactorsReader::coarse_to_fine, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("interval"), py::arg("tail"), py::arg("accuracy"), py::arg("relative_accuracy"))
+        .def("add_below", &tf::FactorsReader::add_below, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("tail"), py::arg("delta"))
+        .def("direction_delta", &tf::FactorsReader::direction_delta, py::kw_only(), py::arg("remove"), py::arg("eps"),
+             py::arg("interval"), py::arg("tail"));
+    m.def("_tilted_factor_ladder", &tf::factor_ladder, py::arg("read"), py::kw_only(), py::arg("lower"),
+          py::arg("upper"), py::arg("interval"), py::arg("refused"), py::arg("accuracy"), py::arg("relative_accuracy"),
+          py::arg("max_points"));
+}
