@@ -101,12 +101,8 @@ class FactorsReader {
         require_read(delta, h, tail);
         require_not_nan("lower", lower);
         require_not_nan("upper", upper);
-        require_positive("accuracy", accuracy, "an epsilon width");
-        if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
-            throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
-        return released(threads_, [&] {
-            return reader_.coarse_to_fine(delta, lower, upper, h, tail, {accuracy, relative_accuracy});
-        });
+        const pld::EpsilonTolerance tol = checked_tolerance(accuracy, relative_accuracy);
+        return released(threads_, [&] { return reader_.coarse_to_fine(delta, lower, upper, h, tail, tol); });
     }
 
     bool add_below(double eps, double h, double tail, double delta) {
@@ -115,7 +111,17 @@ class FactorsReader {
         return refusing([&] { return released(threads_, [&] { return reader_.add_below(eps, h, tail, delta); }); });
     }
 
-    double direction_delta(bool remove, double eps, double h, double tail) {
+    std::pair<double, double> rare_bracket(double delta, double lower, double upper, double tail, double accuracy,
+                                           double relative_accuracy) {
+        require_probability("delta", delta);
+        require_probability("tail", tail);
+        require_not_nan("lower", lower);
+        require_not_nan("upper", upper);
+        const pld::EpsilonTolerance tol = checked_tolerance(accuracy, relative_accuracy);
+        return released(threads_, [&] { return reader_.rare_bracket(delta, lower, upper, tail, tol); });
+    }
+
+    std::pair<double, double> direction_delta(bool remove, double eps, double h, double tail) {
         require_positive("interval", h, "the grid's loss step");
         require_probability("tail", tail);
         if (!(eps >= 0.0)) throw py::value_error("eps must be >= 0, got " + hb::listed(eps));
@@ -124,6 +130,12 @@ class FactorsReader {
     }
 
   private:
+    static pld::EpsilonTolerance checked_tolerance(double accuracy, double relative_accuracy) {
+        require_positive("accuracy", accuracy, "an epsilon width");
+        if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
+            throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
+        return {accuracy, relative_accuracy};
+    }
     static std::int64_t checked_cells(std::int64_t n) {
         if (n < 1) throw py::value_error("max_cells must be at least 1, got " + std::to_string(n));
         return n;
@@ -174,6 +186,8 @@ void register_pld_tilted_factors(py::module_ m) {
              py::arg("upper"), py::arg("interval"), py::arg("tail"), py::arg("accuracy"), py::arg("relative_accuracy"))
         .def("add_below", &tf::FactorsReader::add_below, py::kw_only(), py::arg("eps"), py::arg("interval"),
              py::arg("tail"), py::arg("delta"))
+        .def("rare_bracket", &tf::FactorsReader::rare_bracket, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("tail"), py::arg("accuracy"), py::arg("relative_accuracy"))
         .def("direction_delta", &tf::FactorsReader::direction_delta, py::kw_only(), py::arg("remove"), py::arg("eps"),
              py::arg("interval"), py::arg("tail"));
     m.def("_tilted_factor_ladder", &tf::factor_ladder, py::arg("read"), py::kw_only(), py::arg("lower"),

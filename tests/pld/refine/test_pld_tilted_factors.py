@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from hockeystick.pld import PLDAccountant, SubsampledGaussianPLD
@@ -203,3 +204,43 @@ def test_the_reader_refuses_a_run_it_cannot_read_naming_the_argument() -> None:
         one.screened_bracket(delta=1.5, lower=0.0, upper=math.inf, interval=1e-3, tail=1e-12)
     with pytest.raises(ValueError, match="interval"):
         one.direction_delta(remove=True, eps=1.0, interval=0.0, tail=1e-12)
+
+
+def test_two_kinds_delta_bracket_is_tight_on_both_sides() -> None:
+    """The two-stage run's delta at eps 5 (about 1.2e-11): the optimistic PMFs under the exponent's
+    tilt give a lower side within 1e-3 of the upper one (the plain composition's lower side is 1e-20
+    there), and the bracket holds dp_accounting's default estimate at or above its lower side."""
+    lower, upper = _staged().delta(5.0, bound="both")
+    assert 0.0 < lower <= upper <= lower * (1.0 + 1e-3)
+    dp_accounting = pytest.importorskip("dp_accounting")
+    event = dp_accounting.ComposedDpEvent(
+        [
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(Q, dp_accounting.GaussianDpEvent(sigma)), ROUNDS
+            )
+            for sigma in (1.1, 0.9)
+        ]
+    )
+    acc = dp_accounting.pld.PLDAccountant()
+    acc.compose(event)
+    assert lower <= acc.get_delta(5.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delta", [1e-8, 1e-10])
+def test_two_kinds_of_rare_round_read_as_one_kind(delta: float) -> None:
+    """Rare participation split into two kinds of round a hair apart in sigma (0.6 and 0.6000001, q
+    1e-5, 5 10^5 rounds each) is read by the tilted factors' rare reads (finer upper grids, the
+    aligned cells of both kinds composed), one kind (10^6 rounds) by the point's own reads: each
+    bracket is within the default tolerance, the two overlap, and both lie below RDP."""
+    from hockeystick.pld.refine import question
+
+    two = PLDAccountant()
+    two.compose_subsampled_gaussian(0.6, 1e-5, 500_000)
+    two.compose_subsampled_gaussian(0.6000001, 1e-5, 500_000)
+    lower, upper = two.epsilon(delta, bound="both")
+    one_lower, one_upper = SubsampledGaussianPLD(0.6, 1e-5, 10**6).epsilon(delta, bound="both")
+    assert upper - lower <= question.default_tolerance(upper)
+    assert lower <= one_upper and one_lower <= upper
+    rdp = float(question.rdp_upper((0.6, 1e-5, 1e6, 1.0), np.array([delta]))[0])
+    assert upper <= rdp

@@ -14,8 +14,11 @@ it).  Each factor is discretized with the question tail of the whole run (``ques
 at T rounds: its T cuts together at most ``question.TILTED_TAIL_SHARE`` delta).  Around the ladder
 this module adds the max-of-outputs test's lower side (``reads.max_of_outputs``), the blocks of
 rounds of one segment still wide (``block_reads``), the tilted bracket on ``question.FINE_INTERVAL``
-(half the peers' default grid, ``screened_bracket``) where not yet exact (``question.exact``), and
-the split read of few rounds of small rates (``tilted_question.split_bracket``).  Every bracket
+(half the peers' default grid, ``screened_bracket``) where not yet exact (``question.exact``), under
+rare participation (every rate at most the core's kTiltRareRate) the core's rare reads where still
+wide (``rare_bracket``: the upper side on finer grids under a larger cap, the lower side by the
+aligned cells of every kind composed), and the split read of few rounds of small rates
+(``tilted_question.split_bracket``).  Every bracket
 found is certified and the answer is their intersection with the one given.
 """
 
@@ -153,13 +156,38 @@ def tilted_factors_bracket(
 
         with heap_windows():
             lower, upper = block_bracket(segments, delta, lower, upper, tail)
-    if fine and not question.exact(np.array(lower), np.array(upper)):
+    if fine:
+        lower, upper = _fine_reads(reader, segments, delta, lower, upper, tail)
+    return lower, max(lower, upper)
+
+
+def _fine_reads(
+    reader: _core.pld_refine.TiltedFactorsReader,
+    segments: Sequence[Segment],
+    delta: float,
+    lower: float,
+    upper: float,
+    tail: float,
+) -> tuple[float, float]:
+    """The default's reads past the ladder (each certified, intersected): where not yet exact, the
+    tilted bracket on ``question.FINE_INTERVAL``; under rare participation, where still wider than the
+    default tolerance, the core's rare reads (finer upper grids, the aligned cells' lower side of the
+    whole run); where still not exact, the split read (``_split_read``)."""
+    if not question.exact(np.array(lower), np.array(upper)):
         lower, upper = reader.screened_bracket(
             delta=delta, lower=lower, upper=upper, interval=question.FINE_INTERVAL, tail=tail
         )
-    if fine and lower > 0.0 and not question.exact(np.array(lower), np.array(upper)):
+    lower, upper = reader.rare_bracket(
+        delta=delta,
+        lower=lower,
+        upper=upper,
+        tail=tail,
+        accuracy=question.DEFAULT_ACCURACY,
+        relative_accuracy=question.DEFAULT_RELATIVE_ACCURACY,
+    )
+    if lower > 0.0 and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = _split_read(reader, segments, delta, lower, upper, tail)
-    return lower, max(lower, upper)
+    return lower, upper
 
 
 def _split_read(

@@ -3,17 +3,17 @@ read finer than the peers' default grid, as its epsilon is (``tilted_factors``).
 
 On the default grid (``DEFAULT_INTERVAL``, dp_accounting's) a certified upper delta is the peers'
 uncharged estimate plus the plain composition's round-off charges, so it cannot be below it, and at
-a small delta those charges (about T u of the whole mass) are much of it.  Each direction's
-pessimistic PMFs on ``question.FINE_INTERVAL`` are composed under the tilt that maximizes the
-Chernoff exponent lam eps - K(lam) at the epsilon asked (the tilted composition carries its charge
-relative to that Chernoff bound) and read there; the add direction is 0 past the run's pure epsilon
-(pure DP there): the core's reads (``TiltedFactorsReader.direction_delta``,
-cpp/include/hockeystick/pld/refine/tilted_factors.hpp).  Where the rounds sample
-the record rarely (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read
-as a sum over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower
-side takes the max-of-outputs test's bound where higher (``reads.max_of_outputs``: where the record
-is sampled in many rounds (T q >= 1) it is the only lower read).  Every read is certified, and the
-bracket is their intersection with the one given.
+a small delta those charges (about T u of the whole mass) are much of it; the plain lower side loses
+as much.  Each direction's PMFs on ``question.FINE_INTERVAL`` are composed under the tilt that
+maximizes the Chernoff exponent lam eps - K(lam) at the epsilon asked (the tilted composition
+carries its charge relative to that Chernoff bound) and read there, the pessimistic ones for the
+upper side and the optimistic ones for the lower; the add direction is 0 past the run's pure
+epsilon (pure DP there): the core's reads (``TiltedFactorsReader.direction_delta``,
+cpp/include/hockeystick/pld/refine/tilted_factors.hpp).  Where the rounds sample the record rarely
+(sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum over how
+many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower side takes the
+max-of-outputs test's bound where higher (``reads.max_of_outputs``).  Every read is certified, and
+the bracket is their intersection with the one given.
 """
 
 from __future__ import annotations
@@ -92,9 +92,9 @@ def tilted_factors_delta(
     tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
     reader = factors_reader(segments)
     try:
-        add = reader.direction_delta(remove=False, eps=eps, interval=h, tail=tail)
-        remove = reader.direction_delta(remove=True, eps=eps, interval=h, tail=tail)
-        upper = min(upper, max(remove, add))
+        add_lower, add = reader.direction_delta(remove=False, eps=eps, interval=h, tail=tail)
+        remove_lower, remove = reader.direction_delta(remove=True, eps=eps, interval=h, tail=tail)
+        lower, upper = max(lower, remove_lower, add_lower), min(upper, max(remove, add))
     except ValueError:  # a window past MAX_POINTS: the bracket as given
         return lower, upper
     sampled = sum(q * c for (_, q, _), c in segments)

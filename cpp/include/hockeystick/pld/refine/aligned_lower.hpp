@@ -349,16 +349,15 @@ struct AlignedRead {
     bool cut = false;
 };
 
-// The optimistic composition of `rounds` copies of the aligned PMF `pmf` under the tilt theta (lam h), its window's
-// tails 1e-3 `level` (a delta expected at most the answer), or, where that window passes `max_points`, the least of
-// kAlignedCutTails above it whose window fits; and whether a kAlignedCutTails tail was taken.  Throws the last tail's
-// std::length_error where none fits, std::invalid_argument where a tilted moment overflows.
-inline std::pair<TiltedComposition, bool> aligned_composed(const GridPMF& pmf, std::int64_t rounds, double theta,
+// The optimistic composition of the aligned PMFs `factors` (each with its count) under the tilt theta (lam h), its
+// window's tails 1e-3 `level` (a delta expected at most the answer), or, where that window passes `max_points`, the
+// least of kAlignedCutTails above it whose window fits; and whether a kAlignedCutTails tail was taken.  Throws the
+// last tail's std::length_error where none fits, std::invalid_argument where a tilted moment overflows.
+inline std::pair<TiltedComposition, bool> aligned_composed(const std::vector<CountedPmf>& factors, double theta,
                                                            double level, RealFftBackend& fft, std::int64_t max_points) {
     std::vector<double> tails{1e-3 * level};
     for (const double t : kAlignedCutTails)
         if (t > 1e-3 * level) tails.push_back(t);
-    const std::vector<CountedPmf> factors{{&pmf, rounds}};
     for (std::size_t i = 0;; ++i) {
         try {
             return {compose_tilted(factors, theta, false, fft, max_points, tails[i]), i > 0};
@@ -366,6 +365,12 @@ inline std::pair<TiltedComposition, bool> aligned_composed(const GridPMF& pmf, s
             if (i + 1 == tails.size()) throw;
         }
     }
+}
+
+// aligned_composed of `rounds` copies of one aligned PMF.
+inline std::pair<TiltedComposition, bool> aligned_composed(const GridPMF& pmf, std::int64_t rounds, double theta,
+                                                           double level, RealFftBackend& fft, std::int64_t max_points) {
+    return aligned_composed({{&pmf, rounds}}, theta, level, fft, max_points);
 }
 
 // A certified lower bound on epsilon(delta) of `rounds` rounds of the Poisson-subsampled Gaussian (sigma /

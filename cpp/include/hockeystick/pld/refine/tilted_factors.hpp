@@ -47,6 +47,7 @@
 #include "hockeystick/numerics/exact_sum.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
+#include "hockeystick/pld/refine/aligned_lower.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 
 namespace hockeystick {
@@ -118,6 +119,39 @@ std::pair<double, double> factor_ladder(double lower, double upper, double h, do
         h = finer;
     }
     return {lower, std::max(lower, upper)};
+}
+
+// A certified lower bound on epsilon(delta) of the run `kinds` (each kind's rounds of the Poisson-subsampled Gaussian
+// of sigma per unit sensitivity s_i and rate q_i), remove direction (delta is the larger of the two directions'
+// curves, so it bounds the run's delta too), on grid h, searched below `near` (an upper side); 0 where none is found.
+// Each kind's round is replaced by its aligned cells' PMF a_i with offset b_i (aligned_lower.hpp: a_i shifted by b_i is
+// below the round's loss in the convex order), and the convex order is kept by convolution of independent rounds, so
+// the run's loss is above the composition of the c_i copies of every a_i shifted by B = sum_i c_i b_i; f(L) = (1 -
+// e^{eps - L})_+ is convex and nondecreasing, so the composition's optimistic side read at eps - B bounds delta from
+// below.  That composition is taken under the Chernoff exponent's tilt at near - B (exponent_tilt of the aligned
+// PMFs), its window's tails as aligned_composed's.  B is summed correctly rounded from the products c_i b_i (each
+// within u), so within 2 u of sum_i |c_i b_i|; the search starts 4 u of the magnitudes lower and the bound found is lowered by 4 u
+// of them.  Throws std::length_error where no tail's window fits (or past kAlignedMaxCells cells),
+// std::domain_error (an edge not certified) or std::invalid_argument (a tilt past the doubles' moments).
+inline double aligned_run_read(const std::vector<TiltedSegment>& kinds, double delta, double near, double h,
+                               RealFftBackend& fft, std::int64_t max_points) {
+    constexpr double u = tilted_detail::kUnit;
+    std::vector<AlignedPmf> aligned;
+    std::vector<double> moves;
+    double magnitude = 0.0;
+    for (const TiltedSegment& k : kinds) {
+        aligned.push_back(aligned_pmf(k.sigma, k.q, h));
+        moves.push_back(static_cast<double>(k.rounds) * aligned.back().offset);
+        magnitude += std::fabs(moves.back());
+    }
+    const double moved = exact_sum(moves.data(), moves.size());
+    std::vector<CountedPmf> factors;
+    for (std::size_t i = 0; i < kinds.size(); ++i) factors.push_back({&aligned[i].pmf, kinds[i].rounds});
+    const double theta = exponent_tilt(factors, near - moved) * h;
+    const TiltedComposition composed = aligned_composed(factors, theta, delta, fft, max_points).first;
+    const double found = lower_epsilon(composed, delta, near - (moved + 4.0 * u * magnitude));
+    if (!(found > 0.0)) return 0.0;
+    return std::max(0.0, found + moved - 4.0 * u * (std::fabs(found) + magnitude));
 }
 
 // The tilted reads of one run of several kinds of round (the header's comment), each kind's rounds discretized by its
@@ -225,16 +259,90 @@ class TiltedFactorsReader {
         }
     }
 
-    // One direction's certified upper delta at eps on grid h: its pessimistic rounds composed under the exponent's
-    // tilt at eps (a window past the cap cut at kTiltWindowTail) and read there; the add direction's 0 at and past
-    // add_pure_epsilon.  Throws where a window is refused.
-    double direction_delta(bool remove, double h, double tail, double eps) {
-        if (!remove && eps >= pure_add_) return 0.0;
+    // One direction's certified (lower, upper) delta at eps on grid h, every round discretized with `tail`: its
+    // pessimistic rounds composed under the exponent's tilt at eps (a window past the cap cut at kTiltWindowTail) and
+    // read there, its optimistic rounds under the same tilt of their own (the lower side 0 where that window passes
+    // the cap or its tilt overflows a moment); the add direction's (0, 0) at and past add_pure_epsilon.  Throws where
+    // an upper window is refused.
+    std::pair<double, double> direction_delta(bool remove, double h, double tail, double eps) {
+        if (!remove && eps >= pure_add_) return {0.0, 0.0};
         const Forget forget{*this};
-        const std::vector<CountedPmf> ups = sides(remove, h, tail, false, false);
-        return compose_tilted(ups, exponent_tilt(ups, eps) * h, true, fft_, max_points_, kDefaultCompositionTail,
-                              kTiltWindowTail)
-            .delta(eps);
+        const std::vector<CountedPmf> ups = sides(remove, h, tail, true, false);
+        const double up = compose_tilted(ups, exponent_tilt(ups, eps) * h, true, fft_, max_points_,
+                                         kDefaultCompositionTail, kTiltWindowTail)
+                              .delta(eps);
+        const std::vector<CountedPmf> lows = sides(remove, h, tail, true, true);
+        try {
+            return {compose_tilted(lows, exponent_tilt(lows, eps) * h, false, fft_, max_points_).delta(eps), up};
+        } catch (const std::length_error&) {  // a window past the cap: no lower side here
+        } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments: no lower side here
+        }
+        return {0.0, up};
+    }
+
+    // (lower, upper) at delta read again under rare participation (every kind's rate at most kTiltRareRate) where
+    // wider than `tol`: its upper side lowered to rare_upper's read, then, where still wider, its lower side raised to
+    // rare_lower's, every kind's rounds discretized with `tail`; as given otherwise.  Certified: every read is.
+    std::pair<double, double> rare_bracket(double delta, double lower, double upper, double tail,
+                                           const EpsilonTolerance& tol) {
+        for (const std::unique_ptr<TiltedReader>& r : readers_)
+            if (!(r->sampling_rate() <= kTiltRareRate)) return {lower, upper};
+        if (tol.within(lower, upper)) return {lower, upper};
+        upper = std::max(lower, rare_upper(delta, upper, tail));
+        if (tol.within(lower, upper)) return {lower, upper};
+        lower = rare_lower(delta, lower, upper);
+        return {lower, std::max(lower, upper)};
+    }
+
+    // `upper` (a certified upper epsilon at delta) lowered to the tilted read on the first of kTiltRareUpperGrids whose
+    // windows fit kTiltRareMaxPoints uncut: per direction, its pessimistic rounds composed under the Chernoff
+    // exponent's tilt at `upper` and searched from it, the maximum over the directions.  Over many rounds of rates far
+    // below the grid the upper side's discretization excess falls about twofold a halving of the grid.  As given where
+    // `upper` is not finite, no grid's windows fit or a tilt overflows a moment.
+    double rare_upper(double delta, double upper, double tail) {
+        if (!std::isfinite(upper)) return upper;
+        for (const double h : kTiltRareUpperGrids) {
+            try {
+                double most = 0.0;
+                for (const bool remove : {true, false}) {
+                    const Forget forget{*this};
+                    const std::vector<CountedPmf> ups = sides(remove, h, tail, false, false);
+                    const TiltedComposition side =
+                        compose_tilted(ups, exponent_tilt(ups, upper) * h, true, fft_, kTiltRareMaxPoints);
+                    most = std::max(most, upper_epsilon(side, delta, std::min(upper, side.top())));
+                }
+                return std::min(upper, most);
+            } catch (const std::length_error&) {  // past the caps: the next, coarser grid
+            } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+                break;
+            }
+        }
+        return upper;
+    }
+
+    // `lower` (a certified lower epsilon at delta) raised to the aligned cells' read of the run (aligned_run_read) on
+    // the first of kTiltRareLowerGrid, kAlignedGrid / 2 and kAlignedGrid whose window fits kTiltRareLowerMaxPoints,
+    // searched below `upper` (a certified upper side), for at least kAlignedLeastRounds rounds in all, at a delta at
+    // least kAlignedLeastDelta and a finite upper side above `lower`; as given otherwise.  Certified: the aligned read
+    // is.
+    double rare_lower(double delta, double lower, double upper) {
+        std::int64_t rounds = 0;
+        std::vector<TiltedSegment> kinds;
+        for (const std::unique_ptr<TiltedReader>& r : readers_) {
+            rounds += r->rounds();
+            kinds.push_back({r->sigma(), r->sampling_rate(), r->rounds()});
+        }
+        if (!(rounds >= kAlignedLeastRounds && delta >= kAlignedLeastDelta && std::isfinite(upper) && upper > lower))
+            return lower;
+        for (const double h : {kTiltRareLowerGrid, kAlignedGrid / 2.0, kAlignedGrid}) {
+            try {
+                return std::max(lower, aligned_run_read(kinds, delta, upper, h, fft_, kTiltRareLowerMaxPoints));
+            } catch (const std::length_error&) {  // its window or cells past their caps: the next, coarser grid
+            } catch (const std::logic_error&) {  // an edge not certified or a tilt refused
+                break;
+            }
+        }
+        return lower;
     }
 
   private:
