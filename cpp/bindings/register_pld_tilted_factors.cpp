@@ -121,12 +121,16 @@ class FactorsReader {
         return released(threads_, [&] { return reader_.rare_bracket(delta, lower, upper, tail, tol); });
     }
 
-    std::pair<double, double> direction_delta(bool remove, double eps, double h, double tail) {
+    std::tuple<double, double, double> delta_read(double eps, double h, double tail, double lower, double upper) {
         require_positive("interval", h, "the grid's loss step");
         require_probability("tail", tail);
-        if (!(eps >= 0.0)) throw py::value_error("eps must be >= 0, got " + hb::listed(eps));
-        return refusing(
-            [&] { return released(threads_, [&] { return reader_.direction_delta(remove, h, tail, eps); }); });
+        if (!(eps >= 0.0 && std::isfinite(eps)))
+            throw py::value_error("eps must be finite and >= 0, got " + hb::listed(eps));
+        require_not_nan("lower", lower);
+        require_not_nan("upper", upper);
+        const pld::TiltedFactorsReader::DeltaRead read = refusing(
+            [&] { return released(threads_, [&] { return reader_.delta_read(eps, h, tail, lower, upper); }); });
+        return {read.lower, read.upper, read.add_upper};
     }
 
   private:
@@ -188,8 +192,8 @@ void register_pld_tilted_factors(py::module_ m) {
              py::arg("tail"), py::arg("delta"))
         .def("rare_bracket", &tf::FactorsReader::rare_bracket, py::kw_only(), py::arg("delta"), py::arg("lower"),
              py::arg("upper"), py::arg("tail"), py::arg("accuracy"), py::arg("relative_accuracy"))
-        .def("direction_delta", &tf::FactorsReader::direction_delta, py::kw_only(), py::arg("remove"), py::arg("eps"),
-             py::arg("interval"), py::arg("tail"));
+        .def("delta_read", &tf::FactorsReader::delta_read, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("tail"), py::arg("lower"), py::arg("upper"));
     m.def("_tilted_factor_ladder", &tf::factor_ladder, py::arg("read"), py::kw_only(), py::arg("lower"),
           py::arg("upper"), py::arg("interval"), py::arg("refused"), py::arg("accuracy"), py::arg("relative_accuracy"),
           py::arg("max_points"));

@@ -203,7 +203,7 @@ def test_the_reader_refuses_a_run_it_cannot_read_naming_the_argument() -> None:
     with pytest.raises(ValueError, match="delta"):
         one.screened_bracket(delta=1.5, lower=0.0, upper=math.inf, interval=1e-3, tail=1e-12)
     with pytest.raises(ValueError, match="interval"):
-        one.direction_delta(remove=True, eps=1.0, interval=0.0, tail=1e-12)
+        one.delta_read(eps=1.0, interval=0.0, tail=1e-12, lower=0.0, upper=1.0)
 
 
 def test_two_kinds_delta_bracket_is_tight_on_both_sides() -> None:

@@ -7,8 +7,9 @@ a small delta those charges (about T u of the whole mass) are much of it; the pl
 as much.  Each direction's PMFs on ``question.FINE_INTERVAL`` are composed under the tilt that
 maximizes the Chernoff exponent lam eps - K(lam) at the epsilon asked (the tilted composition
 carries its charge relative to that Chernoff bound) and read there, the pessimistic ones for the
-upper side and the optimistic ones for the lower; the add direction is 0 past the run's pure
-epsilon (pure DP there): the core's reads (``TiltedFactorsReader.direction_delta``,
+upper side and, where the bracket is still wider than the core's kRareDeltaRelativeWidth of its
+lower side, the optimistic ones for the lower; the add direction is 0 past the run's pure epsilon
+(pure DP there): the core's reads (``TiltedFactorsReader.delta_read``,
 cpp/include/hockeystick/pld/refine/tilted_factors.hpp).  Where the rounds sample the record rarely
 (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum over how
 many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower side takes the
@@ -92,9 +93,9 @@ def tilted_factors_delta(
     tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
     reader = factors_reader(segments)
     try:
-        add_lower, add = reader.direction_delta(remove=False, eps=eps, interval=h, tail=tail)
-        remove_lower, remove = reader.direction_delta(remove=True, eps=eps, interval=h, tail=tail)
-        lower, upper = max(lower, remove_lower, add_lower), min(upper, max(remove, add))
+        lower, upper, add = reader.delta_read(
+            eps=eps, interval=h, tail=tail, lower=lower, upper=upper
+        )
     except ValueError:  # a window past MAX_POINTS: the bracket as given
         return lower, upper
     sampled = sum(q * c for (_, q, _), c in segments)

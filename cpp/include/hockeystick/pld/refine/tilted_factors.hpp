@@ -28,8 +28,9 @@
 // points on the start grid 7e-6), the grids from the start up by kTiltGridStep to kTiltPeersInterval are tried, the
 // first that fits read and no finer one after it (coarse_to_fine).
 //
-// delta at eps (direction_delta): each direction's pessimistic PMFs composed under the exponent's tilt at eps and read
-// there, the add direction's 0 at and past add_pure_epsilon (pure DP in that direction).
+// delta at eps (delta_read): each direction's pessimistic PMFs composed under the exponent's tilt at eps and read
+// there, and, where the bracket is still wide, its optimistic PMFs under the same tilt of their own; the add
+// direction's 0 at and past add_pure_epsilon (pure DP in that direction).
 //
 // Every tilt gives a certified read (tilted.hpp): the tilts choose where the charge is least, never validity.
 #pragma once
@@ -48,6 +49,7 @@
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
 #include "hockeystick/pld/refine/aligned_lower.hpp"
+#include "hockeystick/pld/refine/rare_delta_grids.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 
 namespace hockeystick {
@@ -259,25 +261,27 @@ class TiltedFactorsReader {
         }
     }
 
-    // One direction's certified (lower, upper) delta at eps on grid h, every round discretized with `tail`: its
-    // pessimistic rounds composed under the exponent's tilt at eps (a window past the cap cut at kTiltWindowTail) and
-    // read there, its optimistic rounds under the same tilt of their own (the lower side 0 where that window passes
-    // the cap or its tilt overflows a moment); the add direction's (0, 0) at and past add_pure_epsilon.  Throws where
-    // an upper window is refused.
-    std::pair<double, double> direction_delta(bool remove, double h, double tail, double eps) {
-        if (!remove && eps >= pure_add_) return {0.0, 0.0};
-        const Forget forget{*this};
-        const std::vector<CountedPmf> ups = sides(remove, h, tail, true, false);
-        const double up = compose_tilted(ups, exponent_tilt(ups, eps) * h, true, fft_, max_points_,
-                                         kDefaultCompositionTail, kTiltWindowTail)
-                              .delta(eps);
-        const std::vector<CountedPmf> lows = sides(remove, h, tail, true, true);
-        try {
-            return {compose_tilted(lows, exponent_tilt(lows, eps) * h, false, fft_, max_points_).delta(eps), up};
-        } catch (const std::length_error&) {  // a window past the cap: no lower side here
-        } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments: no lower side here
+    // A delta read at eps: the bracket, and the add direction's certified upper delta (0 at and past
+    // add_pure_epsilon), which the split read of the remove direction takes.
+    struct DeltaRead {
+        double lower, upper, add_upper;
+    };
+
+    // (lower, upper), a certified delta bracket at eps, intersected with the tilted reads on grid h, every round
+    // discretized with `tail`: per direction, its pessimistic rounds composed under the exponent's tilt at eps (a
+    // window past the cap cut at kTiltWindowTail) and read there, the maximum over the directions; then, where the
+    // bracket is still wider than kRareDeltaRelativeWidth of its lower side, the remove direction's optimistic rounds
+    // under the same tilt of their own, and the add direction's where its upper side is above the lower side so far
+    // (below it, it cannot raise the maximum), each lower side 0 where its window passes the cap or its tilt
+    // overflows a moment.  Throws where an upper window is refused.
+    DeltaRead delta_read(double eps, double h, double tail, double lower, double upper) {
+        const double add = direction_delta_upper(false, h, tail, eps);
+        upper = std::min(upper, std::max(direction_delta_upper(true, h, tail, eps), add));
+        if (upper - lower > kRareDeltaRelativeWidth * lower) {
+            lower = std::max(lower, direction_delta_lower(true, h, tail, eps));
+            if (add > lower) lower = std::max(lower, direction_delta_lower(false, h, tail, eps));
         }
-        return {0.0, up};
+        return {lower, std::max(lower, upper), add};
     }
 
     // (lower, upper) at delta read again under rare participation (every kind's rate at most kTiltRareRate) where
@@ -346,6 +350,32 @@ class TiltedFactorsReader {
     }
 
   private:
+    // One direction's certified upper delta at eps on grid h: its pessimistic rounds composed under the exponent's
+    // tilt at eps (a window past the cap cut at kTiltWindowTail) and read there; the add direction's 0 at and past
+    // add_pure_epsilon.  Throws where the window is refused.
+    double direction_delta_upper(bool remove, double h, double tail, double eps) {
+        if (!remove && eps >= pure_add_) return 0.0;
+        const Forget forget{*this};
+        const std::vector<CountedPmf> ups = sides(remove, h, tail, false, false);
+        return compose_tilted(ups, exponent_tilt(ups, eps) * h, true, fft_, max_points_, kDefaultCompositionTail,
+                              kTiltWindowTail)
+            .delta(eps);
+    }
+
+    // One direction's certified lower delta at eps on grid h: its optimistic rounds composed under the exponent's
+    // tilt of their own at eps and read there; 0 where the window passes the cap or the tilt overflows a moment.
+    double direction_delta_lower(bool remove, double h, double tail, double eps) {
+        if (!remove && eps >= pure_add_) return 0.0;
+        const Forget forget{*this};
+        const std::vector<CountedPmf> lows = sides(remove, h, tail, true, true);
+        try {
+            return compose_tilted(lows, exponent_tilt(lows, eps) * h, false, fft_, max_points_).delta(eps);
+        } catch (const std::length_error&) {  // a window past the cap: no lower side here
+        } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments: no lower side here
+        }
+        return 0.0;
+    }
+
     // Frees every kind's discretized rounds when a public read ends (a later read discretizes them again, the same
     // numbers): a run's reads rarely return to a grid and tail, and fine grids' rounds are large.
     struct Forget {
