@@ -27,7 +27,7 @@ namespace pld = hockeystick::pld;
 
 namespace tilted_factors_binding {
 
-using Segment = std::tuple<double, double, std::int64_t>;
+using Segment = std::tuple<double, double, std::int64_t, double>;
 
 void require_positive(const char* name, double v, const char* what) {
     if (!(v > 0.0 && std::isfinite(v)))
@@ -43,17 +43,19 @@ void require_not_nan(const char* name, double v) {
     if (std::isnan(v)) throw py::value_error(std::string(name) + " must not be NaN");
 }
 
-// The run's kinds of round (sigma per unit sensitivity > 0 finite, 0 < q < 1, rounds >= 1), else a ValueError naming
-// the element and the rule.
+// The run's kinds of round (sigma and sensitivity > 0 with a finite ratio, 0 < q < 1, rounds >= 1), else a ValueError
+// naming the element and the rule.
 std::vector<pld::TiltedSegment> checked_segments(const std::vector<Segment>& segments) {
     if (segments.empty()) throw py::value_error("segments must hold at least one (sigma, sampling_rate, rounds)");
     std::vector<pld::TiltedSegment> out;
     for (const Segment& s : segments) {
-        require_positive("sigma", std::get<0>(s), "the noise over the sensitivity");
+        require_positive("sigma", std::get<0>(s), "the noise");
+        require_positive("sensitivity", std::get<3>(s), "the rounds' sensitivity");
+        require_positive("sigma / sensitivity", std::get<0>(s) / std::get<3>(s), "the noise per unit sensitivity");
         require_probability("sampling_rate", std::get<1>(s));
         if (std::get<2>(s) < 1)
             throw py::value_error("rounds must be at least 1, got " + std::to_string(std::get<2>(s)));
-        out.push_back({std::get<0>(s), std::get<1>(s), std::get<2>(s)});
+        out.push_back({std::get<0>(s), std::get<1>(s), std::get<2>(s), std::get<3>(s)});
     }
     return out;
 }
@@ -89,36 +91,29 @@ class FactorsReader {
 
     double pure_add_epsilon() const { return reader_.pure_add_epsilon(); }
 
-    std::pair<double, double> screened_bracket(double delta, double lower, double upper, double h, double tail) {
-        require_read(delta, h, tail);
-        require_not_nan("lower", lower);
-        require_not_nan("upper", upper);
-        return released(threads_, [&] { return reader_.screened_or_given(delta, lower, upper, h, tail); });
+    std::pair<double, double> ladder_bracket(double delta, double lower, double upper, double accuracy,
+                                             double relative_accuracy) {
+        require_bracket(delta, lower, upper);
+        const pld::EpsilonTolerance tol = checked_tolerance(accuracy, relative_accuracy);
+        return released(threads_, [&] { return reader_.ladder_bracket(delta, lower, upper, tol); });
     }
 
-    std::pair<double, double> coarse_to_fine(double delta, double lower, double upper, double h, double tail,
-                                             double accuracy, double relative_accuracy) {
-        require_read(delta, h, tail);
-        require_not_nan("lower", lower);
-        require_not_nan("upper", upper);
+    std::pair<double, double> fine_bracket(double delta, double lower, double upper, double accuracy,
+                                           double relative_accuracy) {
+        require_bracket(delta, lower, upper);
         const pld::EpsilonTolerance tol = checked_tolerance(accuracy, relative_accuracy);
-        return released(threads_, [&] { return reader_.coarse_to_fine(delta, lower, upper, h, tail, tol); });
+        return released(threads_, [&] { return reader_.fine_bracket(delta, lower, upper, tol); });
+    }
+
+    double question_tail(double delta) const {
+        require_probability("delta", delta);
+        return reader_.question_tail(delta);
     }
 
     bool add_below(double eps, double h, double tail, double delta) {
         require_read(delta, h, tail);
         require_not_nan("eps", eps);
         return refusing([&] { return released(threads_, [&] { return reader_.add_below(eps, h, tail, delta); }); });
-    }
-
-    std::pair<double, double> rare_bracket(double delta, double lower, double upper, double tail, double accuracy,
-                                           double relative_accuracy) {
-        require_probability("delta", delta);
-        require_probability("tail", tail);
-        require_not_nan("lower", lower);
-        require_not_nan("upper", upper);
-        const pld::EpsilonTolerance tol = checked_tolerance(accuracy, relative_accuracy);
-        return released(threads_, [&] { return reader_.rare_bracket(delta, lower, upper, tail, tol); });
     }
 
     std::tuple<double, double, double> delta_read(double eps, double h, double tail, double lower, double upper) {
@@ -134,6 +129,11 @@ class FactorsReader {
     }
 
   private:
+    static void require_bracket(double delta, double lower, double upper) {
+        require_probability("delta", delta);
+        require_not_nan("lower", lower);
+        require_not_nan("upper", upper);
+    }
     static pld::EpsilonTolerance checked_tolerance(double accuracy, double relative_accuracy) {
         require_positive("accuracy", accuracy, "an epsilon width");
         if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
@@ -184,14 +184,13 @@ void register_pld_tilted_factors(py::module_ m) {
         .def(py::init<const std::vector<tf::Segment>&, std::int64_t, const py::object&>(), py::arg("segments"),
              py::kw_only(), py::arg("max_cells"), py::arg("workers") = py::none())
         .def_property_readonly("pure_add_epsilon", &tf::FactorsReader::pure_add_epsilon)
-        .def("screened_bracket", &tf::FactorsReader::screened_bracket, py::kw_only(), py::arg("delta"),
-             py::arg("lower"), py::arg("upper"), py::arg("interval"), py::arg("tail"))
-        .def("coarse_to_fine", &tf::FactorsReader::coarse_to_fine, py::kw_only(), py::arg("delta"), py::arg("lower"),
-             py::arg("upper"), py::arg("interval"), py::arg("tail"), py::arg("accuracy"), py::arg("relative_accuracy"))
+        .def("ladder_bracket", &tf::FactorsReader::ladder_bracket, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("accuracy"), py::arg("relative_accuracy"))
+        .def("fine_bracket", &tf::FactorsReader::fine_bracket, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("accuracy"), py::arg("relative_accuracy"))
+        .def("question_tail", &tf::FactorsReader::question_tail, py::arg("delta"))
         .def("add_below", &tf::FactorsReader::add_below, py::kw_only(), py::arg("eps"), py::arg("interval"),
              py::arg("tail"), py::arg("delta"))
-        .def("rare_bracket", &tf::FactorsReader::rare_bracket, py::kw_only(), py::arg("delta"), py::arg("lower"),
-             py::arg("upper"), py::arg("tail"), py::arg("accuracy"), py::arg("relative_accuracy"))
         .def("delta_read", &tf::FactorsReader::delta_read, py::kw_only(), py::arg("eps"), py::arg("interval"),
              py::arg("tail"), py::arg("lower"), py::arg("upper"));
     m.def("_tilted_factor_ladder", &tf::factor_ladder, py::arg("read"), py::kw_only(), py::arg("lower"),

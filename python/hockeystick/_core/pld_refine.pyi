@@ -526,31 +526,36 @@ def tilted_coarser_bracket(
 class TiltedFactorsReader:
     def __init__(
         self,
-        segments: Sequence[tuple[float, float, int]],
+        segments: Sequence[tuple[float, float, int, float]],
         *,
         max_cells: int,
         workers: int | None = None,
     ) -> None: ...
     @property
     def pure_add_epsilon(self) -> float: ...
-    def screened_bracket(
-        self, *, delta: float, lower: float, upper: float, interval: float, tail: float
-    ) -> tuple[float, float]: ...
-    def coarse_to_fine(
+    def ladder_bracket(
         self,
         *,
         delta: float,
         lower: float,
         upper: float,
-        interval: float,
-        tail: float,
         accuracy: float,
         relative_accuracy: float,
     ) -> tuple[float, float]: ...
+    def fine_bracket(
+        self,
+        *,
+        delta: float,
+        lower: float,
+        upper: float,
+        accuracy: float,
+        relative_accuracy: float,
+    ) -> tuple[float, float]: ...
+    def question_tail(self, delta: float) -> float: ...
     def add_below(self, *, eps: float, interval: float, tail: float, delta: float) -> bool: ...
-    def direction_delta(
-        self, *, remove: bool, eps: float, interval: float, tail: float
-    ) -> float: ...
+    def delta_read(
+        self, *, eps: float, interval: float, tail: float, lower: float, upper: float
+    ) -> tuple[float, float, float]: ...
 
 def _tilted_factor_ladder(
     read: Callable[[float], tuple[float, float, Sequence[int]]],

@@ -193,15 +193,18 @@ def test_the_reader_refuses_a_run_it_cannot_read_naming_the_argument() -> None:
     reader = _core.pld_refine.TiltedFactorsReader
     for segments, name in (
         ([], "segments"),
-        ([(0.0, 0.1, 10)], "sigma"),
-        ([(1.0, 1.0, 10)], "sampling_rate"),
-        ([(1.0, 0.1, 0)], "rounds"),
+        ([(0.0, 0.1, 10, 1.0)], "sigma"),
+        ([(1.0, 0.1, 10, 0.0)], "sensitivity"),
+        ([(1.0, 1.0, 10, 1.0)], "sampling_rate"),
+        ([(1.0, 0.1, 0, 1.0)], "rounds"),
     ):
         with pytest.raises(ValueError, match=name):
             reader(segments, max_cells=1 << 20)
-    one = reader([(1.0, 0.1, 10)], max_cells=1 << 20)
+    one = reader([(1.0, 0.1, 10, 1.0)], max_cells=1 << 20)
     with pytest.raises(ValueError, match="delta"):
-        one.screened_bracket(delta=1.5, lower=0.0, upper=math.inf, interval=1e-3, tail=1e-12)
+        one.ladder_bracket(
+            delta=1.5, lower=0.0, upper=math.inf, accuracy=1e-3, relative_accuracy=2.5e-4
+        )
     with pytest.raises(ValueError, match="interval"):
         one.delta_read(eps=1.0, interval=0.0, tail=1e-12, lower=0.0, upper=1.0)
 

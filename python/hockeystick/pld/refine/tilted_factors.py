@@ -2,23 +2,22 @@
 sigma, sampling rate, sensitivity and rounds) at a delta below the composition's round-off, read
 under an exponential tilt: the front end of the core's tilted factors reads
 (cpp/include/hockeystick/pld/refine/tilted_factors.hpp, bound as
-``_core.pld_refine.TiltedFactorsReader``).
+``_core.pld_refine.TiltedFactorsReader``; the C library reads a composed handle of such rounds the
+same way).
 
 The core composes each neighbouring direction's factors under one tilt (its Chernoff tilt at delta,
 then the Chernoff exponent's at the best upper side so far), the add direction only where a cheaper
-bound does not put its epsilon below the remove direction's upper side, on a ladder of grids from
-the default tolerance's first grid for the factor with the most rounds at T rounds
-(``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter of the
-tolerance, at most ``GRIDS`` grids (``coarse_to_fine``; the header's comment gives the rules that end
-it).  Each factor is discretized with the question tail of the whole run (``question.question_tail``
-at T rounds: its T cuts together at most ``question.TILTED_TAIL_SHARE`` delta).  Around the ladder
-this module adds the max-of-outputs test's lower side (``reads.max_of_outputs``), the blocks of
-rounds of one segment still wide (``block_reads``), the tilted bracket on ``question.FINE_INTERVAL``
-(half the peers' default grid, ``screened_bracket``) where not yet exact (``question.exact``), under
-rare participation (every rate at most the core's kTiltRareRate) the core's rare reads where still
-wide (``rare_bracket``: the upper side on finer grids under a larger cap, the lower side by the
-aligned cells of every kind composed), and the split read of few rounds of small rates
-(``tilted_question.split_bracket``).  Every bracket
+bound does not put its epsilon below the remove direction's upper side.  ``ladder_bracket`` raises
+the lower side to the max-of-outputs test's, then reads a ladder of grids from the default
+tolerance's first grid for the factor with the most rounds at T rounds down by the core's grid step
+while the upper side still falls by a quarter of the tolerance (the header's comment gives the rules
+that end it); ``fine_bracket`` reads half the peers' default grid where not yet exact
+(``question.exact``) and, under rare participation (every rate at most the core's kTiltRareRate)
+where still wider than the tolerance, the upper side on finer grids under a larger cap and the lower
+side by the aligned cells of every kind composed.  Each factor is discretized with the question tail
+of the whole run (its T cuts together at most ``question.TILTED_TAIL_SHARE`` delta).  The package
+adds, between the two, the blocks of rounds of one segment still wide (``block_reads``), and after
+them the split read of few rounds of small rates (``tilted_question.split_bracket``).  Every bracket
 found is certified and the answer is their intersection with the one given.
 """
 
@@ -34,11 +33,9 @@ from ..compose.log_moments import log_mgf_at
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS
-from ..reads.max_of_outputs import max_of_outputs_epsilon
 from . import question
 from .directional_delta import Direction
 from .each_bracket import each_bracket
-from .grid_start import StartGrid
 from .tilt_search import best_tilt
 from .tilted_question import ROUND_OFF_PER_ROUND, SPLIT_SAMPLED_ROUNDS, one_direction, split_bracket
 
@@ -72,10 +69,10 @@ def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
 
 
 def factors_reader(segments: Sequence[Segment]) -> _core.pld_refine.TiltedFactorsReader:
-    """The core's tilted reads of the run ``segments`` (sigma per unit sensitivity, sampling rate,
-    rounds of each factor)."""
+    """The core's tilted reads of the run ``segments`` (each factor's sigma, sampling rate, rounds
+    and sensitivity)."""
     return _core.pld_refine.TiltedFactorsReader(
-        [(sigma / sensitivity, q, int(c)) for (sigma, q, sensitivity), c in segments],
+        [(sigma, q, int(c), sensitivity) for (sigma, q, sensitivity), c in segments],
         max_cells=MAX_CELLS,
     )
 
@@ -94,15 +91,14 @@ def pessimistic_terms(
 def tilted_factors_bracket(
     segments: Sequence[Segment], delta: float, lower: float, upper: float, fine: bool = True
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets of the composition
-    of ``segments`` on the grids of the module docstring where it is wider than the default
-    tolerance, then, where ``fine`` (the default's: no grid given) and not yet exact
-    (``question.exact``), with the tilted bracket on ``question.FINE_INTERVAL``, so that the upper
-    side is read finer than the peers' default grid (each certified); as given where a factor's
-    sampling rate is 1.  The lower side first takes the max-of-outputs test's bound where higher
-    (``reads.max_of_outputs``, certified); one segment still wider than the tolerance is then read
-    in blocks (``block_reads``: many rounds of a rate far below the grid, where every one-round
-    discretization inflates the loss variance by ~T q h).
+    """(``lower``, ``upper``) at ``delta`` intersected with the reads of the module docstring, each
+    certified: the core's ladder (``TiltedFactorsReader.ladder_bracket``: the max-of-outputs test's
+    lower side, then the ladder of grids where wider than the default tolerance), one segment still
+    wider read in blocks (``block_reads``: many rounds of a rate far below the grid, where every
+    one-round discretization inflates the loss variance by ~T q h), then, where ``fine`` (the
+    default's: no grid given), the core's fine reads (``fine_bracket``: the tilted bracket on
+    ``question.FINE_INTERVAL`` where not yet exact, the rare participation reads where still wide)
+    and the split read; as given where a factor's sampling rate is 1.
 
     Parameters
     ----------
@@ -123,71 +119,33 @@ def tilted_factors_bracket(
     segments = [s for s in segments if s[1] > 0]  # a factor of no rounds composes to the identity
     if not segments or any(k[1] >= 1.0 for k, _ in segments):
         return lower, upper
-    rounds = total_rounds(segments)
-    tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
     reader = factors_reader(segments)
-    if not (
-        math.isfinite(upper) and question.exact(np.array(lower), np.array(upper))
-    ):  # max-of-outputs test
-        lower = max(lower, max_of_outputs_epsilon(segments, delta))
-        upper = max(lower, upper)
-    if not question.within_tolerance(np.array(lower), np.array(upper)):
-        (sigma, q, sensitivity), _ = max(segments, key=lambda s: s[1])
-        h = StartGrid(
-            question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY
-        ).first((sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon")
+    tolerance = {
+        "accuracy": question.DEFAULT_ACCURACY,
+        "relative_accuracy": question.DEFAULT_RELATIVE_ACCURACY,
+    }
+    if question.within_tolerance(np.array(lower), np.array(upper)):  # the max-of-outputs test alone
+        lower, upper = reader.ladder_bracket(delta=delta, lower=lower, upper=upper, **tolerance)
+    else:
         from .window_heap import heap_windows  # lazy: only a wide bracket reads large windows
 
         with heap_windows():  # wide: large windows, their memory kept between compositions
-            lower, upper = reader.coarse_to_fine(
-                delta=delta,
-                lower=lower,
-                upper=upper,
-                interval=h,
-                tail=tail,
-                accuracy=question.DEFAULT_ACCURACY,
-                relative_accuracy=question.DEFAULT_RELATIVE_ACCURACY,
-            )
-    if not question.within_tolerance(
-        np.array(lower), np.array(upper)
-    ):  # one segment of a small rate: blocks
-        from .block_reads import block_bracket  # loaded on use: only a wide bracket reads blocks
-        from .window_heap import heap_windows
+            lower, upper = reader.ladder_bracket(delta=delta, lower=lower, upper=upper, **tolerance)
+            if not question.within_tolerance(np.array(lower), np.array(upper)):
+                # one segment of a small rate: blocks
+                from .block_reads import (
+                    block_bracket,  # loaded on use: only a wide bracket reads them
+                )
 
-        with heap_windows():
-            lower, upper = block_bracket(segments, delta, lower, upper, tail)
+                lower, upper = block_bracket(
+                    segments, delta, lower, upper, reader.question_tail(delta)
+                )
     if fine:
-        lower, upper = _fine_reads(reader, segments, delta, lower, upper, tail)
+        lower, upper = reader.fine_bracket(delta=delta, lower=lower, upper=upper, **tolerance)
+        if lower > 0.0 and not question.exact(np.array(lower), np.array(upper)):
+            tail = reader.question_tail(delta)
+            lower, upper = _split_read(reader, segments, delta, lower, upper, tail)
     return lower, max(lower, upper)
-
-
-def _fine_reads(
-    reader: _core.pld_refine.TiltedFactorsReader,
-    segments: Sequence[Segment],
-    delta: float,
-    lower: float,
-    upper: float,
-    tail: float,
-) -> tuple[float, float]:
-    """The default's reads past the ladder (each certified, intersected): where not yet exact, the
-    tilted bracket on ``question.FINE_INTERVAL``; under rare participation, where still wider than the
-    default tolerance, the core's rare reads (finer upper grids, the aligned cells' lower side of the
-    whole run); where still not exact, the split read (``_split_read``)."""
-    if not question.exact(np.array(lower), np.array(upper)):
-        lower, upper = reader.screened_bracket(
-            delta=delta, lower=lower, upper=upper, interval=question.FINE_INTERVAL, tail=tail
-        )
-    lower, upper = reader.rare_bracket(
-        delta=delta,
-        lower=lower,
-        upper=upper,
-        tail=tail,
-        accuracy=question.DEFAULT_ACCURACY,
-        relative_accuracy=question.DEFAULT_RELATIVE_ACCURACY,
-    )
-    if lower > 0.0 and not question.exact(np.array(lower), np.array(upper)):
-        lower, upper = _split_read(reader, segments, delta, lower, upper, tail)
-    return lower, upper
 
 
 def _split_read(

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
-from .tilted_factors import Segment, factors_reader, pessimistic_terms, total_rounds
+from .tilted_factors import Segment, factors_reader, pessimistic_terms
 from .tilted_question import SPLIT_SAMPLED_ROUNDS, optimistic_segments
 
 
@@ -90,8 +90,8 @@ def tilted_factors_delta(
         lower, max_of_outputs_delta(segments, eps)
     )  # the max-of-outputs test's bound where higher
     h = question.FINE_INTERVAL
-    tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
     reader = factors_reader(segments)
+    tail = reader.question_tail(upper)
     try:
         lower, upper, add = reader.delta_read(
             eps=eps, interval=h, tail=tail, lower=lower, upper=upper

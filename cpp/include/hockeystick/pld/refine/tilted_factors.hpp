@@ -42,13 +42,17 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "hockeystick/numerics/exact_sum.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
+#include "hockeystick/pld/reads/max_of_outputs.hpp"
 #include "hockeystick/pld/refine/aligned_lower.hpp"
+#include "hockeystick/pld/refine/epsilon_refinement.hpp"
+#include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/rare_delta_grids.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 
@@ -59,12 +63,16 @@ namespace pld {
 // (dp_accounting's 1e-4).
 constexpr double kTiltPeersInterval = 1e-4;
 
-// One kind of round of a run: `rounds` rounds of the Poisson-subsampled Gaussian of noise `sigma` per unit
-// sensitivity and sampling rate q in (0, 1).
+// One kind of round of a run: `rounds` rounds of the Poisson-subsampled Gaussian of noise `sigma`, sensitivity
+// `sensitivity` and sampling rate q in (0, 1).
 struct TiltedSegment {
     double sigma = 1.0;
     double q = 0.5;
     std::int64_t rounds = 1;
+    double sensitivity = 1.0;
+
+    // The noise per unit sensitivity, which the round's privacy loss depends on alone.
+    double noise() const { return sigma / sensitivity; }
 };
 
 // An epsilon past which the add direction of the run has delta 0: each round's add loss -log(1 - q + q e^{(2 x c -
@@ -142,7 +150,7 @@ inline double aligned_run_read(const std::vector<TiltedSegment>& kinds, double d
     std::vector<double> moves;
     double magnitude = 0.0;
     for (const TiltedSegment& k : kinds) {
-        aligned.push_back(aligned_pmf(k.sigma, k.q, h));
+        aligned.push_back(aligned_pmf(k.noise(), k.q, h));
         moves.push_back(static_cast<double>(k.rounds) * aligned.back().offset);
         magnitude += std::fabs(moves.back());
     }
@@ -164,12 +172,12 @@ class TiltedFactorsReader {
   public:
     TiltedFactorsReader(const std::vector<TiltedSegment>& segments, RealFftBackend& fft, std::int64_t max_cells,
                         std::int64_t max_points = kTiltMaxPoints)
-        : fft_(fft), max_points_(max_points), pure_add_(add_pure_epsilon(segments)) {
+        : segments_(segments), fft_(fft), max_points_(max_points), pure_add_(add_pure_epsilon(segments)) {
         if (segments.empty())
             throw std::invalid_argument("TiltedFactorsReader: a run needs at least one kind of round");
         for (const TiltedSegment& s : segments) {
             if (s.rounds < 1) throw std::invalid_argument("TiltedFactorsReader: each kind of round needs rounds >= 1");
-            readers_.push_back(std::make_unique<TiltedReader>(s.sigma, s.q, s.rounds, fft, max_cells, max_points));
+            readers_.push_back(std::make_unique<TiltedReader>(s.noise(), s.q, s.rounds, fft, max_cells, max_points));
         }
     }
 
@@ -284,6 +292,51 @@ class TiltedFactorsReader {
         return {lower, std::max(lower, upper), add};
     }
 
+    // The run as the max-of-outputs test reads it.
+    std::vector<OutputSegment> output_segments() const {
+        std::vector<OutputSegment> out;
+        for (const TiltedSegment& s : segments_) out.push_back(OutputSegment{s.sigma, s.q, s.sensitivity, s.rounds});
+        return out;
+    }
+
+    // The rounds of every kind, T = sum_i c_i.
+    std::int64_t rounds() const {
+        std::int64_t t = 0;
+        for (const TiltedSegment& s : segments_) t += s.rounds;
+        return t;
+    }
+
+    // The question tail of the whole run at delta: its T cuts together at most kTiltedTailShare delta.
+    double question_tail(double delta) const { return tilted_question_tail(static_cast<double>(rounds()), delta); }
+
+    // (lower, upper), a certified epsilon bracket at delta, with its lower side raised to the max-of-outputs test's
+    // where not yet exact (pld/reads/max_of_outputs.hpp, certified), then, where wider than `tol`, intersected with
+    // the ladder's brackets (coarse_to_fine) from the start grid `tol` asks for the kind with the most rounds at the
+    // whole run's T rounds (grid_policy.hpp's epsilon_start), every kind discretized with the question tail.
+    std::pair<double, double> ladder_bracket(double delta, double lower, double upper, const EpsilonTolerance& tol) {
+        if (!(std::isfinite(upper) && exact_bracket(lower, upper))) {
+            lower = std::max(lower, max_of_outputs_epsilon(output_segments(), delta));
+            upper = std::max(lower, upper);
+        }
+        if (tol.within(lower, upper)) return {lower, upper};
+        const TiltedSegment& most =
+            *std::max_element(segments_.begin(), segments_.end(),
+                              [](const TiltedSegment& a, const TiltedSegment& b) { return a.rounds < b.rounds; });
+        const double h = epsilon_start(most.sigma, most.q, static_cast<double>(rounds()), most.sensitivity, &delta, 1,
+                                       tol.accuracy, tol.relative_accuracy);
+        return coarse_to_fine(delta, lower, upper, h, question_tail(delta), tol);
+    }
+
+    // (lower, upper), a certified epsilon bracket at delta, where not yet exact intersected with the tilted bracket on
+    // kRareDeltaFineGrid (half the peers' default grid: screened_or_given), then read again under rare participation
+    // (rare_bracket), every kind discretized with the question tail.
+    std::pair<double, double> fine_bracket(double delta, double lower, double upper, const EpsilonTolerance& tol) {
+        const double tail = question_tail(delta);
+        if (!exact_bracket(lower, upper))
+            std::tie(lower, upper) = screened_or_given(delta, lower, upper, kRareDeltaFineGrid, tail);
+        return rare_bracket(delta, lower, upper, tail, tol);
+    }
+
     // (lower, upper) at delta read again under rare participation (every kind's rate at most kTiltRareRate) where
     // wider than `tol`: its upper side lowered to rare_upper's read, then, where still wider, its lower side raised to
     // rare_lower's, every kind's rounds discretized with `tail`; as given otherwise.  Certified: every read is.
@@ -334,7 +387,7 @@ class TiltedFactorsReader {
         std::vector<TiltedSegment> kinds;
         for (const std::unique_ptr<TiltedReader>& r : readers_) {
             rounds += r->rounds();
-            kinds.push_back({r->sigma(), r->sampling_rate(), r->rounds()});
+            kinds.push_back({r->sigma(), r->sampling_rate(), r->rounds(), 1.0});
         }
         if (!(rounds >= kAlignedLeastRounds && delta >= kAlignedLeastDelta && std::isfinite(upper) && upper > lower))
             return lower;
@@ -408,6 +461,7 @@ class TiltedFactorsReader {
         return upper_epsilon(read, delta, std::min(upper, read.top()));
     }
 
+    std::vector<TiltedSegment> segments_;
     RealFftBackend& fft_;
     std::int64_t max_points_;
     double pure_add_;
