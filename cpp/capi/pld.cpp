@@ -22,6 +22,16 @@
 // value is below its screen), and narrower, still certified, where that upper value is infinite or above it only by
 // the grids' round-off.  Delta reads read every direction.
 //
+// A handle of two or more rounds whose every factor is a Poisson-subsampled Gaussian round at a rate below 1 describes
+// a run, and a bracket of it still wider than the default tolerance (epsilon: max(1e-3, 2.5e-4 eps); delta: kRareDeltaRelativeWidth of its
+// lower side) is intersected with the run's read, as the package reads a PLD whose factors describe their run
+// (python pld/question/reader.py): an epsilon of one kind of round as the epsilon call reads it at the default accuracy
+// (refine.cpp), of several by the tilted factors' reads (pld/refine/tilted_factors.hpp); a delta of several by the
+// tilted factors' delta read (one kind's delta door is the delta call, whose refinement reads this call's plain
+// brackets grid by grid).  So the handle's door and the
+// package's agree within that tolerance where the handle's own grid leaves the bracket wide (rare participation at a
+// small delta: (0, inf) on the peers' grid).
+//
 // Where some direction read carries a round-off charge above kTiltedChargeShare of the delta read, the bracket is
 // intersected with the tilted reads of the handle's own factors (pld/refine/tilted_question.hpp: each direction's
 // factors composed under an exponential tilt, the charge relative to the Chernoff bound; composed per read, not
@@ -36,6 +46,7 @@
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
+#include <hockeystick/pld/refine/tilted_factors.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
@@ -43,6 +54,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -109,6 +121,8 @@ class Direction final : public hockeystick_c::Factor {
     std::shared_ptr<const hockeystick_c::Factor> on_grid(double h, double tail) const override {
         return std::make_shared<const Direction>(sigma_, q_, remove_, h, false, tail);
     }
+
+    std::optional<GaussianRound> subsampled_gaussian() const override { return GaussianRound{sigma_, q_, remove_}; }
 
   private:
     double sigma_, q_, h_, tail_;
@@ -304,6 +318,83 @@ std::pair<double, double> with_tilted_reads(const hs_pld& p, const std::vector<s
     return {lower, std::max(lower, std::min(plain.second, upper))};
 }
 
+// The kinds of round of direction d's terms where each is a Poisson-subsampled Gaussian round of that direction
+// (`remove`) at a rate below 1, the terms of one (sigma, q) merged (counts added), in the order first met; empty where
+// some term is not.
+std::vector<pld::TiltedSegment> kinds_of(const std::vector<hockeystick_c::Term>& terms, bool remove) {
+    std::vector<pld::TiltedSegment> kinds;
+    for (const hockeystick_c::Term& t : terms) {
+        const std::optional<hockeystick_c::Factor::GaussianRound> g = t.factor->subsampled_gaussian();
+        if (!g || g->remove != remove || !(g->q < 1.0)) return {};
+        const auto same = std::find_if(kinds.begin(), kinds.end(),
+                                       [&](const pld::TiltedSegment& k) { return k.sigma == g->sigma && k.q == g->q; });
+        if (same != kinds.end())
+            same->rounds += t.count;
+        else
+            kinds.push_back({g->sigma, g->q, t.count, 1.0});
+    }
+    return kinds;
+}
+
+// The run a handle's factors describe, as the package's question reader finds it (python
+// pld/question/described_run.py): kinds of Poisson-subsampled Gaussian round at rates below 1, the remove direction's
+// and the add direction's the same; empty where the handle is any other composition.
+std::vector<pld::TiltedSegment> run_of(const hs_pld& p) {
+    const std::vector<std::vector<hockeystick_c::Term>>& dirs = p.composition->directions;
+    if (dirs.size() != 2) return {};
+    std::vector<pld::TiltedSegment> remove = kinds_of(dirs[0], true), add = kinds_of(dirs[1], false);
+    if (remove.size() != add.size()) return {};
+    for (std::size_t i = 0; i < remove.size(); ++i)
+        if (!(remove[i].sigma == add[i].sigma && remove[i].q == add[i].q && remove[i].rounds == add[i].rounds))
+            return {};
+    return remove;
+}
+
+// The default tolerance of an epsilon bracket (the package's question.DEFAULT_ACCURACY and its relative one).
+constexpr pld::EpsilonTolerance kDefaultTolerance{pld::kDefaultEpsilonAccuracy, pld::kDefaultEpsilonRelativeAccuracy};
+
+// `plain` (the handle's certified epsilon bracket at delta) intersected with its run's read, as the package reads a
+// PLD whose factors describe their run (python pld/question/reader.py): one kind of round, the epsilon question's
+// default (hs_subsampled_gaussian_epsilon at accuracy 1e-3); several, the tilted factors' ladder and fine reads
+// (pld/refine/tilted_factors.hpp: ladder_bracket, fine_bracket; the package adds its blocks of rounds and the split
+// read).  Both certified, so is their intersection.
+std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>& run, double delta,
+                                           std::pair<double, double> plain) {
+    std::pair<double, double> b;
+    if (run.size() == 1) {
+        b = hockeystick_c::run_epsilon_bracket(run[0].sigma, run[0].q, run[0].rounds, delta);
+    } else {
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedFactorsReader reader(run, fft, kMaxCells);
+        b = reader.ladder_bracket(delta, plain.first, plain.second, kDefaultTolerance);
+        b = reader.fine_bracket(delta, b.first, b.second, kDefaultTolerance);
+    }
+    const double lower = std::max(plain.first, b.first);
+    return {lower, std::max(lower, std::min(plain.second, b.second))};
+}
+
+// `plain` (the handle's certified delta bracket at a finite epsilon >= 0) intersected with the read of its run of
+// several kinds of round, where `plain` is not exact and its upper side positive: the max-of-outputs test's lower
+// side and the tilted factors' delta read on kRareDeltaFineGrid, its tails sized for the upper side (the package's
+// refine/tilted_factors_delta.py but its split read).  Both certified, so is their intersection.
+std::pair<double, double> with_run_delta(const std::vector<pld::TiltedSegment>& run, double epsilon,
+                                         std::pair<double, double> plain) {
+    double lower = plain.first, upper = plain.second;
+    if (!(upper > 0.0) || pld::exact_bracket(lower, upper)) return plain;
+    hockeystick_c::CompositionFft fft;
+    pld::TiltedFactorsReader reader(run, fft, kMaxCells);
+    lower = std::max(lower, pld::max_of_outputs_delta(reader.output_segments(), epsilon));
+    try {
+        const pld::TiltedFactorsReader::DeltaRead r =
+            reader.delta_read(epsilon, pld::kRareDeltaFineGrid, reader.question_tail(upper), lower, upper);
+        lower = r.lower;
+        upper = r.upper;
+    } catch (const std::length_error&) {  // a window past the cap: the bracket as given
+    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+    }
+    return {lower, std::max(lower, upper)};
+}
+
 }  // namespace
 
 namespace hockeystick_c {
@@ -387,6 +478,10 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
                 [&](std::size_t d, double lower, pld::RealFftBackend& fft) {
                     return dirs.front() == 0 && p->screened(d) && tilted_screen_clears(*p, d, delta, lower, fft);
                 });
+        if (p->rounds > 1 && !kDefaultTolerance.within(b.first, b.second)) {  // wide: the run's read, if described
+            const std::vector<pld::TiltedSegment> run = run_of(*p);
+            if (!run.empty()) b = with_run_epsilon(run, delta, b);
+        }
         *lower = b.first;
         *upper = b.second;
         return HS_OK;
@@ -408,6 +503,11 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
                     return pld::tilted_direction_delta(ups, lows, epsilon, epsilon, fft, pld::kTiltMaxPoints);
                 },
                 [](std::size_t, double, pld::RealFftBackend&) { return false; });
+        if (p->rounds > 1 && std::isfinite(epsilon) && epsilon >= 0.0 &&
+            b.second - b.first > pld::kRareDeltaRelativeWidth * b.first) {
+            const std::vector<pld::TiltedSegment> run = run_of(*p);  // wide: the run's read of several kinds
+            if (run.size() > 1) b = with_run_delta(run, epsilon, b);
+        }
         *lower = b.first;
         *upper = b.second;
         return HS_OK;

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,13 @@ class Factor {
         (void)tail;
         return nullptr;
     }
+    // The Poisson-subsampled Gaussian round the factor discretizes, where it is one: a handle whose every factor is
+    // such a round is read as its run (pld.cpp's run reads), as the package reads a PLD whose factors describe it.
+    struct GaussianRound {
+        double sigma, q;
+        bool remove;
+    };
+    virtual std::optional<GaussianRound> subsampled_gaussian() const { return std::nullopt; }
 };
 
 // A factor whose two PMFs are built at once.
@@ -344,5 +352,9 @@ namespace hockeystick_c {
 // refinements to an accuracy read (refine.cpp), whose own tilted reads size their tails to the delta asked.
 std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta);
 std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon);
+
+// The certified epsilon bracket of `rounds` rounds of one Poisson-subsampled Gaussian (sigma, 0 < q < 1) at the
+// default accuracy, as hs_subsampled_gaussian_epsilon reads it (refine.cpp): the run read of a handle of one kind.
+std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long rounds, double delta);
 
 }  // namespace hockeystick_c

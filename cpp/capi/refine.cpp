@@ -363,6 +363,23 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
 // HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
+// hs_subsampled_gaussian_epsilon's bracket, before its status: refined to `accuracy`, no looser than the default's.
+pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long rounds, double delta, double accuracy) {
+    const auto refine = [&](double a) { return epsilon_refined(sigma, sampling_rate, rounds, delta, a); };
+    return no_looser_than_default(refine(accuracy), accuracy, refine, [](double lo, double up) { return up - lo; });
+}
+
+// hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy`, no looser than the default's, then
+// rare participation's finer grids.
+pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
+    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+    hockeystick_c::CompositionFft fft;
+    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+    const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a, reader); };
+    return rare_delta_read(sigma, sampling_rate, rounds, epsilon, accuracy,
+                           no_looser_than_default(refine(accuracy), accuracy, refine, width_of));
+}
+
 hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
     if (r.met) return HS_OK;
     return hockeystick_c::fail(
@@ -373,6 +390,15 @@ hs_status written(const pld::RefinedBracket& r, const char* question, const char
 }
 
 }  // namespace
+
+namespace hockeystick_c {
+
+std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long rounds, double delta) {
+    const pld::RefinedBracket r = epsilon_read(sigma, q, rounds, delta, kDefaultAccuracy);
+    return {r.lower, r.upper};
+}
+
+}  // namespace hockeystick_c
 
 extern "C" {
 
@@ -386,9 +412,7 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
-        const auto refine = [&](double a) { return epsilon_refined(sigma, sampling_rate, rounds, delta, a); };
-        const pld::RefinedBracket r =
-            no_looser_than_default(refine(accuracy), accuracy, refine, [](double lo, double up) { return up - lo; });
+        const pld::RefinedBracket r = epsilon_read(sigma, sampling_rate, rounds, delta, accuracy);
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "epsilon", "upper - lower", accuracy);
@@ -406,13 +430,7 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
-        const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
-        const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a, reader); };
-        const pld::RefinedBracket r =
-            rare_delta_read(sigma, sampling_rate, rounds, epsilon, accuracy,
-                            no_looser_than_default(refine(accuracy), accuracy, refine, width_of));
+        const pld::RefinedBracket r = delta_read(sigma, sampling_rate, rounds, epsilon, accuracy);
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import warnings
 
 import pytest
@@ -17,7 +18,7 @@ from hockeystick.pld.refine import AccuracyNotMetWarning
 from hockeystick.training import DPSGD
 
 from .capi_library import with_refinements
-from .test_capi import HS_ACCURACY_NOT_MET, HS_OK, Library
+from .test_capi import _PLD, HS_ACCURACY_NOT_MET, HS_OK, Library
 
 pytestmark = (
     pytest.mark.slow
@@ -165,3 +166,68 @@ def test_a_one_point_window_is_transformed_not_read_past(lib):
     assert status in (HS_OK, HS_ACCURACY_NOT_MET)
     assert 0.0 <= lower.value <= upper.value <= 1.0
     assert max(lower.value, py_lower) <= min(upper.value, py_upper)
+
+
+def composed_handle(lib: Library, kinds: list[tuple[float, float, int]]) -> _PLD:
+    """The handle of ``kinds`` (sigma, q, rounds) of Poisson-subsampled Gaussian rounds on the peers' grid 1e-4, each
+    self-composed and then composed with the others (hs_pld_compose)."""
+    lib.lib.hs_pld_compose.argtypes = [_PLD, _PLD, ctypes.POINTER(_PLD)]
+    handles = [lib.subsampled_gaussian(sigma, q, 1e-4, rounds) for sigma, q, rounds in kinds]
+    run = handles[0]
+    for other in handles[1:]:
+        both = _PLD()
+        assert lib.lib.hs_pld_compose(run, other, ctypes.byref(both)) == HS_OK, lib.last_error()
+        run = both
+    return run
+
+
+def package_pld(kinds: list[tuple[float, float, int]]):  # type: ignore[no-untyped-def]
+    """The package's PLD object of the same run on the same grid."""
+    from hockeystick import pld
+
+    run = None
+    for sigma, q, rounds in kinds:
+        one = pld.subsampled_gaussian(sigma, q, value_discretization_interval=1e-4).self_compose(
+            rounds
+        )
+        run = one if run is None else run.compose(one)
+    return run
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        [RARE],  # one kind: the epsilon question's default
+        [(0.6, 1e-5, 500_000), (0.8, 2e-5, 300_000)],  # several: the tilted factors' reads
+    ],
+)
+def test_a_composed_handle_of_rare_rounds_reads_its_run_as_the_package_s_pld(lib, kinds):
+    """A handle of rare participation rounds at delta 1e-10, where its own composition on the grid reads (0, inf):
+    the C library reads the run its factors describe (cpp/capi/pld.cpp's run reads), as the package's PLD object
+    does, so the two doors' brackets overlap (both certified) and their upper sides are within max(1e-3, 0.1 % of
+    epsilon) (issue 90 item 1)."""
+    handle = composed_handle(lib, kinds)
+    try:
+        lower, upper = lib.bracket(handle, "epsilon", 1e-10)
+    finally:
+        lib.lib.hs_pld_free(handle)
+    py_lower, py_upper = package_pld(kinds).epsilon(1e-10, bound="both")
+    assert 0.0 < lower <= upper < math.inf
+    assert max(lower, py_lower) <= min(upper, py_upper)
+    assert abs(upper - py_upper) <= max(1e-3, 1e-3 * py_upper)
+
+
+def test_a_composed_handle_of_two_kinds_reads_its_delta_as_the_package_s_pld(lib):
+    """The two-stage DP-SGD run (sigma 1.1 then 0.9, q 256/60000, 7050 rounds each) at eps 5, delta ~1.2e-11: the
+    handle's delta bracket is its composition's intersected with the tilted factors' delta read, as the package's PLD
+    object reads it; the brackets overlap, and each is within 1e-3 of its lower side."""
+    kinds = [(1.1, 256 / 60_000, 7050), (0.9, 256 / 60_000, 7050)]
+    handle = composed_handle(lib, kinds)
+    try:
+        lower, upper = lib.bracket(handle, "delta", 5.0)
+    finally:
+        lib.lib.hs_pld_free(handle)
+    py_lower, py_upper = package_pld(kinds).delta(5.0, bound="both")
+    assert max(lower, py_lower) <= min(upper, py_upper)
+    for lo, up in ((lower, upper), (py_lower, py_upper)):
+        assert 0.0 < lo <= up <= lo * (1.0 + 1e-3)

@@ -119,13 +119,21 @@ HS_API hs_status hs_pld_self_compose(const hs_pld* pld, long long count, hs_pld*
  * composition gives [3.56, 4.94].  The Poisson-subsampled Gaussian's add direction is read only where its screen
  * (its rounds composed on a grid 4 times coarser, cut at a tail sized to delta: hockeystick/pld/refine/
  * direction_screen.hpp) does not show it dominated by the remove direction, as in the refinements: the same
- * run gives [4.18008, 4.18335] at delta 1e-12.  0 < delta < 1; *upper is +inf where delta lies below what can be
- * certified (a direction read's tail cut at +infinity, 1e-15 a round for the mechanisms here, composed). */
+ * run gives [4.18008, 4.18335] at delta 1e-12.  A PLD of two or more rounds made of Poisson-subsampled Gaussians
+ * at rates below 1 (by hs_pld_subsampled_gaussian, hs_pld_self_compose and hs_pld_compose) whose bracket is still
+ * wider than max(1e-3, 2.5e-4 epsilon) is also read as the run it describes, as the Python package reads it: one
+ * kind of round as hs_subsampled_gaussian_epsilon at accuracy 1e-3, several under one tilt on grids of their own
+ * (hockeystick/pld/refine/tilted_factors.hpp; seconds for a rare record): 10^6 rounds of sigma 0.6 at q = 1e-5 on the
+ * grid 1e-4 give [1.07706, 1.07776] at delta 1e-10 where the grid alone gives [0, inf].  0 < delta < 1; *upper is
+ * +inf where delta lies below what can be certified (a direction read's tail cut at +infinity, 1e-15 a round for the
+ * mechanisms here, composed). */
 HS_API hs_status hs_pld_epsilon_bracket(const hs_pld* pld, double delta, double* lower, double* upper);
 
 /* The certified bracket [*lower, *upper] on delta(epsilon), the hockey-stick divergence at e^epsilon, over
  * both neighbouring directions; where some direction's round-off charge passes a hundredth of the upper delta, also
- * read under the tilt (as hs_pld_epsilon_bracket).  epsilon any real, not NaN. */
+ * read under the tilt (as hs_pld_epsilon_bracket); a PLD of several kinds of Poisson-subsampled Gaussian round whose
+ * bracket is wider than 1e-3 of its lower side also read under one tilt of its kinds on the grid 5e-5 at a finite
+ * epsilon >= 0 (one kind's delta is hs_subsampled_gaussian_delta's).  epsilon any real, not NaN. */
 HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double* lower, double* upper);
 
 /* The rounds composed in pld: 1 for a mechanism as discretized, count times its operand's for hs_pld_self_compose,
