@@ -709,7 +709,9 @@ def test_rust_program_gets_the_packages_values(library, tmp_path):
         # the grid 1e-3 leaves the composition's bracket wider than the default tolerance, so both doors read the
         # run its factors describe (cpp/capi/pld.cpp's run reads, the package's question reader): certified, they
         # overlap, and their upper sides agree within max(1e-3, 0.1 % of epsilon)
-        dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(int(rounds))
+        dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(
+            int(rounds)
+        )
         py_lower, py_upper = dist.epsilon(delta, bound="both")
         assert lower <= upper and max(lower, py_lower) <= min(upper, py_upper)
         assert abs(upper - py_upper) <= max(1e-3, 1e-3 * py_upper)
