@@ -188,7 +188,7 @@ def test_few_rounds_of_a_small_rate_at_a_small_delta_no_looser_than_dp_accountin
 ):
     """Few rounds, a small sampling rate, a small delta: the tilt's Chernoff bound is far above delta, so its read
     keeps a charge of ~1e-3 of delta and the upper side was up to 4e-5 (relative) above dp_accounting's estimate;
-    the split read (``compose.binomial_split``: a sum over how many rounds pass lower / T, each term's charges
+    the split read (``tilted_question.binomial_split``: a sum over how many rounds pass lower / T, each term's charges
     relative to its own mass) takes it to at most the estimate, and the bracket within 1e-5 relative."""
     lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(
         delta, bound="both"

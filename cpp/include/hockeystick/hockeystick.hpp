@@ -3,8 +3,9 @@
 // (OpenMP pragmas in the PLD loops take effect when compiled with -fopenmp).
 #pragma once
 
-// Gaussian tail, Mills ratio, the hockey-stick divergence theta and its inverses.
+// Exact arithmetic rounded once, the Gaussian tail, Mills ratio, the hockey-stick divergence theta and its inverses.
 #include "hockeystick/numerics/error_free.hpp"
+#include "hockeystick/numerics/correctly_rounded.hpp"  // sums and binomial coefficients rounded once
 #include "hockeystick/numerics/gaussian_tail.hpp"
 #include "hockeystick/numerics/hockey_stick.hpp"
 #include "hockeystick/numerics/hockey_stick_batch.hpp"  // theta over arrays; its AVX2 kernels in simd/

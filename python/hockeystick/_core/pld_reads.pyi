@@ -4,7 +4,9 @@ sides and scans; its charges as one ``Charges`` object; the max-of-outputs test'
 untilted curve reads and the tilted upper read's window tail and cut checks
 (cpp/bindings/register_pld_tilted_charge.cpp); a tilted composition's read, its sides and its upper epsilon
 (cpp/bindings/register_pld_tilted_read.cpp); an optimistic PMF's lower side raised to its suffix
-maxima (cpp/bindings/register_pld_lower_envelope.cpp)."""
+maxima (cpp/bindings/register_pld_lower_envelope.cpp); the binomial split's certified curve of few rounds of a rare
+large loss and the correctly rounded sum and binomial coefficient it is built on
+(cpp/bindings/register_pld_binomial_split.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -305,3 +307,35 @@ def tilted_lower_epsilon(
 READ_TAIL: float
 CUT_CHECK_SHARE: float
 WRAP_CHECK_SHARE: float
+
+split_max_terms: int
+split_max_span_points: int
+
+class BinomialSplit:
+    """The certified delta curve of few rounds split by how many pass floor / T
+    (pld/reads/binomial_split.hpp)."""
+
+    def __init__(
+        self,
+        segments: Sequence[tuple[Any, int]],
+        *,
+        floor: float,
+        negligible: float,
+        tail: float,
+        max_points: int,
+        max_terms: int = ...,
+        max_span_points: int = ...,
+    ) -> None: ...
+    @property
+    def pessimistic(self) -> bool: ...
+    @property
+    def floor(self) -> float: ...
+    @property
+    def scales(self) -> list[float]: ...
+    @property
+    def rest(self) -> float: ...
+    def delta(self, eps: float) -> float: ...
+    def epsilon(self, delta: float, top: float) -> float: ...
+
+def exact_sum(values: npt.ArrayLike) -> float: ...
+def rounded_binomial(n: int, k: int) -> float: ...

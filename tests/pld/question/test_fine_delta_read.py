@@ -45,22 +45,21 @@ def test_an_upper_side_asked_alone_builds_no_optimistic_split(monkeypatch):
     eps 2 to 8 from the trivial bracket [0, 1]: asked its upper side alone, the read discretizes
     and splits the pessimistic sides only, and its upper side is the one the read of both sides
     gives, bit for bit; both brackets hold the closed form of the round (mpmath)."""
-    from hockeystick.pld.compose import binomial_split
     from hockeystick.pld.refine.kept_readers import KeptReaders
 
     built: list[bool] = []  # the sides of the splits built (True: pessimistic)
     discretized: list[bool] = []  # whether each discretization had its optimistic side
-    split, one_direction = binomial_split.BinomialSplit.__init__, tilted_question.one_direction
+    split, one_direction = tilted_question.binomial_split, tilted_question.one_direction
 
-    def recorded(self, segments, *args):
+    def recorded(segments, *args):
         built.append(bool(segments[0][0].pessimistic))
-        split(self, segments, *args)
+        return split(segments, *args)
 
     def recorded_direction(mechanism, direction, h, tail, optimistic, threads=0):
         discretized.append(optimistic)
         return one_direction(mechanism, direction, h, tail, optimistic, threads)
 
-    monkeypatch.setattr(binomial_split.BinomialSplit, "__init__", recorded)
+    monkeypatch.setattr(tilted_question, "binomial_split", recorded)
     monkeypatch.setattr(tilted_question, "one_direction", recorded_direction)
     readers = KeptReaders(
         1, tilted_question._delta_reader, tilted_question.TiltedReader.drop_compositions

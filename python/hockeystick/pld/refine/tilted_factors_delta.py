@@ -12,7 +12,7 @@ lower side, the optimistic ones for the lower; the add direction is 0 past the r
 (pure DP there): the core's reads (``TiltedFactorsReader.delta_read``,
 cpp/include/hockeystick/pld/refine/tilted_factors.hpp).  Where the rounds sample the record rarely
 (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum over how
-many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower side takes the
+many rounds pass eps / T (``tilted_question.binomial_split``), on both sides.  The lower side takes the
 max-of-outputs test's bound where higher (``reads.max_of_outputs``).  Every read is certified, and
 the bracket is their intersection with the one given.
 """
@@ -27,30 +27,26 @@ import numpy as np
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
 from .tilted_factors import Segment, factors_reader, pessimistic_terms
-from .tilted_question import SPLIT_SAMPLED_ROUNDS, optimistic_segments
+from .tilted_question import SPLIT_SAMPLED_ROUNDS, binomial_split, optimistic_segments
 
 
 def split_delta(
     segments: Sequence[Segment], eps: float, h: float, tail: float, add: float, negligible: float
 ) -> tuple[float, float]:
     """The remove direction's (lower, upper) delta at ``eps`` read split at eps / T
-    (``BinomialSplit`` over the segments, both sides), the upper side the larger of it and ``add``
+    (``binomial_split`` over the segments, both sides), the upper side the larger of it and ``add``
     (a certified upper delta of the add direction); (0, 1) where the split does not apply (its
     ValueError), or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
-    from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
-
     try:
         factors = pessimistic_terms(segments, "remove", h, tail, True)
         upper = max(
-            BinomialSplit([(f.upper, c) for f, c in factors], eps, negligible, negligible).delta(
-                eps
-            ),
+            binomial_split([(f.upper, c) for f, c in factors], eps, negligible).delta(eps),
             add,
         )
         optimistic = optimistic_segments(factors)
         if optimistic is None:
             return 0.0, upper
-        return BinomialSplit(optimistic, eps, negligible, negligible).delta(eps), upper
+        return binomial_split(optimistic, eps, negligible).delta(eps), upper
     except ValueError:
         return 0.0, 1.0
 

@@ -37,6 +37,7 @@ from typing import Any, cast
 import numpy as np
 
 from ... import _core
+from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import (
@@ -138,7 +139,7 @@ class TiltedReader:
     pld/refine/tilted_question.hpp's ``TiltedReader``: its ``delta_upper``, ``delta_lower`` and
     ``add_screens``), whose discretized rounds and compositions are held for the reads that share
     them (the same grid, tails and tilt), and the remove direction's rounds for the split read
-    (``compose.binomial_split``, which composes them in Python).  Each direction's rounds are
+    (``binomial_split``: the core's, pld/reads/binomial_split.hpp).  Each direction's rounds are
     discretized with the largest tail the delta allows: the add direction with the question tail at
     ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the remove direction with
     ``remove_tail`` (its mass above the range carries a factor q), not the least over the deltas.
@@ -333,6 +334,27 @@ def optimistic_segments(factors: list[tuple[Factor, int]]) -> list[tuple[GridPMF
     return out
 
 
+def binomial_split(
+    segments: Sequence[tuple[GridPMF, int]], floor: float, negligible: float
+) -> _core.pld_reads.BinomialSplit:
+    """The certified delta curve of ``segments`` ((one round's PMF, its rounds) pairs, one grid and
+    side, as discretized) at every eps >= ``floor``, read as a sum over how many rounds pass
+    ``floor`` / T: the core's split (pld/reads/binomial_split.hpp's ``BinomialSplit``, each term
+    composed at unit mass, so its charges are relative to it), terms below ``negligible`` (an
+    absolute delta) bounded on the pessimistic side and dropped on the optimistic one, each term's
+    window tails at most ``negligible`` too, its windows within the composition's default cap
+    (``fft.DEFAULT_MAX_POINTS``).  Its ValueError where the split does not apply: more than
+    ``_core.pld_reads.split_max_terms`` terms, nothing below the split, terms spanning more than
+    ``split_max_span_points`` grid points, a window past the cap."""
+    return _core.pld_reads.BinomialSplit(
+        segments,
+        floor=floor,
+        negligible=negligible,
+        tail=negligible,
+        max_points=DEFAULT_MAX_POINTS,
+    )
+
+
 def split_bracket(
     factors: list[tuple[Factor, int]],
     delta: float,
@@ -342,27 +364,25 @@ def split_bracket(
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket of
     ``factors`` (its rounds' factors and counts, both sides discretized) read as a sum over how many
-    rounds pass lower / T (``compose.binomial_split``: each term composed at unit mass, so its
-    charges are relative to it), the upper side kept only where ``add_clear`` certifies the add
+    rounds pass lower / T (``binomial_split``: each term composed at unit mass, so its charges
+    are relative to it), the upper side kept only where ``add_clear`` certifies the add
     direction's epsilon at most it (then eps = eps_remove; the lower side is the remove direction's
     either way: eps >= eps_remove).  Both sides certified; as given where the split does not apply
-    (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the split, a
-    window past the composition's cap) or, for the lower side, where a factor's optimistic side is
-    in blocks of rounds."""
-    from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
-
+    (``binomial_split``'s ValueError: too many terms, nothing below the split, a window past the
+    composition's cap) or, for the lower side, where a factor's optimistic side is in blocks of
+    rounds."""
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
-        up = BinomialSplit(
-            [(f.upper, c) for f, c in factors], lower, negligible, negligible
-        ).epsilon(delta, upper)
+        up = binomial_split([(f.upper, c) for f, c in factors], lower, negligible).epsilon(
+            delta, upper
+        )
         if math.isfinite(up) and add_clear(up):
             upper = min(upper, up)
         optimistic = optimistic_segments(factors)
         if optimistic is not None:
             lower = max(
                 lower,
-                BinomialSplit(optimistic, lower, negligible, negligible).epsilon(delta, upper),
+                binomial_split(optimistic, lower, negligible).epsilon(delta, upper),
             )
     except ValueError:  # the split does not apply here: the bracket so far
         pass
@@ -646,26 +666,24 @@ def _split_delta(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The delta brackets (``lower``, ``upper``) at each of ``eps`` (all > 0, at least ``centre``)
     of ``reader``'s point intersected with the remove direction's on ``question.FINE_INTERVAL`` read
-    as a sum over how many rounds pass ``centre`` / T (``compose.binomial_split``), the upper side
+    as a sum over how many rounds pass ``centre`` / T (``binomial_split``), the upper side
     the larger of it and ``TiltedReader.add_screen``'s bound on the add direction (under the tilt
     at ``centre``), the lower side, where ``read_lower``, the remove direction's (delta >=
     delta_remove; a caller asking the upper side alone skips the optimistic side's split, half
     the read: the upper side is certified whatever the lower one); ``delta`` (the least delta
     expected) sizes the tails and what is negligible.  As given where the split does not apply
     (``split_bracket``)."""
-    from ..compose.binomial_split import BinomialSplit  # lazy: few rounds of small rates only
-
     h, rounds = question.FINE_INTERVAL, int(reader.point[2])
     factor = reader.split_rounds(h, delta, optimistic=read_lower)
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
-        split = BinomialSplit([(factor.upper, rounds)], centre, negligible, negligible)
+        split = binomial_split([(factor.upper, rounds)], centre, negligible)
         remove = np.array([split.delta(float(x)) for x in eps])
         add = reader.add_screen(eps, h, delta, centre)
         upper = np.maximum(lower, np.minimum(upper, np.maximum(remove, add)))
         optimistic = optimistic_segments([(factor, rounds)]) if read_lower else None
         if optimistic is not None:
-            split = BinomialSplit(optimistic, centre, negligible, negligible)
+            split = binomial_split(optimistic, centre, negligible)
             lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
     except ValueError:  # the split does not apply here (or the lower side has blocks): as given
         pass

@@ -29,7 +29,7 @@
 // (2 s^2)} N_{j+1}(A), N_j(A) the N(j, s^2) mass of A from numerics/gaussian_tail.hpp (relative error <= 1e-12 against
 // 50-digit mpmath, taken as kAlignedTailError), and E_P[u^k; A] = q^k sum_j C(k, j) (-1)^{k-j} E_P[e^{jz}; A].
 //
-// Rounding inward (u = 2^-53).  Each moment sum is taken correctly rounded (numerics/exact_sum.hpp) and lowered by
+// Rounding inward (u = 2^-53).  Each moment sum is taken correctly rounded (numerics/correctly_rounded.hpp) and lowered by
 // the tails' error and 8 u of its terms' magnitudes (the double products and sums), each mass taken on its safe side,
 // so a cell's atom at g needs lower(int_A l dP) >= g P_+(A) (g >= 0) or >= g P_-(A) (g < 0), g rounded up by 4 u of
 // its terms.  The rounded cells' edges x_k are raised until the loss computed there, lowered by 16 u of itself, is at
@@ -49,7 +49,7 @@
 #include <utility>
 #include <vector>
 
-#include "hockeystick/numerics/exact_sum.hpp"
+#include "hockeystick/numerics/correctly_rounded.hpp"
 #include "hockeystick/numerics/gaussian_tail.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/grid/grid_pmf.hpp"
@@ -154,7 +154,7 @@ class AlignedRound {
             }
             const double sign = k % 2 ? 1.0 : -1.0;
             const double qk = std::pow(q, static_cast<double>(k));
-            bound += sign * qk * exact_sum(terms, static_cast<std::size_t>(k + 1)) / static_cast<double>(k);
+            bound += sign * qk * exact_sum(terms, static_cast<std::int64_t>(k + 1)) / static_cast<double>(k);
             error += qk * spread / static_cast<double>(k);
         }
         AlignedCell out;

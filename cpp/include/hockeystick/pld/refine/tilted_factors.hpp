@@ -46,7 +46,7 @@
 #include <utility>
 #include <vector>
 
-#include "hockeystick/numerics/exact_sum.hpp"
+#include "hockeystick/numerics/correctly_rounded.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
 #include "hockeystick/pld/reads/max_of_outputs.hpp"
@@ -83,7 +83,7 @@ inline double add_pure_epsilon(const std::vector<TiltedSegment>& segments) {
     std::vector<double> terms;
     for (const TiltedSegment& s : segments) terms.push_back(static_cast<double>(s.rounds) * -std::log1p(-s.q));
     const double k = static_cast<double>(segments.size());
-    return exact_sum(terms.data(), terms.size()) * (1.0 + (k + 8.0) * tilted_detail::kUnit);
+    return exact_sum(terms.data(), static_cast<std::int64_t>(terms.size())) * (1.0 + (k + 8.0) * tilted_detail::kUnit);
 }
 
 // How wide an epsilon bracket may be: max(accuracy, relative_accuracy eps), eps read as 0 where infinite.
@@ -154,7 +154,7 @@ inline double aligned_run_read(const std::vector<TiltedSegment>& kinds, double d
         moves.push_back(static_cast<double>(k.rounds) * aligned.back().offset);
         magnitude += std::fabs(moves.back());
     }
-    const double moved = exact_sum(moves.data(), moves.size());
+    const double moved = exact_sum(moves.data(), static_cast<std::int64_t>(moves.size()));
     std::vector<CountedPmf> factors;
     for (std::size_t i = 0; i < kinds.size(); ++i) factors.push_back({&aligned[i].pmf, kinds[i].rounds});
     const double theta = exponent_tilt(factors, near - moved) * h;
