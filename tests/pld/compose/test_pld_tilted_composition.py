@@ -298,4 +298,3 @@ def test_add_pure_epsilon_is_the_sum_of_each_factors_bound_rounded_up():
         [(sigma, q, c, 1.0) for sigma, (q, c) in zip((0.5, 1.0, 3.0), rates)], max_cells=1 << 20
     )
     assert exact <= reader.pure_add_epsilon <= exact * (1 + 1e-14)
-
