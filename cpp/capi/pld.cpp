@@ -357,17 +357,26 @@ constexpr pld::EpsilonTolerance kDefaultTolerance{pld::kDefaultEpsilonAccuracy, 
 // PLD whose factors describe their run (python pld/question/reader.py): one kind of round, the epsilon question's
 // default (hs_subsampled_gaussian_epsilon at accuracy 1e-3); several, the tilted factors' ladder and fine reads
 // (pld/refine/tilted_factors.hpp: ladder_bracket, fine_bracket; the package adds its blocks of rounds and the split
-// read).  Both certified, so is their intersection.
+// read); the handle's own where the run's read is refused (its grids or windows past the library's limits).  Both
+// certified, so is their intersection.
 std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>& run, double delta,
                                            std::pair<double, double> plain) {
     std::pair<double, double> b;
-    if (run.size() == 1) {
-        b = hockeystick_c::run_epsilon_bracket(run[0].sigma, run[0].q, run[0].rounds, delta);
-    } else {
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedFactorsReader reader(run, fft, kMaxCells);
-        b = reader.ladder_bracket(delta, plain.first, plain.second, kDefaultTolerance);
-        b = reader.fine_bracket(delta, b.first, b.second, kDefaultTolerance);
+    try {
+        if (run.size() == 1) {
+            b = hockeystick_c::run_epsilon_bracket(run[0].sigma, run[0].q, run[0].rounds, delta);
+        } else {
+            hockeystick_c::CompositionFft fft;
+            pld::TiltedFactorsReader reader(run, fft, kMaxCells);
+            b = reader.ladder_bracket(delta, plain.first, plain.second, kDefaultTolerance);
+            b = reader.fine_bracket(delta, b.first, b.second, kDefaultTolerance);
+        }
+    } catch (const invalid_argument_error&) {  // the run's first grid past the library's cells: the handle's own
+        return plain;
+    } catch (const std::length_error&) {  // a discretization or window past the caps
+        return plain;
+    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+        return plain;
     }
     const double lower = std::max(plain.first, b.first);
     return {lower, std::max(lower, std::min(plain.second, b.second))};
