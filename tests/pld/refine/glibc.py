@@ -5,6 +5,7 @@ glibc, and whether it has ``mallinfo2`` (glibc >= 2.33), glibc's own account of 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 
@@ -18,3 +19,10 @@ def _libc() -> ctypes.CDLL | None:
 LIBC = _libc()
 IS_GLIBC = LIBC is not None and hasattr(LIBC, "gnu_get_libc_version")
 GLIBC = sys.platform.startswith("linux") and IS_GLIBC and hasattr(LIBC, "mallinfo2")
+
+
+def fresh_environ() -> dict[str, str]:
+    """This process's environment without the ``MALLOC_`` variables an earlier test may have left in it
+    (Dask's nanny writes its pre-spawn environment into the process that starts a cluster whenever it
+    spawns a worker): the environment a user's fresh interpreter starts with, for a test that runs one."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("MALLOC_")}

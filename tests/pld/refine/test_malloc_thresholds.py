@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import ctypes
 import json
-import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds
-from tests.pld.refine.glibc import GLIBC, IS_GLIBC
+from tests.pld.refine.glibc import GLIBC, IS_GLIBC, fresh_environ
+
+ROOT = (
+    Path(__file__).resolve().parents[3]
+)  # the repository root: the test module imports as tests.pld.refine
 
 needs_glibc = pytest.mark.skipif(not GLIBC, reason="glibc >= 2.33 (mallinfo2) only")
 
@@ -49,7 +53,7 @@ print(json.dumps({"mapped": mapped, "keep": libc.mallinfo2().keepcost, "size": s
 
 
 def child(mode: str, **env: str) -> dict[str, int]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    clean = fresh_environ()
     clean.pop("GLIBC_TUNABLES", None)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, mode],
@@ -99,6 +103,23 @@ def test_thresholds_are_the_ceilings_glibc_reaches():
 
 
 def test_raise_is_once_per_process():
+    """In a fresh interpreter (the decision is the process's first call's, on its environment then)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import tests.pld.refine.test_malloc_thresholds as m; m.raise_checks()",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=fresh_environ(),
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def raise_checks() -> None:
+    """The checks of test_raise_is_once_per_process."""
     first = malloc_thresholds.raise_malloc_thresholds()
     assert malloc_thresholds.raise_malloc_thresholds() is first
     assert first is (IS_GLIBC and not malloc_thresholds.user_tunes_malloc())

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds, window_heap
-from tests.pld.refine.glibc import GLIBC, LIBC
+from tests.pld.refine.glibc import GLIBC, LIBC, fresh_environ
 
 ROOT = (
     Path(__file__).resolve().parents[3]
@@ -68,6 +68,7 @@ def test_a_window_sized_block_comes_from_the_heap_inside_the_scope_only() -> Non
         cwd=ROOT,
         capture_output=True,
         text=True,
+        env=fresh_environ(),
     )
     assert done.returncode == 0, done.stderr
 
