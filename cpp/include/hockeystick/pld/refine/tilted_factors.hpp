@@ -1,8 +1,8 @@
-// The brackets of a run of several kinds of Poisson-subsampled Gaussian rounds (each its own sigma per unit
-// sensitivity, sampling rate and count) at a delta near or below the composition's round-off, read under an
-// exponential tilt: the reads of the package's default for such a run (its front end is
-// python/hockeystick/pld/refine/tilted_factors.py: the max-of-outputs test, the start grid, the blocks and the split
-// read around these).
+// The brackets of a run of several kinds of Poisson-subsampled Gaussian rounds (each its own sigma, sensitivity,
+// sampling rate and count) at a delta near or below the composition's round-off, read under an exponential tilt: the
+// reads of the package's default for such a run (its front ends are python/hockeystick/pld/refine/tilted_factors.py
+// and tilted_factors_delta.py, which add the blocks of rounds of one segment and the split read of few sampled
+// rounds) and of the C library's composition calls on a handle that describes one (cpp/capi/pld.cpp).
 //
 // As for one kind of round (tilted_question.hpp), the FFT composition's round-off charge, about T u of the total mass
 // after T rounds, keeps a bracket at a delta near or below it wide on every grid; the tilted composition
@@ -27,6 +27,12 @@
 // heavy-tailed loss: sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10 spans ~114 in loss under the exponent's tilt, 1.6e7
 // points on the start grid 7e-6), the grids from the start up by kTiltGridStep to kTiltPeersInterval are tried, the
 // first that fits read and no finer one after it (coarse_to_fine).
+//
+// Around the ladder (ladder_bracket, fine_bracket): the lower side first raised to the max-of-outputs test's
+// (pld/reads/max_of_outputs.hpp, certified, no grid); after it, where not yet exact, the tilted bracket on half the
+// peers' grid; under rare participation (every rate at most kTiltRareRate) where still wider than the tolerance, the
+// upper side read on finer grids under a larger cap and the lower side by the aligned cells of every kind composed
+// (rare_bracket, aligned_run_read: aligned_lower.hpp's convex-order bound, kept by convolution).
 //
 // delta at eps (delta_read): each direction's pessimistic PMFs composed under the exponent's tilt at eps and read
 // there, and, where the bracket is still wide, its optimistic PMFs under the same tilt of their own; the add
