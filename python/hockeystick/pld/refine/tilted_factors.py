@@ -43,11 +43,6 @@ from .tilted_question import ROUND_OFF_PER_ROUND, SPLIT_SAMPLED_ROUNDS, one_dire
 Segment = tuple[tuple[float, float, float], int]
 
 
-def total_rounds(segments: Sequence[Segment]) -> int:
-    """T = sum_i c_i."""
-    return sum(int(c) for _, c in segments)
-
-
 def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np.ndarray:
     """K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at each lam of ``lams``."""
     with np.errstate(over="ignore", invalid="ignore"):
