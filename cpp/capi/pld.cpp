@@ -23,14 +23,15 @@
 // the grids' round-off.  Delta reads read every direction.
 //
 // A handle of two or more rounds whose every factor is a Poisson-subsampled Gaussian round at a rate below 1 describes
-// a run, and a bracket of it still wider than the default tolerance (epsilon: max(1e-3, 2.5e-4 eps); delta: kRareDeltaRelativeWidth of its
-// lower side) is intersected with the run's read, as the package reads a PLD whose factors describe their run
-// (python pld/question/reader.py): an epsilon of one kind of round as the epsilon call reads it at the default accuracy
-// (refine.cpp), of several by the tilted factors' reads (pld/refine/tilted_factors.hpp); a delta of several by the
-// tilted factors' delta read (one kind's delta door is the delta call, whose refinement reads this call's plain
-// brackets grid by grid).  So the handle's door and the
-// package's agree within that tolerance where the handle's own grid leaves the bracket wide (rare participation at a
-// small delta: (0, inf) on the peers' grid).
+// a run, and a bracket of it that is not exact is intersected with the run's read, as the package reads a PLD whose
+// factors describe their run (python pld/question/reader.py): one kind of round as the epsilon and delta calls read it
+// at the default accuracy (refine.cpp, whose refinements read this file's plain brackets grid by grid, never these
+// calls), several by the tilted factors' reads (pld/refine/tilted_factors.hpp).  So the handle's door and the
+// package's agree within the default tolerance whatever grid the handle was built on: where that grid leaves the
+// bracket wide (rare participation at a small delta: (0, inf) on the peers' grid), and where it is within the
+// tolerance but above the package's finer reads (DP-FedAvg at delta 1e-10: 0.71300 on the peers' grid, 0.71294 read
+// as its run, dp_accounting's default 0.712964).  hs_pld_composition_epsilon_bracket and _delta_bracket give the plain
+// brackets alone.
 //
 // Where some direction read carries a round-off charge above kTiltedChargeShare of the delta read, the bracket is
 // intersected with the tilted reads of the handle's own factors (pld/refine/tilted_question.hpp: each direction's
@@ -382,24 +383,33 @@ std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>
     return {lower, std::max(lower, std::min(plain.second, b.second))};
 }
 
-// `plain` (the handle's certified delta bracket at a finite epsilon >= 0) intersected with the read of its run of
-// several kinds of round, where `plain` is not exact and its upper side positive: the max-of-outputs test's lower
-// side and the tilted factors' delta read on kRareDeltaFineGrid, its tails sized for the upper side (the package's
-// refine/tilted_factors_delta.py but its split read).  Both certified, so is their intersection.
+// `plain` (the handle's certified delta bracket at a finite epsilon >= 0) intersected with its run's read, where `plain`
+// is not exact and its upper side positive: one kind of round, the delta question's default (hs_subsampled_gaussian_delta
+// at accuracy 1e-3); several, the max-of-outputs test's lower side and the tilted factors' delta read on
+// kRareDeltaFineGrid, its tails sized for the upper side (the package's refine/tilted_factors_delta.py but its split
+// read); the handle's own where the run's read is refused.  Both certified, so is their intersection.
 std::pair<double, double> with_run_delta(const std::vector<pld::TiltedSegment>& run, double epsilon,
                                          std::pair<double, double> plain) {
     double lower = plain.first, upper = plain.second;
     if (!(upper > 0.0) || pld::exact_bracket(lower, upper)) return plain;
-    hockeystick_c::CompositionFft fft;
-    pld::TiltedFactorsReader reader(run, fft, kMaxCells);
-    lower = std::max(lower, pld::max_of_outputs_delta(reader.output_segments(), epsilon));
     try {
-        const pld::TiltedFactorsReader::DeltaRead r =
-            reader.delta_read(epsilon, pld::kRareDeltaFineGrid, reader.question_tail(upper), lower, upper);
-        lower = r.lower;
-        upper = r.upper;
-    } catch (const std::length_error&) {  // a window past the cap: the bracket as given
-    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+        if (run.size() == 1) {
+            const std::pair<double, double> b =
+                hockeystick_c::run_delta_bracket(run[0].sigma, run[0].q, run[0].rounds, epsilon);
+            lower = std::max(lower, b.first);
+            upper = std::min(upper, b.second);
+        } else {
+            hockeystick_c::CompositionFft fft;
+            pld::TiltedFactorsReader reader(run, fft, kMaxCells);
+            lower = std::max(lower, pld::max_of_outputs_delta(reader.output_segments(), epsilon));
+            const pld::TiltedFactorsReader::DeltaRead r =
+                reader.delta_read(epsilon, pld::kRareDeltaFineGrid, reader.question_tail(upper), lower, upper);
+            lower = r.lower;
+            upper = r.upper;
+        }
+    } catch (const invalid_argument_error&) {  // the run's first grid past the library's cells: the handle's own
+    } catch (const std::length_error&) {       // a window past the cap
+    } catch (const std::invalid_argument&) {   // a tilt past the doubles' moments
     }
     return {lower, std::max(lower, upper)};
 }
@@ -487,7 +497,7 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
                 [&](std::size_t d, double lower, pld::RealFftBackend& fft) {
                     return dirs.front() == 0 && p->screened(d) && tilted_screen_clears(*p, d, delta, lower, fft);
                 });
-        if (p->rounds > 1 && !kDefaultTolerance.within(b.first, b.second)) {  // wide: the run's read, if described
+        if (p->rounds > 1 && !(std::isfinite(b.second) && pld::exact_bracket(b.first, b.second))) {  // the run's read
             const std::vector<pld::TiltedSegment> run = run_of(*p);
             if (!run.empty()) b = with_run_epsilon(run, delta, b);
         }
@@ -512,11 +522,36 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
                     return pld::tilted_direction_delta(ups, lows, epsilon, epsilon, fft, pld::kTiltMaxPoints);
                 },
                 [](std::size_t, double, pld::RealFftBackend&) { return false; });
-        if (p->rounds > 1 && std::isfinite(epsilon) && epsilon >= 0.0 &&
-            b.second - b.first > pld::kRareDeltaRelativeWidth * b.first) {
-            const std::vector<pld::TiltedSegment> run = run_of(*p);  // wide: the run's read of several kinds
-            if (run.size() > 1) b = with_run_delta(run, epsilon, b);
+        if (p->rounds > 1 && std::isfinite(epsilon) && epsilon >= 0.0) {  // the run's read, if described
+            const std::vector<pld::TiltedSegment> run = run_of(*p);
+            if (!run.empty()) b = with_run_delta(run, epsilon, b);
         }
+        *lower = b.first;
+        *upper = b.second;
+        return HS_OK;
+    });
+}
+
+hs_status hs_pld_composition_epsilon_bracket(const hs_pld* p, double delta, double* lower, double* upper) {
+    return guarded([&] {
+        require_output(lower, "lower");
+        require_output(upper, "upper");
+        require_handle(p);
+        require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
+        const std::pair<double, double> b = hockeystick_c::plain_epsilon_bracket(*p, delta);
+        *lower = b.first;
+        *upper = b.second;
+        return HS_OK;
+    });
+}
+
+hs_status hs_pld_composition_delta_bracket(const hs_pld* p, double epsilon, double* lower, double* upper) {
+    return guarded([&] {
+        require_output(lower, "lower");
+        require_output(upper, "upper");
+        require_handle(p);
+        require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
+        const std::pair<double, double> b = hockeystick_c::plain_delta_bracket(*p, epsilon);
         *lower = b.first;
         *upper = b.second;
         return HS_OK;

@@ -357,4 +357,8 @@ std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon);
 // default accuracy, as hs_subsampled_gaussian_epsilon reads it (refine.cpp): the run read of a handle of one kind.
 std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long rounds, double delta);
 
+// The certified delta bracket of that run at epsilon at the default accuracy, as hs_subsampled_gaussian_delta reads it
+// (refine.cpp): the run read of a handle of one kind.
+std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon);
+
 }  // namespace hockeystick_c

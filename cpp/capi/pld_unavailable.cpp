@@ -36,6 +36,14 @@ hs_status hs_pld_epsilon_bracket(const hs_pld*, double, double*, double*) {
 
 hs_status hs_pld_delta_bracket(const hs_pld*, double, double*, double*) { return unavailable("hs_pld_delta_bracket"); }
 
+hs_status hs_pld_composition_epsilon_bracket(const hs_pld*, double, double*, double*) {
+    return unavailable("hs_pld_composition_epsilon_bracket");
+}
+
+hs_status hs_pld_composition_delta_bracket(const hs_pld*, double, double*, double*) {
+    return unavailable("hs_pld_composition_delta_bracket");
+}
+
 hs_status hs_pld_rounds(const hs_pld*, long long*) { return unavailable("hs_pld_rounds"); }
 
 hs_status hs_subsampled_gaussian_epsilon(double, double, long long, double, double, double*, double*) {

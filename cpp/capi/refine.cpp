@@ -398,6 +398,11 @@ std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long 
     return {r.lower, r.upper};
 }
 
+std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon) {
+    const pld::RefinedBracket r = delta_read(sigma, q, rounds, epsilon, kDefaultAccuracy);
+    return {r.lower, r.upper};
+}
+
 }  // namespace hockeystick_c
 
 extern "C" {

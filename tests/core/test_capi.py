@@ -127,6 +127,8 @@ class Library:
         lib.hs_pld_self_compose.argtypes = [_PLD, ctypes.c_longlong, ctypes.POINTER(_PLD)]
         lib.hs_pld_epsilon_bracket.argtypes = [_PLD, _D, _PD, _PD]
         lib.hs_pld_delta_bracket.argtypes = [_PLD, _D, _PD, _PD]
+        lib.hs_pld_composition_epsilon_bracket.argtypes = [_PLD, _D, _PD, _PD]
+        lib.hs_pld_composition_delta_bracket.argtypes = [_PLD, _D, _PD, _PD]
         lib.hs_pld_rounds.argtypes = [_PLD, ctypes.POINTER(ctypes.c_longlong)]
         lib.hs_pld_free.argtypes = [_PLD]
         lib.hs_pld_free.restype = None
@@ -164,11 +166,18 @@ class Library:
         assert status == HS_OK, self.last_error()
         return composed
 
-    def bracket(self, handle: _PLD, method: str, x: float) -> tuple[float, float]:
+    def bracket(
+        self, handle: _PLD, method: str, x: float, composition_only: bool = False
+    ) -> tuple[float, float]:
+        """``hs_pld_{method}_bracket`` at ``x``; ``composition_only``: the handle's own composition's
+        (``hs_pld_composition_{method}_bracket``, the package's ``composition_only=True``)."""
         lower, upper = _D(), _D()
-        status = getattr(self.lib, f"hs_pld_{method}_bracket")(
-            handle, x, ctypes.byref(lower), ctypes.byref(upper)
+        call = (
+            f"hs_pld_composition_{method}_bracket"
+            if composition_only
+            else f"hs_pld_{method}_bracket"
         )
+        status = getattr(self.lib, call)(handle, x, ctypes.byref(lower), ctypes.byref(upper))
         assert status == HS_OK, self.last_error()
         return lower.value, upper.value
 
@@ -490,24 +499,25 @@ def test_one_round_pld_brackets_are_the_packages_bit_for_bit(pld_library):
 
 def test_composed_pld_from_two_threads_is_the_sequential_one(pld_library):
     """Compositions made on two threads at once give what one thread gives: Eigen's backend shares nothing between
-    calls, and FFTW's makes and destroys its plans under one lock (its planner is not thread-safe)."""
+    calls, and FFTW's makes and destroys its plans under one lock (its planner is not thread-safe).  Both the
+    handle's own composition's bracket and its bracket read as its run (whose reads compose too)."""
     library = pld_library
     settings = [(1.0, 0.05, 400, 1e-3), (0.8, 0.02, 1000, 1e-3)]
 
-    def bracket(sigma: float, q: float, rounds: int, h: float) -> tuple[float, float]:
+    def brackets(sigma: float, q: float, rounds: int, h: float) -> list[tuple[float, float]]:
         handle = library.subsampled_gaussian(sigma, q, h, rounds)
         rounds_out = ctypes.c_longlong()
         assert library.lib.hs_pld_rounds(handle, ctypes.byref(rounds_out)) == HS_OK
         assert rounds_out.value == rounds
         try:
-            return library.bracket(handle, "epsilon", 1e-6)
+            return [library.bracket(handle, "epsilon", 1e-6, only) for only in (True, False)]
         finally:
             library.lib.hs_pld_free(handle)
 
-    sequential = [bracket(*s) for s in settings]
-    threaded: dict[int, tuple[float, float]] = {}
+    sequential = [brackets(*s) for s in settings]
+    threaded: dict[int, list[tuple[float, float]]] = {}
     threads = [
-        threading.Thread(target=lambda i=i: threaded.update({i: bracket(*settings[i])}))
+        threading.Thread(target=lambda i=i: threaded.update({i: brackets(*settings[i])}))
         for i in range(2)
     ]
     for t in threads:
@@ -515,9 +525,10 @@ def test_composed_pld_from_two_threads_is_the_sequential_one(pld_library):
     for t in threads:
         t.join()
     assert [threaded[0], threaded[1]] == sequential
-    for (sigma, q, rounds, h), (lower, upper) in zip(settings, sequential):
+    for (sigma, q, rounds, h), (own, run) in zip(settings, sequential):
         _, python, tolerance = _python_bracket(sigma, q, rounds, h, 1e-6)
-        _check_composed_bracket(lower, upper, python, tolerance)
+        _check_composed_bracket(*own, python, tolerance)
+        assert own[0] <= run[0] <= run[1] <= own[1]  # the run's read, never looser than the grid's
 
 
 def test_skipping_a_dominated_directions_optimistic_side_leaves_the_bracket_unchanged(pld_library):
@@ -526,8 +537,12 @@ def test_skipping_a_dominated_directions_optimistic_side_leaves_the_bracket_unch
     handle (the add direction's optimistic side skipped: its upper value lies below the remove direction's lower one
     at these deltas) and a handle on which a delta read at eps = -1 composed the add direction's optimistic side
     first (there the add direction leads and the remove direction's upper value lies below its lower value) give
-    the same brackets bit for bit: a skipped side can raise no maximum."""
+    the same brackets of their own composition bit for bit: a skipped side can raise no maximum."""
     library = pld_library
+
+    def own(handle: _PLD, method: str, x: float) -> tuple[float, float]:
+        return library.bracket(handle, method, x, composition_only=True)
+
     settings = [(1.0, 0.01, 10_000, 1e-4), (0.5, 0.1, 100, 1e-3), (2.0, 0.5, 10, 1e-3)]
     for sigma, q, rounds, h in settings:
         python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(
@@ -538,21 +553,15 @@ def test_skipping_a_dominated_directions_optimistic_side_leaves_the_bracket_unch
         assert ups[1] > ups[0] and ups[0] <= lows[1]  # at eps = -1 the add direction leads alone
         fresh, warmed = (library.subsampled_gaussian(sigma, q, h, rounds) for _ in range(2))
         try:
-            assert library.bracket(warmed, "delta", -1.0) == library.bracket(fresh, "delta", -1.0)
+            assert own(warmed, "delta", -1.0) == own(fresh, "delta", -1.0)
             for delta in (1e-2, 1e-5, 1e-10):
-                fresh_bracket = library.bracket(fresh, "epsilon", delta)
-                assert library.bracket(warmed, "epsilon", delta) == fresh_bracket, (sigma, q, delta)
-                assert (
-                    library.bracket(fresh, "epsilon", delta) == fresh_bracket
-                )  # and read again, the same
+                fresh_bracket = own(fresh, "epsilon", delta)
+                assert own(warmed, "epsilon", delta) == fresh_bracket, (sigma, q, delta)
+                assert own(fresh, "epsilon", delta) == fresh_bracket  # and read again, the same
             for eps in (0.0, 0.5, 3.0):
-                assert library.bracket(warmed, "delta", eps) == library.bracket(
-                    fresh, "delta", eps
-                ), (sigma, q, eps)
+                assert own(warmed, "delta", eps) == own(fresh, "delta", eps), (sigma, q, eps)
             _, python_bracket, tolerance = _python_bracket(sigma, q, rounds, h, 1e-5)
-            _check_composed_bracket(
-                *library.bracket(fresh, "epsilon", 1e-5), python_bracket, tolerance
-            )
+            _check_composed_bracket(*own(fresh, "epsilon", 1e-5), python_bracket, tolerance)
         finally:
             library.lib.hs_pld_free(fresh)
             library.lib.hs_pld_free(warmed)
@@ -648,11 +657,24 @@ def test_pld_refusals_name_the_argument_and_the_rule(library):
                 == 1
             )
             assert library.last_error().startswith("delta must")
-        assert (
-            lib.hs_pld_delta_bracket(handle, math.nan, ctypes.byref(lower), ctypes.byref(upper))
-            == 1
-        )
-        assert library.last_error() == "epsilon must not be NaN, got nan"
+        for call in ("hs_pld_delta_bracket", "hs_pld_composition_delta_bracket"):
+            assert (
+                getattr(lib, call)(handle, math.nan, ctypes.byref(lower), ctypes.byref(upper)) == 1
+            )
+            assert library.last_error() == "epsilon must not be NaN, got nan"
+        for delta in (0.0, 1.0, math.nan):
+            assert (
+                lib.hs_pld_composition_epsilon_bracket(
+                    handle, delta, ctypes.byref(lower), ctypes.byref(upper)
+                )
+                == 1
+            )
+            assert library.last_error().startswith("delta must lie strictly between 0 and 1")
+        for call in ("hs_pld_composition_epsilon_bracket", "hs_pld_composition_delta_bracket"):
+            assert getattr(lib, call)(None, 0.5, ctypes.byref(lower), ctypes.byref(upper)) == 1
+            assert library.last_error().startswith("pld must not be NULL")
+            assert getattr(lib, call)(handle, 0.5, ctypes.byref(lower), None) == 1
+            assert library.last_error() == "upper must not be NULL"
         for count in (0, -3, 2**53 + 1):
             assert (
                 lib.hs_pld_self_compose(handle, count, ctypes.byref(composed))

@@ -116,25 +116,34 @@ HS_API hs_status hs_pld_self_compose(const hs_pld* pld, long long count, hs_pld*
  * charge, about 1e-10 after 10^4 rounds), the plain composition's bracket is intersected with that of the same
  * factors composed under an exponential tilt (hockeystick/pld/refine/tilted_question.hpp; about 0.1 s more):
  * 14,100 rounds of sigma 1.1 at q = 256/60000 on the grid 1e-4 give [3.7409, 3.7412] at delta 1e-10 where the plain
- * composition gives [3.56, 4.94].  The Poisson-subsampled Gaussian's add direction is read only where its screen
+ * composition gives [3.56, 4.94] (and [3.74094, 3.74104] with the run's read below).  The Poisson-subsampled Gaussian's add direction is read only where its screen
  * (its rounds composed on a grid 4 times coarser, cut at a tail sized to delta: hockeystick/pld/refine/
  * direction_screen.hpp) does not show it dominated by the remove direction, as in the refinements: the same
  * run gives [4.18008, 4.18335] at delta 1e-12.  A PLD of two or more rounds made of Poisson-subsampled Gaussians
- * at rates below 1 (by hs_pld_subsampled_gaussian, hs_pld_self_compose and hs_pld_compose) whose bracket is still
- * wider than max(1e-3, 2.5e-4 epsilon) is also read as the run it describes, as the Python package reads it: one
- * kind of round as hs_subsampled_gaussian_epsilon at accuracy 1e-3, several under one tilt on grids of their own
+ * at rates below 1 (by hs_pld_subsampled_gaussian, hs_pld_self_compose and hs_pld_compose) whose bracket is not
+ * exact is also read as the run it describes, as the Python package reads it: one kind of round as
+ * hs_subsampled_gaussian_epsilon at accuracy 1e-3, several under one tilt on grids of their own
  * (hockeystick/pld/refine/tilted_factors.hpp; seconds for a rare record): 10^6 rounds of sigma 0.6 at q = 1e-5 on the
- * grid 1e-4 give [1.07706, 1.07776] at delta 1e-10 where the grid alone gives [0, inf].  0 < delta < 1; *upper is
- * +inf where delta lies below what can be certified (a direction read's tail cut at +infinity, 1e-15 a round for the
- * mechanisms here, composed). */
+ * grid 1e-4 give [1.07706, 1.07776] at delta 1e-10 where the grid alone gives [0, inf].  So the bracket of a run does
+ * not depend on the grid it was built on, and is never looser than that grid's (hs_pld_composition_epsilon_bracket).
+ * 0 < delta < 1; *upper is +inf where delta lies below what can be certified (a direction read's tail cut at
+ * +infinity, 1e-15 a round for the mechanisms here, composed). */
 HS_API hs_status hs_pld_epsilon_bracket(const hs_pld* pld, double delta, double* lower, double* upper);
 
 /* The certified bracket [*lower, *upper] on delta(epsilon), the hockey-stick divergence at e^epsilon, over
  * both neighbouring directions; where some direction's round-off charge passes a hundredth of the upper delta, also
- * read under the tilt (as hs_pld_epsilon_bracket); a PLD of several kinds of Poisson-subsampled Gaussian round whose
- * bracket is wider than 1e-3 of its lower side also read under one tilt of its kinds on the grid 5e-5 at a finite
- * epsilon >= 0 (one kind's delta is hs_subsampled_gaussian_delta's).  epsilon any real, not NaN. */
+ * read under the tilt (as hs_pld_epsilon_bracket); a PLD of two or more rounds made of Poisson-subsampled Gaussians at
+ * rates below 1 is also read as the run it describes at a finite epsilon >= 0 where its bracket is not exact: one kind
+ * of round as hs_subsampled_gaussian_delta at accuracy 1e-3, several under one tilt of their kinds on the grid 5e-5.
+ * epsilon any real, not NaN. */
 HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double* lower, double* upper);
+
+/* The certified brackets of pld's own composition alone, on its grid and at its tail: hs_pld_epsilon_bracket and
+ * hs_pld_delta_bracket without the tilted reads and the run's read (the Python package's composition_only=True), so
+ * never tighter than theirs.  What a grid alone certifies, for a caller comparing grids or engines; the arguments'
+ * rules are theirs. */
+HS_API hs_status hs_pld_composition_epsilon_bracket(const hs_pld* pld, double delta, double* lower, double* upper);
+HS_API hs_status hs_pld_composition_delta_bracket(const hs_pld* pld, double epsilon, double* lower, double* upper);
 
 /* The rounds composed in pld: 1 for a mechanism as discretized, count times its operand's for hs_pld_self_compose,
  * the sum of its operands' for hs_pld_compose. */
@@ -178,8 +187,8 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
  * accuracy (HS_OK), or else, where no finer grid is worth building, returned wider, still certified, with
  * HS_ACCURACY_NOT_MET.  The grids are those of the Python package's SubsampledGaussianPLD(..., accuracy=accuracy):
  * the same start grid and ladder (hockeystick/pld/refine/grid_policy.hpp), the same next-grid rules
- * (pld/refine/epsilon_refinement.hpp); each grid's bracket is the plain composition's (hs_pld_epsilon_bracket's
- * before its tilted reads; each grid after the first, and the first below delta 1e-8, composed with the low band of
+ * (pld/refine/epsilon_refinement.hpp); each grid's bracket is the plain composition's
+ * (hs_pld_composition_epsilon_bracket's; each grid after the first, and the first below delta 1e-8, composed with the low band of
  * its many-round rows recomputed accurately, as the package's refinement composes them), intersected with the
  * earlier grids'.  Where that bracket is still wider than the accuracy (a delta near or below the plain composition's
  * round-off: about 1e-10 after 10^4 rounds), it is intersected with the tilted reads of the core
@@ -205,7 +214,7 @@ HS_API void hs_pld_free(hs_pld* pld);
  * (*upper - *lower) / max(*upper, 1e-9) <= accuracy (HS_OK), or else, where no finer grid is worth building,
  * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
  * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
- * is hs_pld_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
+ * is hs_pld_composition_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
  * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  An
  * accuracy finer than 1e-3 gives that bracket intersected with 1e-3's, as the epsilon call does.  sigma > 0 and
  * finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
