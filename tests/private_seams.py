@@ -26,8 +26,6 @@ SEAMS = {
     "_profile": "GridPMF's kept suffix-sum cache: identity across queries",
     "_top_profile": "GridPMF's kept top profile: which part a query built",
     "_KEPT": "the log-moments kept per PMF (compose/log_moments.py): filled by a read, dropped with its PMF",
-    "_fine_delta_bucket": "the fine delta read of one bucket: which brackets the max-of-outputs test made exact "
-    "skip it",
     "_defaults": "argparse's set_defaults store: the CLI fuzz walk reads one parser for many lines, and checks that "
     "no line changed it",
     "_grid_pmf": "a GridPMF built from a direct core composition with a chosen backend",

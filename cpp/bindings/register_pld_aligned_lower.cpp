@@ -4,10 +4,11 @@
 // argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the reads of
 // the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's epsilon
 // call both make, the tilted grids' descent (grid_descent), the fine upper read (fine_read), the rare participation reads (rare_upper, rare_lower),
-// the coarser grids' bracket (fine_bracket) and the delta reads' bucket and level (tilted_delta_centre,
-// tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
+// the coarser grids' bracket (fine_bracket), the default's fine delta read (fine_delta_brackets) and the delta reads'
+// bucket and level (tilted_delta_centre, tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
+#include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
@@ -352,6 +353,35 @@ class KeptReader {
         });
     }
 
+    // The default's fine delta read (pld/refine/fine_delta.hpp) of the brackets (lower, upper) at eps, one dimension
+    // each: (lower, upper) read.  The binomial split composed at unit mass with every low-frequency bin direct, its
+    // windows within split_max_points.
+    py::tuple fine_delta_brackets(const input_array& eps, const input_array& lower, const input_array& upper,
+                                  bool read_lower, std::int64_t split_max_points) {
+        if (eps.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != eps.size() ||
+            upper.size() != eps.size())
+            throw py::value_error("eps, lower and upper must be one-dimensional arrays of one length");
+        check_each(eps, [](double v) { return not_nan("eps", v); });
+        for (py::ssize_t i = 0; i < eps.size(); ++i)
+            if (!(0.0 <= lower.data()[i] && lower.data()[i] <= upper.data()[i] && upper.data()[i] <= 1.0))
+                throw py::value_error("each bracket must satisfy 0 <= lower <= upper <= 1 (certified deltas), got [" +
+                                      hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
+        checked_points(split_max_points);
+        std::vector<double> at(eps.data(), eps.data() + eps.size());
+        std::vector<double> lo(lower.data(), lower.data() + lower.size());
+        std::vector<double> up(upper.data(), upper.data() + upper.size());
+        pld::ComposeOptions options;
+        options.direct_bins = true;
+        options.direct_min_charge = 0.0;
+        const hb::PocketfftComposition split(py::none(), options, true, split_max_points);
+        {
+            py::gil_scoped_release release;
+            const hb::caller_region_threads region(threads_);
+            pld::fine_delta_brackets(reader_, at, lo, up, read_lower, {split.fft(), split_max_points});
+        }
+        return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
+    }
+
     // Both directions' rounds on grid h, both sides, discretized with the tails `level` allows (TiltedReader::direction),
     // so that the delta reads of both sides share one discretization.
     void discretize(double h, double level) {
@@ -637,6 +667,12 @@ void register_pld_aligned_lower(py::module_ m) {
              py::arg("level"), py::arg("centre"),
              "A certified upper bound on the add direction's delta at each of eps, read on a grid "
              "tilt_screen_coarsening times coarser than `interval` (TiltedReader::add_screens).")
+        .def("fine_delta_brackets", &ab::KeptReader::fine_delta_brackets, py::kw_only(), py::arg("eps"),
+             py::arg("lower"), py::arg("upper"), py::arg("read_lower"), py::arg("split_max_points"),
+             "The default's fine delta read of the brackets (lower, upper) at eps, one dimension each "
+             "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
+             "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
+             "windows within split_max_points); (lower, upper), certified.")
         .def("discretize", &ab::KeptReader::discretize, py::kw_only(), py::arg("interval"), py::arg("level"),
              "Both directions' rounds on the grid `interval`, both sides, discretized with the tails `level` allows.")
         .def("window_points", &ab::KeptReader::window_points, py::arg("interval"),

@@ -46,6 +46,7 @@
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
+#include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
@@ -369,15 +370,32 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
     return no_looser_than_default(refine(accuracy), accuracy, refine, [](double lo, double up) { return up - lo; });
 }
 
-// hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy`, no looser than the default's, then
-// rare participation's finer grids.
+// `r` (a certified delta bracket at epsilon to the relative `accuracy`) not exact, with a positive upper side, read
+// again by the default's fine delta read (pld/refine/fine_delta.hpp: the max-of-outputs test's lower side, the tilted
+// reads on the grid 5e-5, the binomial split of few sampled rounds), as the package's default reads every delta
+// bracket not exact (python pld/question/default_reads.py's delta_brackets): the README run's delta at eps 1 meets
+// 1e-3 on the grids at [0.0156327, 0.0156370], whose upper side that read lowers to 0.0156349.
+pld::RefinedBracket fine_delta_read(pld::TiltedReader& reader, double epsilon, double accuracy, pld::RefinedBracket r) {
+    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+    std::vector<double> lower{r.lower}, upper{r.upper};
+    hockeystick_c::CompositionFft split;
+    pld::fine_delta_brackets(reader, {epsilon}, lower, upper, true, {split, hockeystick_c::kMaxPoints});
+    r.lower = lower.front();
+    r.upper = upper.front();
+    r.met = width_of(r.lower, r.upper) <= accuracy;
+    return r;
+}
+
+// hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy`, no looser than the default's, the
+// default's fine delta read, then rare participation's finer grids.
 pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
     const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
     hockeystick_c::CompositionFft fft;
     pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
     const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a, reader); };
+    const pld::RefinedBracket r = no_looser_than_default(refine(accuracy), accuracy, refine, width_of);
     return rare_delta_read(sigma, sampling_rate, rounds, epsilon, accuracy,
-                           no_looser_than_default(refine(accuracy), accuracy, refine, width_of));
+                           fine_delta_read(reader, epsilon, accuracy, r));
 }
 
 hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {

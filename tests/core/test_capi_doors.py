@@ -281,3 +281,34 @@ def test_a_composed_handle_reads_its_run_even_where_its_grid_alone_is_within_tol
             assert abs(upper - py_upper) <= 1e-3 * max(py_upper, 1e-9), (kinds, eps)
     finally:
         lib.lib.hs_pld_free(handle)
+
+
+@pytest.mark.parametrize(
+    ("run", "eps"),
+    [
+        (README, 1.0),  # met on the grids at [0.0156327, 0.0156370]: the fine read lowers it
+        ((1.0, 1e-3, 5000), 1.0),  # DP-FedAvg
+        ((1.0, 1e-3, 50), 0.5),  # T q 0.05: the binomial split
+    ],
+)
+def test_the_c_delta_call_reads_the_front_doors_fine_delta_read(lib, run, eps):
+    """hs_subsampled_gaussian_delta at the default accuracy reads a bracket not exact by the default's fine delta read
+    (pld/refine/fine_delta.hpp), as the package's default does: the two brackets overlap (both certified), their upper
+    sides agree to the two FFT backends' round-off (relative ROUND_OFF), and the C upper side is never above
+    dp_accounting's default (read live) unless theirs lies below our certified lower side."""
+    from dp_accounting.pld import privacy_loss_distribution as their_pld
+
+    lower, upper = ctypes.c_double(-1.0), ctypes.c_double(-1.0)
+    status = lib.lib.hs_subsampled_gaussian_delta(
+        *run, eps, 1e-3, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    py_lower, py_upper = front_door_delta(run, eps)
+    assert status == HS_OK
+    assert max(lower.value, py_lower) <= min(upper.value, py_upper)
+    assert abs(upper.value - py_upper) <= ROUND_OFF * py_upper
+    sigma, q, rounds = run
+    theirs = their_pld.from_gaussian_mechanism(
+        sigma, sampling_prob=q, value_discretization_interval=1e-4
+    ).self_compose(rounds)
+    their_delta = theirs.get_delta_for_epsilon(eps)
+    assert upper.value <= their_delta or their_delta < lower.value

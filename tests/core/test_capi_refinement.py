@@ -10,8 +10,10 @@ Python through ctypes.
 - Its bracket is certified: it holds the exact epsilon of one round (mpmath, 50 digits), and it overlaps the
   package's ``SubsampledGaussianPLD(..., accuracy=a).epsilon(delta, bound="both")``.
 - It meets the accuracy, and refusals name the argument and the rule.
-- The delta call is the core's delta loop over ``hs_pld_delta_bracket`` bit for bit, holds the exact delta of one
-  round and overlaps the package's ``.delta(eps, bound="both")``.
+- The delta call is the core's delta loop over ``hs_pld_composition_delta_bracket`` bit for bit where that loop's
+  bracket is exact, and elsewhere that bracket read finer by the default's fine delta read
+  (``tilted_question.fine_delta_brackets``: the same reads within the two FFTs' round-off); it holds the exact delta
+  of one round and overlaps the package's ``.delta(eps, bound="both")``.
 - The calibrated sigma is certified: the package default's certified upper epsilon at it is at most the target,
   while at sigma (1 - 1e-3) the library's is above it; it is within 5e-3 of the package's ``calibrate`` (the two read
   different certified sides: the library epsilon at delta to ``accuracy``, the package delta at epsilon to a
@@ -223,7 +225,17 @@ def test_the_delta_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(
         policy=grid_policy(),
         tuning=next_grid_tuning(),
     )
-    assert refined_delta(lib, sigma, q, rounds, eps, accuracy) == (lo, up)
+    c_lower, c_upper = refined_delta(lib, sigma, q, rounds, eps, accuracy)
+    assert lo <= c_lower <= c_upper <= up  # the loop's bracket, read finer
+    if question.exact(np.float64(lo), np.float64(up)):
+        assert (c_lower, c_upper) == (lo, up)  # an exact bracket is not read again
+    else:
+        point = (sigma, q, float(rounds), 1.0)
+        fine = tilted_question.fine_delta_brackets(
+            point, np.array([eps]), np.array([lo]), np.array([up])
+        )
+        assert max(c_lower, fine[0][0]) <= min(c_upper, fine[1][0])  # both certified
+        assert c_upper == pytest.approx(fine[1][0], rel=1e-7)  # one read, two FFTs' round-off
 
 
 @pytest.mark.parametrize(("sigma", "q", "rounds", "eps", "accuracy"), DELTA_SETTINGS)

@@ -256,7 +256,9 @@ def test_screened_reads_equal_both_directions_read(point, delta):
         both.append(tilted.upper_epsilon(side, delta, min(start, side.top)))
     assert screened == pytest.approx(max(both), rel=1e-9)
     eps = np.linspace(0.5, 1.5, 5) * screened
-    deltas = tilted_question.TiltedReader(point).delta_upper(eps, h, screened, delta)
+    deltas = tilted_question.TiltedReader(point).core.delta_upper(
+        eps=eps, interval=h, centre=screened, level=delta
+    )
     remove = pessimistic_deltas(point, "remove", eps, h, screened, delta)
     add = pessimistic_deltas(point, "add", eps, h, screened, delta)
     assert np.all(deltas >= remove) and np.all(deltas <= np.maximum(remove, add))

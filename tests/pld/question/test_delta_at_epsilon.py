@@ -50,15 +50,15 @@ def test_delta_at_the_epsilon_bracket_round_trips(sigma, q, rounds, delta) -> No
 
 def test_the_new_reads_hold_one_rounds_closed_form() -> None:
     """One round of sigma 0.6, q 1e-4 at eps 0.1 and 2: the tilted read of the optimistic PMFs
-    (``TiltedReader.delta_lower``) and the aligned cells' read (``aligned_lower_delta``) are at
+    (the core's ``TiltedReader::delta_lower``) and the aligned cells' read (``aligned_lower_delta``) are at
     most the true delta and within 1e-3 of it, the tilted upper read at least it and as close."""
     sigma, q = 0.6, 1e-4
     eps = np.array([0.1, 2.0])
     truth = np.array([exact_one_round(sigma, q, float(e)) for e in eps])
-    reader = TiltedReader((sigma, q, 1.0, 1.0))
+    reader = TiltedReader((sigma, q, 1.0, 1.0)).core
     h, level = question.FINE_INTERVAL, 1e-20
-    low = reader.delta_lower(eps, h, 0.1, level)
-    up = reader.delta_upper(eps, h, 0.1, level)
+    low = reader.delta_lower(eps=eps, interval=h, centre=0.1, level=level)
+    up = reader.delta_upper(eps=eps, interval=h, centre=0.1, level=level)
     aligned = np.concatenate(
         [aligned_lower_delta(sigma, q, 1, np.array([e]), e, level, h, MAX_POINTS)[0] for e in eps]
     )

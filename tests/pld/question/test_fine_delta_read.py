@@ -16,64 +16,37 @@ from hockeystick.pld.refine import question, tilted_question
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
 
 
-def test_a_bracket_the_test_makes_exact_is_not_read(monkeypatch):
+def test_a_bracket_the_test_makes_exact_is_not_read():
     """One round of sigma 1, q 0.1: at eps 1 a bracket 1e-5 wide becomes exact with the test's lower
-    side and is not read (its upper side as given, within 1e-7 of the truth); at eps 6 an upper side
-    twice the truth is read and lowered to it."""
+    side and is not read (its upper side as given, bit for bit, within 1e-7 of the truth, where the
+    fine read would lower it); at eps 6 an upper side twice the truth is read and lowered to it."""
     sigma, q = 1.0, 0.1
     eps = np.array([1.0, 6.0])
     truth = np.array([exact_one_round(sigma, q, float(e)) for e in eps])
     lower, upper = truth * (1.0 - 1e-5), truth * (1.0 + 1e-9)
     upper[1] = 2.0 * truth[1]
-    read = []
-    bucket = tilted_question._fine_delta_bucket
-
-    def recorded(reader, at, *args):
-        read.extend(float(x) for x in at)
-        return bucket(reader, at, *args)
-
-    monkeypatch.setattr(tilted_question, "_fine_delta_bucket", recorded)
     lo, up = tilted_question.fine_delta_brackets((sigma, q, 1.0, 1.0), eps, lower, upper)
-    assert read == [6.0]
+    read, _ = tilted_question.fine_delta_brackets((sigma, q, 1.0, 1.0), eps[:1], [0.0], upper[:1])
+    assert read[0] < upper[0]  # read from a bracket the test leaves wide, it is lowered
     assert up[0] == upper[0] and question.exact(lo[0], up[0])
     assert np.all(lo <= truth) and np.all(truth <= up)
     assert up[1] <= truth[1] * (1.0 + 1e-6)
 
 
-def test_an_upper_side_asked_alone_builds_no_optimistic_split(monkeypatch):
+def test_an_upper_side_asked_alone_is_the_brackets():
     """One round of sigma 1, q 0.05 (T q <= ``SPLIT_SAMPLED_ROUNDS``: the split read applies) at
-    eps 2 to 8 from the trivial bracket [0, 1]: asked its upper side alone, the read discretizes
-    and splits the pessimistic sides only, and its upper side is the one the read of both sides
-    gives, bit for bit; both brackets hold the closed form of the round (mpmath)."""
-    from hockeystick.pld.refine.kept_readers import KeptReaders
+    eps 2 to 8 from the trivial bracket [0, 1]: asked its upper side alone, its lower side is the
+    max-of-outputs test's alone and its upper side the one the read of both sides gives, bit for
+    bit; both brackets hold the closed form of the round (mpmath)."""
+    from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta
 
-    built: list[bool] = []  # the sides of the splits built (True: pessimistic)
-    discretized: list[bool] = []  # whether each discretization had its optimistic side
-    split, one_direction = tilted_question.binomial_split, tilted_question.one_direction
-
-    def recorded(segments, *args):
-        built.append(bool(segments[0][0].pessimistic))
-        return split(segments, *args)
-
-    def recorded_direction(mechanism, direction, h, tail, optimistic, threads=0):
-        discretized.append(optimistic)
-        return one_direction(mechanism, direction, h, tail, optimistic, threads)
-
-    monkeypatch.setattr(tilted_question, "binomial_split", recorded)
-    monkeypatch.setattr(tilted_question, "one_direction", recorded_direction)
-    readers = KeptReaders(
-        1, tilted_question._delta_reader, tilted_question.TiltedReader.drop_compositions
-    )
-    monkeypatch.setattr(tilted_question, "_DELTA_READERS", readers)  # no rounds discretized yet
     point, eps = (1.0, 0.05, 1.0, 1.0), np.array([2.0, 4.0, 8.0])
     zeros, ones = np.zeros(eps.size), np.ones(eps.size)
     lo, up = tilted_question.fine_delta_brackets(point, eps, zeros, ones, read_lower=False)
-    assert built and all(built)
-    assert discretized and not any(discretized)
-    built.clear()
     both_lo, both_up = tilted_question.fine_delta_brackets(point, eps, zeros, ones)
-    assert not all(built)  # the read of both sides splits the optimistic side too
     assert [x.hex() for x in up] == [x.hex() for x in both_up]
+    tested = max_of_outputs_delta([((1.0, 0.05, 1.0), 1)], eps)
+    assert [x.hex() for x in lo] == [float(x).hex() for x in tested]
     truth = np.array([exact_one_round(1.0, 0.05, float(e)) for e in eps])
     assert np.all(lo <= truth) and np.all(truth <= up)
     assert np.all(both_lo <= truth) and np.all(truth <= both_up)
@@ -96,13 +69,15 @@ def test_every_eps_of_shared_buckets_reads_as_asked_alone():
 
 
 def test_the_lower_read_at_other_tails_reads_its_own_window():
-    """``TiltedReader.delta_lower`` of one reader at the same tilt (centre 3) for deltas 1e-6 then
+    """The core's ``TiltedReader::delta_lower`` of one reader at the same tilt (centre 3) for deltas 1e-6 then
     1e-12 (other tails, the same ladder tilt): the second read is a new reader's, bit for bit, not
     the first window's (whose tails read other values at eps 3 to 5)."""
     point, eps, h = (1.0, 0.05, 2.0, 1.0), np.array([3.0, 4.0, 5.0]), 1e-3
-    reader = tilted_question.TiltedReader(point)
-    first = reader.delta_lower(eps, h, 3.0, 1e-6)
-    second = reader.delta_lower(eps, h, 3.0, 1e-12)
-    alone = tilted_question.TiltedReader(point).delta_lower(eps, h, 3.0, 1e-12)
+    reader = tilted_question.TiltedReader(point).core
+    first = reader.delta_lower(eps=eps, interval=h, centre=3.0, level=1e-6)
+    second = reader.delta_lower(eps=eps, interval=h, centre=3.0, level=1e-12)
+    alone = tilted_question.TiltedReader(point).core.delta_lower(
+        eps=eps, interval=h, centre=3.0, level=1e-12
+    )
     assert [x.hex() for x in second] == [x.hex() for x in alone]
     assert [x.hex() for x in second] != [x.hex() for x in first]

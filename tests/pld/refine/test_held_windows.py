@@ -26,25 +26,37 @@ def hexes(values: np.ndarray) -> list[str]:
 
 def test_an_upper_window_asked_again_is_held_and_the_least_recently_used_forgotten_first() -> None:
     r = reader()
-    first = r.delta_upper(EPS, H, 1.0, 1e-6)
+    first = r.core.delta_upper(eps=EPS, interval=H, centre=1.0, level=1e-6)
     one = r.core.held_points()[0]
-    other = r.delta_upper(EPS, H, 1.0, 1e-12)  # other tails: a window of its own, larger
+    other = r.core.delta_upper(
+        eps=EPS, interval=H, centre=1.0, level=1e-12
+    )  # other tails: a window of its own, larger
     both = r.core.held_points()[0]
     assert 0 < one < both - one
-    again = r.delta_upper(EPS, H, 1.0, 1e-6)  # held: nothing composed, now the most recently used
+    again = r.core.delta_upper(
+        eps=EPS, interval=H, centre=1.0, level=1e-6
+    )  # held: nothing composed, now the most recently used
     assert r.core.held_points()[0] == both
-    assert hexes(again) == hexes(first) == hexes(reader().delta_upper(EPS, H, 1.0, 1e-6))
-    assert hexes(other) == hexes(reader().delta_upper(EPS, H, 1.0, 1e-12))
+    assert (
+        hexes(again)
+        == hexes(first)
+        == hexes(reader().core.delta_upper(eps=EPS, interval=H, centre=1.0, level=1e-6))
+    )
+    assert hexes(other) == hexes(
+        reader().core.delta_upper(eps=EPS, interval=H, centre=1.0, level=1e-12)
+    )
     assert r.window_points(H) == one  # the remove direction's least window on H
     r.keep_windows(
         one
     )  # the tails of 1e-12 were used least recently: forgotten, those of 1e-6 kept
     assert r.core.held_points()[0] == one
-    r.delta_upper(EPS, H, 1.0, 1e-6)
+    r.core.delta_upper(eps=EPS, interval=H, centre=1.0, level=1e-6)
     assert r.core.held_points()[0] == one
     r.drop_compositions()
     assert r.core.held_points() == (0, 0)
-    assert hexes(r.delta_upper(EPS, H, 1.0, 1e-6)) == hexes(first)  # the rounds kept: same numbers
+    assert hexes(r.core.delta_upper(eps=EPS, interval=H, centre=1.0, level=1e-6)) == hexes(
+        first
+    )  # the rounds kept: same numbers
 
 
 def test_a_lower_window_is_held_only_for_its_grid_tails_and_tilt() -> None:
@@ -52,9 +64,11 @@ def test_a_lower_window_is_held_only_for_its_grid_tails_and_tilt() -> None:
     reads = []
     held = []
     for level, centre in ((1e-6, 3.0), (1e-12, 3.0), (1e-6, 3.0), (1e-6, 5.0), (1e-12, 3.0)):
-        reads.append(hexes(r.delta_lower(EPS, H, centre, level)))
+        reads.append(hexes(r.core.delta_lower(eps=EPS, interval=H, centre=centre, level=level)))
         held.append(r.core.held_points()[1])
-        assert reads[-1] == hexes(reader().delta_lower(EPS, H, centre, level))
+        assert reads[-1] == hexes(
+            reader().core.delta_lower(eps=EPS, interval=H, centre=centre, level=level)
+        )
     assert held[0] < held[1] == held[2] < held[3] == held[4]  # new windows for new keys alone
     assert reads[0] == reads[2] and reads[1] == reads[4]
     assert reads[1] != reads[0]  # other tails read other values at the same tilt

@@ -215,7 +215,10 @@ HS_API void hs_pld_free(hs_pld* pld);
  * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
  * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
  * is hs_pld_composition_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
- * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  An
+ * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's); a bracket
+ * not exact is then read by the package default's fine delta read (hockeystick/pld/refine/fine_delta.hpp: the grid
+ * 5e-5 under a tilt, the binomial split of few sampled rounds), so both doors read one bracket: the README run at
+ * epsilon 1 gives [0.0156338, 0.0156349] where the grids give [0.0156327, 0.0156370].  An
  * accuracy finer than 1e-3 gives that bracket intersected with 1e-3's, as the epsilon call does.  sigma > 0 and
  * finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,

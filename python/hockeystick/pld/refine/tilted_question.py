@@ -46,7 +46,6 @@ from ..mechanisms.constructors import (
     subsampled_gaussians,
 )
 from ..reads.max_of_outputs import (
-    max_of_outputs_delta,
     max_of_outputs_epsilon,
 )
 from . import question
@@ -69,7 +68,7 @@ MAX_POINTS: int = _core.pld_refine.tilt_max_points
 # (``tilted.compose_tilted``'s ``window_tail``; the core's kTiltWindowTail, whose comment gives the
 # reason)
 WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
-# the split read (``split_bracket``, ``_split_delta``) is tried where the rounds sample the record
+# the split read (``split_bracket``; the core's fine delta read) is tried where the rounds sample the record
 # at most this many times on average (T q; the core's kTiltSplitSampledRounds, whose comment gives
 # the reason)
 SPLIT_SAMPLED_ROUNDS: float = _core.pld_refine.tilt_split_sampled_rounds
@@ -136,10 +135,10 @@ def remove_tail(point: Point, delta: float) -> float:
 class TiltedReader:
     """The tilted delta reads of one point (sigma, q, T, sensitivity) at several epsilons, and the
     split read of its epsilon: the core's kept reader (``core``, ``_core.pld_refine.TiltedPointReader``,
-    pld/refine/tilted_question.hpp's ``TiltedReader``: its ``delta_upper``, ``delta_lower`` and
-    ``add_screens``), whose discretized rounds and compositions are held for the reads that share
-    them (the same grid, tails and tilt), and the remove direction's rounds for the split read
-    (``binomial_split``: the core's, pld/reads/binomial_split.hpp).  Each direction's rounds are
+    pld/refine/tilted_question.hpp's ``TiltedReader``: its fine delta read, pld/refine/fine_delta.hpp,
+    and ``add_screens``), whose discretized rounds and compositions are held for the reads that share
+    them (the same grid, tails and tilt), and the remove direction's rounds for the epsilon's split
+    read (``binomial_split``: the core's, pld/reads/binomial_split.hpp).  Each direction's rounds are
     discretized with the largest tail the delta allows: the add direction with the question tail at
     ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the remove direction with
     ``remove_tail`` (its mass above the range carries a factor q), not the least over the deltas.
@@ -184,31 +183,6 @@ class TiltedReader:
         none is held)."""
         return self.core.window_points(h)
 
-    def discretize(self, h: float, delta: float) -> None:
-        """Both directions' rounds on grid ``h``, both sides, discretized with the tails ``delta``
-        allows, so that an upper read and a lower read share one discretization."""
-        self.core.discretize(interval=h, level=delta)
-
-    def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
-        """Certified upper deltas at each of ``eps`` on grid ``h`` (the core's
-        ``TiltedReader::delta_upper``): per direction, the pessimistic PMF composed once under the
-        tilt of the Chernoff exponent at ``centre`` (past ``MAX_POINTS`` cut at ``WINDOW_TAIL``, its
-        mass above charged) and read at every eps; the maximum over the directions (each discretized
-        with the tails ``delta``, the least delta expected, allows), the add direction's read on
-        ``h`` only where ``add_screen``'s bound is above the remove direction's (elsewhere the
-        screen's bound, below it, stands for the add direction).  Its ValueError: a window past the
-        cap even cut, or a tilt past the doubles' moments."""
-        return self.core.delta_upper(eps=eps, interval=h, centre=centre, level=delta)
-
-    def delta_lower(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
-        """Certified lower deltas at each of ``eps`` on grid ``h`` (the core's
-        ``TiltedReader::delta_lower``): per direction, the optimistic PMF's rounds composed once
-        under the tilt of the Chernoff exponent at ``centre``, the tails ``delta`` allows, and read
-        at every eps (its charges subtracted; the windows held apart from the pessimistic ones,
-        within ``DELTA_WINDOW_POINTS``); the maximum over the directions (delta is the larger of the
-        two directions' curves, each bounded below), 0 from a direction whose window passes the cap."""
-        return self.core.delta_lower(eps=eps, interval=h, centre=centre, level=delta)
-
     def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
         """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its
         read on ``h`` (the core's ``TiltedReader::add_screens``): 0 where eps is at least
@@ -219,7 +193,7 @@ class TiltedReader:
     def split_rounds(self, h: float, delta: float, optimistic: bool = True) -> Factor:
         """One round of the remove direction on grid ``h``, discretized with the tail ``delta``
         allows (``remove_tail``, or the reader's ``tail``), with its optimistic side where
-        ``optimistic``: the split read's (``split_bracket``, ``_split_delta``), discretized once per
+        ``optimistic``: the epsilon split read's (``split_bracket``), discretized once per
         (grid, tail, side)."""
         sigma, q, _, sensitivity = self.point
         tail = remove_tail(self.point, delta) if self.tail is None else self.tail
@@ -655,90 +629,6 @@ def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:
     return float(centre), float(level)
 
 
-def _split_delta(
-    reader: TiltedReader,
-    eps: np.ndarray,
-    delta: float,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    centre: float,
-    read_lower: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The delta brackets (``lower``, ``upper``) at each of ``eps`` (all > 0, at least ``centre``)
-    of ``reader``'s point intersected with the remove direction's on ``question.FINE_INTERVAL`` read
-    as a sum over how many rounds pass ``centre`` / T (``binomial_split``), the upper side
-    the larger of it and ``TiltedReader.add_screen``'s bound on the add direction (under the tilt
-    at ``centre``), the lower side, where ``read_lower``, the remove direction's (delta >=
-    delta_remove; a caller asking the upper side alone skips the optimistic side's split, half
-    the read: the upper side is certified whatever the lower one); ``delta`` (the least delta
-    expected) sizes the tails and what is negligible.  As given where the split does not apply
-    (``split_bracket``)."""
-    h, rounds = question.FINE_INTERVAL, int(reader.point[2])
-    factor = reader.split_rounds(h, delta, optimistic=read_lower)
-    negligible = question.TILTED_TAIL_SHARE * delta
-    try:
-        split = binomial_split([(factor.upper, rounds)], centre, negligible)
-        remove = np.array([split.delta(float(x)) for x in eps])
-        add = reader.add_screen(eps, h, delta, centre)
-        upper = np.maximum(lower, np.minimum(upper, np.maximum(remove, add)))
-        optimistic = optimistic_segments([(factor, rounds)]) if read_lower else None
-        if optimistic is not None:
-            split = binomial_split(optimistic, centre, negligible)
-            lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
-    except ValueError:  # the split does not apply here (or the lower side has blocks): as given
-        pass
-    return lower, np.maximum(lower, upper)
-
-
-def _fine_delta_bucket(
-    reader: TiltedReader,
-    eps: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    centre: float,
-    level: float,
-    read_lower: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The delta brackets (``lower``, ``upper``) at ``eps`` of ``reader``'s point, every eps with
-    the same ``fine_delta_key`` (``centre``, ``level``): the upper side lowered to the tilted read's
-    on ``question.FINE_INTERVAL`` under the exponent's tilt at ``centre``, the tails sized for
-    ``level``; where that grid is at most q and ``read_lower``, those not yet exact with their lower
-    side raised to the tilted read of the optimistic PMFs there (``TiltedReader.delta_lower``, the
-    same tilt and tails); then, where T q is at most ``SPLIT_SAMPLED_ROUNDS``, those not yet exact at a
-    positive eps intersected with the split read's (``_split_delta``, rounds passing ``centre`` /
-    T, the add screen under the tilt at ``centre``; its lower side where ``read_lower``).  Each
-    element's read is its own (the compositions are shared, the reads of them elementwise): as
-    asked alone."""
-    point = reader.point
-    split = point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
-    # a grid at most q sees the rounds' losses; a coarser one rounds them down to 0
-    tilted_lower = read_lower and question.FINE_INTERVAL <= point[1]
-    try:
-        if (split and read_lower) or tilted_lower:
-            # the split's lower side and the lower read below read the optimistic sides too: both
-            # sides discretized in one call, whose pessimistic masses the upper read takes as they
-            # are (the same as that side's alone), not that side first and both again later
-            reader.discretize(question.FINE_INTERVAL, level)
-        found = reader.delta_upper(eps, question.FINE_INTERVAL, centre, level)
-    except ValueError:  # a window past MAX_POINTS: the brackets as given
-        found = upper
-    upper = np.maximum(lower, np.minimum(upper, found))
-    wide = ~question.exact(lower, upper)
-    if tilted_lower and wide.any():
-        lower, upper = lower.copy(), upper.copy()
-        lower[wide] = np.maximum(
-            lower[wide], reader.delta_lower(eps[wide], question.FINE_INTERVAL, centre, level)
-        )
-        upper = np.maximum(lower, upper)
-    wide = (eps > 0.0) & ~question.exact(lower, upper)
-    if split and wide.any():
-        lower, upper = lower.copy(), upper.copy()
-        lower[wide], upper[wide] = _split_delta(
-            reader, eps[wide], level, lower[wide], upper[wide], centre, read_lower
-        )
-    return lower, upper
-
-
 def _delta_reader(key: Hashable) -> TiltedReader:
     """A new reader of ``key``, (point, tail, threads) (``DELTA_READERS``)."""
     point, tail, threads = cast(tuple[Point, "float | None", int], key)
@@ -759,55 +649,51 @@ def fine_delta_brackets(
     threads: int = 0,
     read_lower: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a positive upper side
-    not yet exact (``question.exact``), its upper side lowered to the tilted read's on
-    ``question.FINE_INTERVAL`` (``TiltedReader.delta_upper``: certified; at ``tail`` where given),
-    so that the default's delta is read finer than the peers' default grid, as its epsilon is
-    (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would pass
-    ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's
-    (``reads.max_of_outputs``, its finer ladder), a bracket that makes exact not read further;
-    where the grid ``question.FINE_INTERVAL`` is at most q (it then sees the rounds' losses,
-    which a coarser one rounds down to 0) and ``read_lower`` (a caller asking the lower side), a
-    bracket still not exact then has its lower side raised to the tilted read of the optimistic PMFs
-    on that grid
-    (``TiltedReader.delta_lower``: the README's DP-SGD run at its certified lower epsilon of delta
-    1e-10 reads 1.0056e-10 there, the max-of-outputs test 1.4e-21).  The
-    brackets still not exact at a positive eps are then intersected with ``_split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
-    ``fine_brackets``).  The eps are read in buckets of one
-    ``fine_delta_key`` (each direction composed once a bucket, under the exponent's tilt at the
-    bucket's centre, one reader's discretized rounds shared by them, the reader of (``point``,
-    ``tail``) kept for later calls: ``DELTA_READERS``): every element's bracket is the one it gets
-    asked alone, bit for bit, whatever else is asked with it or was asked before.  ``threads``: the
-    reads' (``TiltedReader``)."""
+    """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a finite eps, a
+    positive upper side and not yet exact (``question.exact``), read by the core's fine delta read
+    (``TiltedPointReader.fine_delta_brackets``, pld/refine/fine_delta.hpp, which the C library's
+    delta call reads too): the lower side raised to the max-of-outputs test's; per bucket of
+    ``fine_delta_key``, the upper side lowered to the tilted read's on ``question.FINE_INTERVAL``
+    (half the peers' default grid), the lower side, where ``read_lower`` and that grid is at most q,
+    raised to the optimistic rounds' tilted read there, and, where T q is at most
+    ``SPLIT_SAMPLED_ROUNDS``, the brackets still not exact at a positive eps intersected with the
+    binomial split of the remove direction's rounds (the add direction by its screen).  Every
+    element's bracket is the one it gets asked alone, bit for bit, whatever else is asked with it
+    or was asked before; each read certified.  As given at q = 1 (closed form).  The reader of
+    (``point``, ``tail``, ``threads``) is kept for later calls (``DELTA_READERS``), its
+    compositions cut to ``DELTA_WINDOW_POINTS`` after the read.
+
+    Parameters
+    ----------
+    point : tuple of float
+        (sigma, q, rounds, sensitivity).
+    eps : numpy.ndarray
+        The epsilons, broadcast to ``lower``'s shape.
+    lower, upper : numpy.ndarray
+        Certified delta brackets there (0 <= lower <= upper <= 1).
+    tail : float or None, default None
+        Both directions' tail (None: the tails each delta allows).
+    threads : int, default 0
+        The reads' OpenMP and FFT threads (0: all cores).
+    read_lower : bool, default True
+        Whether the lower side is asked (else only the max-of-outputs test raises it).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The certified (lower, upper), of ``lower``'s shape.
+    """
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
-    todo = np.flatnonzero(np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups))
-    if point[1] < 1.0 and todo.size:
-        sigma, q, rounds, sensitivity = point
-        # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only
-        # one), every eps in one call: the core builds the coarse ladder once and reads each eps on
-        # its own finer ladder around its best threshold, so an element's value is the one it gets
-        # asked alone
-        lows[todo] = np.maximum(
-            lows[todo],
-            max_of_outputs_delta([((sigma, q, sensitivity), int(rounds))], flat[todo]),
-        )
-        ups[todo] = np.maximum(lows[todo], ups[todo])
-        # a bracket that lower side makes exact is not read: the read could lower its upper side by
-        # at most ``question.EXACT_RELATIVE`` of it (at one round the test thresholds the one
-        # output, the remove direction's likelihood-ratio test: at sigma 0.02, q 0.9 its lower
-        # delta is within 1e-8 of the upper side where the fixed grid's bracket is 1e-5 wide)
-        todo = todo[~question.exact(lows[todo], ups[todo])]
-    if point[1] < 1.0 and todo.size:
-        keys = [fine_delta_key(float(flat[i]), float(ups[i])) for i in todo]
+    todo = np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups)
+    if point[1] < 1.0 and todo.any():
         with _DELTA_READERS.lent((point, tail, threads)) as reader:
-            try:
-                for key in sorted(set(keys)):
-                    at = todo[[k == key for k in keys]]
-                    lows[at], ups[at] = _fine_delta_bucket(
-                        reader, flat[at], lows[at], ups[at], *key, read_lower
-                    )
-            finally:
-                reader.keep_windows(DELTA_WINDOW_POINTS)
+            lows, ups = reader.core.fine_delta_brackets(
+                eps=np.ascontiguousarray(flat),
+                lower=lows,
+                upper=ups,
+                read_lower=read_lower,
+                split_max_points=DEFAULT_MAX_POINTS,
+            )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

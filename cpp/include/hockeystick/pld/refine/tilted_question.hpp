@@ -130,7 +130,7 @@ constexpr std::int64_t kTiltRareMaxPoints = std::int64_t(1) << 24;
 // q in [1e-6, 1e-4], T q in [1, 100].
 constexpr double kTiltRareLowerGrid = kTiltRareUpperGrids[0];
 constexpr std::int64_t kTiltRareLowerMaxPoints = std::int64_t(1) << 24;
-// The package's split read (python pld/refine/tilted_question.py's split_bracket, _split_delta) is tried where the
+// The split read (python pld/refine/tilted_question.py's split_bracket, fine_delta.hpp's split_delta_read) is tried where the
 // rounds sample the record at most this many times on average (T q): there a round's large loss is rare, the tilt's
 // Chernoff bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper side up
 // to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10 rounds) up the tilted read is as tight on the upper
