@@ -20,6 +20,7 @@ void register_pld_contraction(py::module_ m);
 void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
 void register_pld_tilted_factors(py::module_ m);
+void register_pld_own_grid(py::module_ m);
 void register_pld_max_of_outputs(py::module_ m);
 void register_pld_tilted_charge(py::module_ m);
 void register_pld_tilted_read(py::module_ m);
@@ -55,4 +56,5 @@ PYBIND11_MODULE(_core, m) {
     register_pld_aligned_lower(m.attr("pld_refine").cast<py::module_>());
     register_pld_screened_step(m.attr("pld_refine").cast<py::module_>());
     register_pld_tilted_factors(m.attr("pld_refine").cast<py::module_>());
+    register_pld_own_grid(m.attr("pld_refine").cast<py::module_>());
 }

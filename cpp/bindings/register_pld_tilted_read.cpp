@@ -20,38 +20,13 @@
 #include <utility>
 
 #include "elementwise.hpp"
+#include "grid_window.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
 namespace pld = hockeystick::pld;
 
 namespace tilted_read_binding {
-
-// The composed window `window` (GridPMF's fields) as the read's view of it, its masses referenced by `masses` (kept
-// alive by the caller while the read is built).  Under the GIL.
-pld::TiltedWindow window_of(const py::handle& window, hb::input_array& masses) {
-    masses = window.attr("p").cast<hb::input_array>();
-    if (masses.ndim() != 1) throw py::value_error("the window's masses p must be one-dimensional");
-    pld::TiltedWindow w;
-    w.p = masses.data();
-    w.n = static_cast<std::int64_t>(masses.size());
-    w.k_lo = window.attr("k_lo").cast<std::int64_t>();
-    w.h = window.attr("h").cast<double>();
-    if (!(w.h > 0.0 && std::isfinite(w.h))) throw py::value_error("the window's h must be a finite number > 0");
-    w.p_inf = window.attr("p_inf").cast<double>();
-    w.shift = window.attr("shift").cast<double>();
-    w.loss_shift = window.attr("loss_shift").cast<double>();
-    // ComposedPMF's charges (pld/reads/epsilon_bracket.hpp's charges_of), as GridPMF.charges gives them
-    w.charges = pld::GridCharges{w.shift,
-                                 pld::suffix_sum_slack(w.n),
-                                 window.attr("entry_error").cast<double>(),
-                                 window.attr("total_error").cast<double>(),
-                                 window.attr("spectral_l2").cast<double>(),
-                                 window.attr("inverse_error").cast<double>(),
-                                 w.loss_shift,
-                                 window.attr("inverse_l2").cast<double>()};
-    return w;
-}
 
 // The cut window's Chernoff moments (tilts lam, summed log-moments K(lam)): empty where `above` is None.
 pld::CutMoments moments_of(const std::optional<std::pair<hb::input_array, hb::input_array>>& above) {
@@ -71,7 +46,7 @@ pld::TiltedComposition make(const py::handle& window, double theta, double log_s
                             std::optional<double> least_read) {
     if (!(std::isfinite(theta) && theta > 0.0)) throw py::value_error("theta must be a finite number > 0");
     hb::input_array masses;
-    const pld::TiltedWindow w = window_of(window, masses);
+    const pld::TiltedWindow w = hb::window_of(window, masses);
     pld::CutMoments moments = moments_of(above);
     const double least = least_read ? *least_read : -std::numeric_limits<double>::infinity();
     py::gil_scoped_release release;

@@ -1,7 +1,8 @@
 """The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
 of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
 (cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
-(cpp/bindings/register_pld_tilted_factors.cpp)."""
+(cpp/bindings/register_pld_tilted_factors.cpp); the own-grid epsilon bracket of a composed PLD whose
+factors describe no run (cpp/bindings/register_pld_own_grid.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -576,4 +577,21 @@ def _tilted_factor_ladder(
     accuracy: float,
     relative_accuracy: float,
     max_points: int,
+) -> tuple[float, float]: ...
+
+own_grid_charge_share: float
+own_grid_tilted_tail: float
+
+def own_grid_bracket(
+    directions: Sequence[tuple[Any, Sequence[tuple[Any, int]], Sequence[tuple[Any, int]] | None]],
+    *,
+    delta: float,
+    lower: float,
+    upper: float,
+    bound: Literal["both", "upper", "lower"] = "both",
+    charge_share: float = ...,
+    workers: int | None = None,
+) -> tuple[float, float]: ...
+def _own_grid_tilts(
+    terms: Sequence[tuple[Any, int]], *, eps: float, delta: float
 ) -> tuple[float, float]: ...

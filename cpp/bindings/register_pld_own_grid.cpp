@@ -1,0 +1,158 @@
+// Binding of the own-grid epsilon bracket of a composed PLD whose factors describe no run (pld/refine/own_grid.hpp),
+// in _core.pld_refine: the package's GridPMF objects read directly (each direction's plain composed window in place,
+// its factors' masses copied into the core's PMFs), the tilted windows composed on the package's FFT
+// (pocketfft_composition.hpp), the read run with the GIL released.  The package's front end is
+// python/hockeystick/pld/refine/tilted_own_grid.py.
+#include <hockeystick/pld/refine/own_grid.hpp>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "grid_window.hpp"
+#include "loops.hpp"
+#include "pocketfft_composition.hpp"
+
+namespace py = pybind11;
+namespace hb = hockeystick_bindings;
+namespace pld = hockeystick::pld;
+
+namespace own_grid_binding {
+
+using Terms = std::vector<std::pair<py::object, std::int64_t>>;
+using Direction = std::tuple<py::object, Terms, std::optional<Terms>>;
+
+// What one call reads: the plain windows' masses (referenced), the factors' PMFs (copied, at stable addresses) and
+// the directions that point into them.
+struct Read {
+    std::vector<hb::input_array> masses;
+    std::deque<pld::GridPMF> pmfs;
+    std::vector<pld::OwnGridDirection> directions;
+};
+
+// The side's terms as the core's PMFs with their counts, and whether every one is a discretized round of that side
+// (masses >= 0 are the core's to check; here: the side asked for, no shift, no round-off charge), else a ValueError
+// naming the rule.
+bool add_terms(const Terms& terms, bool pessimistic, double h, Read& read, std::vector<pld::CountedPmf>& out) {
+    bool tiltable = true;
+    for (const auto& [pmf, count] : terms) {
+        if (count < 1)
+            throw py::value_error("directions: every count must be at least 1, got " + std::to_string(count));
+        const hb::input_array p = pmf.attr("p").cast<hb::input_array>();
+        if (p.ndim() != 1) throw py::value_error("directions: a factor's masses p must be one-dimensional");
+        pld::GridPMF core;
+        core.k_lo = pmf.attr("k_lo").cast<std::int64_t>();
+        core.h = pmf.attr("h").cast<double>();
+        if (core.h != h) throw py::value_error("directions: every factor must lie on its plain window's grid h");
+        core.p.assign(p.data(), p.data() + p.size());
+        core.p_inf = pmf.attr("p_inf").cast<double>();
+        core.loss_shift = pmf.attr("loss_shift").cast<double>();
+        tiltable = tiltable && pmf.attr("pessimistic").cast<bool>() == pessimistic &&
+                   pmf.attr("shift").cast<double>() == 0.0 && pmf.attr("total_error").cast<double>() == 0.0;
+        read.pmfs.push_back(std::move(core));
+        out.push_back({&read.pmfs.back(), count});
+    }
+    return tiltable;
+}
+
+// The directions as the core reads them, else a ValueError naming the argument and the rule.  Under the GIL.
+void add_directions(const std::vector<Direction>& directions, Read& read) {
+    if (directions.empty()) throw py::value_error("directions must hold at least one direction");
+    read.masses.resize(directions.size());
+    for (std::size_t i = 0; i < directions.size(); ++i) {
+        const auto& [plain, ups, lows] = directions[i];
+        if (!plain.attr("pessimistic").cast<bool>())
+            throw py::value_error("directions: each plain window must be the pessimistic side's");
+        if (ups.empty()) throw py::value_error("directions: each direction needs at least one pessimistic factor");
+        pld::OwnGridDirection d;
+        d.plain = hb::window_of(plain, read.masses[i]);
+        d.ups_tiltable = add_terms(ups, true, d.plain.h, read, d.ups);
+        d.lows_tiltable = lows && !lows->empty() && add_terms(*lows, false, d.plain.h, read, d.lows);
+        read.directions.push_back(std::move(d));
+    }
+}
+
+std::pair<double, double> own_grid_bracket(const std::vector<Direction>& directions, double delta, double lower,
+                                           double upper, const std::string& bound, double charge_share,
+                                           const py::object& workers) {
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    if (std::isnan(lower)) throw py::value_error("lower must not be NaN");
+    if (std::isnan(upper)) throw py::value_error("upper must not be NaN");
+    if (bound != "both" && bound != "upper" && bound != "lower")
+        throw py::value_error("bound must be 'both', 'upper' or 'lower', got '" + bound + "'");
+    if (!(charge_share >= 0.0 && std::isfinite(charge_share)))
+        throw py::value_error("charge_share must be finite and >= 0, got " + hb::listed(charge_share));
+    Read read;
+    add_directions(directions, read);
+    const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
+    py::gil_scoped_release release;
+    return pld::own_grid_bracket(read.directions, delta, lower, upper, bound == "upper", compose.fft(), charge_share);
+}
+
+// The tilts a read takes for `terms` (pessimistic or optimistic (GridPMF, count) pairs): the Chernoff exponent's at
+// eps (exponent_tilt) and the Chernoff epsilon's at delta (delta_tilt), for the package's tests to set beside its own
+// searches.
+std::pair<double, double> tilts(const Terms& terms, double eps, double delta) {
+    if (terms.empty()) throw py::value_error("terms must hold at least one (GridPMF, count)");
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    if (std::isnan(eps)) throw py::value_error("eps must not be NaN");
+    Read read;
+    std::vector<pld::CountedPmf> counted;
+    add_terms(terms, true, terms.front().first.attr("h").cast<double>(), read, counted);
+    py::gil_scoped_release release;
+    return {pld::exponent_tilt(counted, eps), pld::delta_tilt(counted, delta)};
+}
+
+}  // namespace own_grid_binding
+
+void register_pld_own_grid(py::module_ m) {
+    namespace og = own_grid_binding;
+    m.attr("own_grid_charge_share") = pld::kOwnGridChargeShare;
+    m.attr("own_grid_tilted_tail") = pld::kOwnGridTiltedTail;
+    m.def("own_grid_bracket", &og::own_grid_bracket, py::arg("directions"), py::kw_only(), py::arg("delta"),
+          py::arg("lower"), py::arg("upper"), py::arg("bound") = "both",
+          py::arg("charge_share") = pld::kOwnGridChargeShare, py::arg("workers") = py::none(),
+          R"doc(The certified epsilon bracket at delta of a composed PLD whose factors describe no run.
+
+The plain bracket (lower, upper) intersected with each direction's factors composed under an exponential tilt on
+their own grid, where the plain composition's charges pass charge_share of delta (pld/refine/own_grid.hpp).
+
+Parameters
+----------
+directions : sequence of (GridPMF, sequence of (GridPMF, int), sequence of (GridPMF, int) or None)
+    Per neighbouring direction: its plain composed pessimistic PMF, its pessimistic PMFs with their counts
+    (>= 1, on the plain PMF's grid), and its optimistic PMFs with their counts, or None where a factor has none.
+delta : float
+    The delta asked, in (0, 1).
+lower, upper : float
+    The certified plain epsilon bracket at delta (the maximum over the directions of each side).
+bound : {"both", "upper", "lower"}, default "both"
+    "upper": the upper side alone is read (the lower side stays lower).
+charge_share : float, default own_grid_charge_share
+    The share of delta the plain charges at a side must pass for that side to be read under a tilt (>= 0).
+workers : int or None, default None
+    The tilted compositions' FFT threads (None: all cores).
+
+Returns
+-------
+tuple of float
+    The certified (lower, upper).
+
+Raises
+------
+ValueError
+    If an argument is outside its domain (the message names it).)doc");
+    m.def("_own_grid_tilts", &og::tilts, py::arg("terms"), py::kw_only(), py::arg("eps"), py::arg("delta"),
+          "(exponent_tilt at eps, delta_tilt at delta) of the (GridPMF, count) pairs terms (pld/refine/"
+          "tilted_question.hpp): the tilts the own-grid read takes.");
+}
