@@ -1,6 +1,7 @@
 """A composed PLD whose factors describe no run, read under a tilt on its own grid
-(``pld.refine.tilted_own_grid``): against the closed form of Gaussian compositions (mpmath), a random
-allocation's plain read on a finer grid, and its own plain bracket."""
+(``pld.refine.tilted_own_grid``, the core's ``own_grid_bracket``): against the closed form of
+Gaussian compositions (mpmath), a random allocation's plain read on a finer grid, and its own plain
+bracket; the binding's refusals, and the core's tilts against the package's searches."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
+from hockeystick import _core
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
-from hockeystick.pld.refine import tilted_own_grid
+from hockeystick.pld.refine import tilted_factors, tilted_own_grid
+from hockeystick.pld.refine.tilt_search import best_tilt
+from hockeystick.pld.refine.tilted_factors import summed_log_mgf
 
 MP_DPS = 40
 
@@ -122,3 +126,71 @@ def test_a_bracket_the_plain_charges_leave_exact_is_kept_bit_for_bit() -> None:
     lower, upper = pld.laplace(10.0).self_compose(40).epsilon(np.array([1e-5, 1e-12]), bound="both")
     assert [lower[0].hex(), upper[0].hex()] == [plain[0][0].hex(), plain[1][0].hex()]
     assert plain[0][1] < lower[1] <= upper[1] < plain[1][1]
+
+
+def _laplace_directions() -> list:
+    """The core's directions of 40 rounds of the Laplace mechanism (scale 10)."""
+    dist = pld.laplace(10.0).self_compose(40)
+    return [
+        (
+            pmf,
+            tilted_own_grid.direction_pessimistic(d),
+            tilted_own_grid.direction_optimistic(d),
+        )
+        for pmf, d in zip(dist.composed(True), dist.directions)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.5}, "delta"),
+        ({"lower": math.nan}, "lower"),
+        ({"upper": math.nan}, "upper"),
+        ({"bound": "neither"}, "bound"),
+        ({"charge_share": -1.0}, "charge_share"),
+        ({"directions": []}, "directions"),
+    ],
+)
+def test_the_core_read_refuses_arguments_outside_their_domain(
+    change: dict[str, object], named: str
+) -> None:
+    """The binding refuses each argument outside its domain with a ValueError naming it."""
+    arguments: dict[str, object] = {
+        "directions": _laplace_directions(),
+        "delta": 1e-12,
+        "lower": 0.0,
+        "upper": math.inf,
+    }
+    arguments.update(change)
+    with pytest.raises(ValueError, match=named):
+        _core.pld_refine.own_grid_bracket(**arguments)
+
+
+def test_the_core_read_refuses_directions_it_cannot_read() -> None:
+    """A count below 1, an optimistic plain window, a direction with no factor and a factor on
+    another grid are refused, each by a ValueError naming ``directions``."""
+    [(plain, ups, lows)] = _laplace_directions()
+    other = dataclasses.replace(ups[0][0], h=2.0 * ups[0][0].h)
+    for directions in (
+        [(plain, [(ups[0][0], 0)], lows)],
+        [(dataclasses.replace(plain, pessimistic=False), ups, lows)],
+        [(plain, [], lows)],
+        [(plain, [(other, 40)], lows)],
+    ):
+        with pytest.raises(ValueError, match="directions"):
+            _core.pld_refine.own_grid_bracket(directions, delta=1e-12, lower=0.0, upper=math.inf)
+
+
+def test_the_core_tilts_are_the_python_searches() -> None:
+    """The core's tilts (exponent_tilt, delta_tilt) are the package's searches over the same ladder
+    (``tilt_search.best_tilt`` of the summed log-moments), bit for bit, on each side's terms."""
+    [(_, ups, lows)] = _laplace_directions()
+    for terms in (ups, lows):
+        for eps, delta in ((2.5, 1e-5), (3.8, 1e-12)):
+            exponent = tilted_factors.exponent_tilt(terms, eps)
+            log_ratio = -math.log(delta)
+            chernoff = best_tilt(lambda lam: -(summed_log_mgf(terms, lam) + log_ratio) / lam)
+            core = _core.pld_refine._own_grid_tilts(terms, eps=eps, delta=delta)
+            assert [v.hex() for v in core] == [exponent.hex(), chernoff.hex()]

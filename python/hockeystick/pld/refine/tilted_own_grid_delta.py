@@ -25,7 +25,7 @@ curve of deltas asked again (the risk family's directional profiles, whose one-d
 built again call after call) reads the windows held.
 
 A direction's side is read only where the plain composition's charges at eps (round-off, shift and
-the window's tail cut, ``tilted_own_grid.plain_charge``) pass ``tilted_own_grid.CHARGE_SHARE`` of
+the window's tail cut, ``plain_charges``) pass ``CHARGE_SHARE`` of
 the plain delta there (the direction's plain upper side, for its upper read; the bracket's plain
 lower side, for the lower read): elsewhere the read could move the side by no more than about that
 share, and the bracket given stands, bit for bit.  The directions are taken from the largest plain
@@ -49,20 +49,23 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from ... import _core
 from ...base.accountant import Bound
 from ..compose import tilted
 from ..grid.distribution import Factor, PrivacyLossDistribution
 from ..grid.pmf import GridPMF
 from .tilt_search import COARSE_STEP, LAMBDAS
 from .tilted_factors import exponent_tilt
-from .tilted_own_grid import (
-    charged,
-    direction_optimistic,
-    direction_pessimistic,
-    plain_charges,
-    tilted_side,
-)
-from .tilted_question import DELTA_WINDOW_POINTS, fine_delta_key
+from .tilted_own_grid import direction_optimistic, direction_pessimistic
+from .tilted_question import DELTA_WINDOW_POINTS, MAX_POINTS, WINDOW_TAIL, fine_delta_key
+
+# the plain composition's charges at a side, as a share of the plain delta there, above which that
+# side is read under a tilt (module docstring; the core's kOwnGridChargeShare, which the epsilon
+# read takes too)
+CHARGE_SHARE = float(_core.pld_refine.own_grid_charge_share)
+# the tails of the tilted mass cut from each end of a tilted window (``tilted_side``; the core's
+# kOwnGridTiltedTail, whose comment gives the reason)
+TILTED_TAIL = float(_core.pld_refine.own_grid_tilted_tail)
 
 # the window points of the compositions held between calls (module docstring): a tilted window of
 # an undescribed run holds 1e4 to 1e6 points, a point with its reads about 40 bytes
@@ -81,6 +84,71 @@ _pmf_keys: dict[int, tuple[weakref.ref[GridPMF], Hashable]] = {}
 _held_lock = threading.Lock()
 # the ladder tilts held between calls (``held_tilt``)
 HELD_TILTS = 1024
+
+
+def plain_charges(
+    pmf: GridPMF, factors: Sequence[tuple[GridPMF, int]], x: np.ndarray
+) -> np.ndarray:
+    """The plain composed pessimistic PMF ``pmf``'s charges at the curve arguments of ``x`` (finite),
+    one core call over the array: its round-off charge there, its shift, and its mass at +infinity
+    beyond the factors' composed one (its window's tail cut).
+
+    Parameters
+    ----------
+    pmf : GridPMF
+        A direction's plain composed pessimistic PMF.
+    factors : sequence of (GridPMF, int)
+        That direction's pessimistic PMFs and their counts.
+    x : numpy.ndarray
+        The epsilons, finite.
+
+    Returns
+    -------
+    numpy.ndarray
+        The charges, of ``x``'s shape.
+    """
+    cut = max(0.0, pmf.p_inf - tilted.composed_infinity(factors, True))
+    return np.asarray(pmf.charge_at(pmf.curve_argument(x)), dtype=np.float64) + abs(pmf.shift) + cut
+
+
+def charged(charge: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """Where a plain side's ``charge`` passes ``CHARGE_SHARE`` of the ``delta`` read there
+    (elementwise; a NaN passes).
+
+    Parameters
+    ----------
+    charge, delta : numpy.ndarray
+        The plain charges and the deltas read there (broadcast together).
+
+    Returns
+    -------
+    numpy.ndarray
+        Booleans, of the broadcast shape.
+    """
+    return np.logical_not(np.asarray(charge) <= CHARGE_SHARE * np.asarray(delta))
+
+
+def tilted_side(
+    terms: Sequence[tuple[GridPMF, int]], lam: float, pessimistic: bool
+) -> tilted.TiltedComposition:
+    """``terms`` (one side's PMFs and counts) composed under the tilt ``lam`` (``compose_tilted``)
+    with a window of tails ``TILTED_TAIL`` of the tilted mass, at most ``MAX_POINTS`` points (the
+    pessimistic side's cut at ``WINDOW_TAIL`` past them).
+
+    Raises
+    ------
+    ValueError
+        As ``compose.tilted.compose_tilted``: a window past ``MAX_POINTS``, a tilt overflowing a
+        factor's moment, a factor that is not a discretized round.
+    """
+    return tilted.compose_tilted(
+        terms,
+        lam * terms[0][0].h,
+        pessimistic=pessimistic,
+        tail=TILTED_TAIL,
+        max_points=MAX_POINTS,
+        window_tail=WINDOW_TAIL if pessimistic else None,
+    )
 
 
 def rung(eps: float) -> float:
@@ -146,7 +214,7 @@ def held_window(
     terms: Sequence[tuple[GridPMF, int]], key: Hashable, lam: float, pessimistic: bool
 ) -> tilted.TiltedComposition | None:
     """``terms`` (one side's PMFs and counts, ``key`` what they hold: ``pmf_key`` and the counts)
-    composed under the tilt ``lam`` (``tilted_own_grid.tilted_side``), held by ``key``, side and
+    composed under the tilt ``lam`` (``tilted_side``), held by ``key``, side and
     tilt (module docstring); None where the composition is refused."""
     slot = (key, pessimistic, lam)
     with _held_lock:
@@ -206,7 +274,7 @@ def own_grid_deltas(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(``lower``, ``upper``), ``pld``'s plain delta brackets at ``eps``, intersected with its
     tilted sides (module docstring) where the plain composition's charges pass
-    ``tilted_own_grid.CHARGE_SHARE`` of the plain delta.
+    ``CHARGE_SHARE`` of the plain delta.
 
     Parameters
     ----------
