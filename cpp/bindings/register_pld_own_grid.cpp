@@ -4,7 +4,9 @@
 // (pocketfft_composition.hpp), the read run with the GIL released.  The package's front end is
 // python/hockeystick/pld/refine/tilted_own_grid.py.
 #include <hockeystick/pld/refine/own_grid.hpp>
+#include <hockeystick/pld/refine/own_grid_delta.hpp>
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -80,6 +82,14 @@ void add_directions(const std::vector<Direction>& directions, Read& read) {
     }
 }
 
+// Checks shared by the reads: the bound and the charge share, else a ValueError naming the argument.
+void require_bound(const std::string& bound, double charge_share) {
+    if (bound != "both" && bound != "upper" && bound != "lower")
+        throw py::value_error("bound must be 'both', 'upper' or 'lower', got '" + bound + "'");
+    if (!(charge_share >= 0.0 && std::isfinite(charge_share)))
+        throw py::value_error("charge_share must be finite and >= 0, got " + hb::listed(charge_share));
+}
+
 std::pair<double, double> own_grid_bracket(const std::vector<Direction>& directions, double delta, double lower,
                                            double upper, const std::string& bound, double charge_share,
                                            const py::object& workers) {
@@ -87,16 +97,56 @@ std::pair<double, double> own_grid_bracket(const std::vector<Direction>& directi
         throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
     if (std::isnan(lower)) throw py::value_error("lower must not be NaN");
     if (std::isnan(upper)) throw py::value_error("upper must not be NaN");
-    if (bound != "both" && bound != "upper" && bound != "lower")
-        throw py::value_error("bound must be 'both', 'upper' or 'lower', got '" + bound + "'");
-    if (!(charge_share >= 0.0 && std::isfinite(charge_share)))
-        throw py::value_error("charge_share must be finite and >= 0, got " + hb::listed(charge_share));
+    require_bound(bound, charge_share);
     Read read;
     add_directions(directions, read);
     const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
     py::gil_scoped_release release;
     return pld::own_grid_bracket(read.directions, delta, lower, upper, bound == "upper", compose.fft(), charge_share);
 }
+
+// The delta reads of composed PLDs whose factors describe no run, with the tilted compositions they hold between
+// calls (pld/refine/own_grid_delta.hpp's OwnGridHeld).
+class OwnGridDeltas {
+  public:
+    explicit OwnGridDeltas(std::int64_t held_points) : held_(checked_points(held_points)) {}
+
+    std::int64_t held_points() const { return held_.points(); }
+    void set_held_points(std::int64_t points) { held_.set_points(checked_points(points)); }
+    std::pair<std::int64_t, std::int64_t> compositions() const { return held_.made(); }
+
+    std::pair<py::array_t<double>, py::array_t<double>> deltas(const std::vector<Direction>& directions,
+                                                               const hb::input_array& eps, const hb::input_array& lower,
+                                                               const hb::input_array& upper, const std::string& bound,
+                                                               double charge_share, const py::object& workers) {
+        if (eps.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != eps.size() ||
+            upper.size() != eps.size())
+            throw py::value_error("eps, lower and upper must be one-dimensional arrays of one length");
+        require_bound(bound, charge_share);
+        Read read;
+        add_directions(directions, read);
+        py::array_t<double> lows(eps.size()), ups(eps.size());
+        std::copy(lower.data(), lower.data() + lower.size(), lows.mutable_data());
+        std::copy(upper.data(), upper.data() + upper.size(), ups.mutable_data());
+        const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
+        double* low = lows.mutable_data();
+        double* up = ups.mutable_data();
+        {
+            py::gil_scoped_release release;
+            pld::own_grid_deltas(read.directions, eps.data(), static_cast<std::int64_t>(eps.size()), low, up,
+                                 bound != "lower", bound != "upper", held_, compose.fft(), charge_share);
+        }
+        return {lows, ups};
+    }
+
+  private:
+    static std::int64_t checked_points(std::int64_t points) {
+        if (points < 0) throw py::value_error("held_points must be >= 0, got " + std::to_string(points));
+        return points;
+    }
+
+    pld::OwnGridHeld held_;
+};
 
 // The tilts a read takes for `terms` (pessimistic or optimistic (GridPMF, count) pairs): the Chernoff exponent's at
 // eps (exponent_tilt) and the Chernoff epsilon's at delta (delta_tilt), for the package's tests to set beside its own
@@ -147,6 +197,57 @@ Returns
 -------
 tuple of float
     The certified (lower, upper).
+
+Raises
+------
+ValueError
+    If an argument is outside its domain (the message names it).)doc");
+    py::class_<og::OwnGridDeltas>(
+        m, "OwnGridDeltas",
+        R"doc(The delta brackets of composed PLDs whose factors describe no run (pld/refine/own_grid_delta.hpp).
+
+Each read intersects the plain delta brackets with the factors composed under the tilts of a ladder fixed in advance,
+where the plain composition's charges pass charge_share of the plain delta; the compositions are held from call to
+call, the least recently used forgotten first beyond held_points window points.
+
+Parameters
+----------
+held_points : int, default tilt_delta_window_points
+    The window points of the compositions held between calls (>= 0).
+
+Raises
+------
+ValueError
+    If held_points is below 0.)doc")
+        .def(py::init<std::int64_t>(), py::kw_only(), py::arg("held_points") = pld::kTiltDeltaWindowPoints)
+        .def_property("held_points", &og::OwnGridDeltas::held_points, &og::OwnGridDeltas::set_held_points,
+                      "The window points of the compositions held between calls.")
+        .def_property_readonly("compositions", &og::OwnGridDeltas::compositions,
+                               "The compositions made so far: (upper side, lower side).")
+        .def(
+            "deltas", &og::OwnGridDeltas::deltas, py::arg("directions"), py::kw_only(), py::arg("eps"),
+            py::arg("lower"), py::arg("upper"), py::arg("bound") = "both",
+            py::arg("charge_share") = pld::kOwnGridChargeShare, py::arg("workers") = py::none(),
+            R"doc(The certified delta brackets at eps, the plain brackets (lower, upper) intersected with the tilted sides.
+
+Parameters
+----------
+directions : sequence of (GridPMF, sequence of (GridPMF, int), sequence of (GridPMF, int) or None)
+    As own_grid_bracket's.
+eps, lower, upper : numpy.ndarray
+    The epsilons asked and their certified plain delta brackets, one-dimensional, of one length; an epsilon not
+    finite and > 0 keeps its plain bracket.
+bound : {"both", "upper", "lower"}, default "both"
+    "upper": the upper sides alone are read; "lower": the lower sides alone.
+charge_share : float, default own_grid_charge_share
+    As own_grid_bracket's.
+workers : int or None, default None
+    The tilted compositions' FFT threads (None: all cores).
+
+Returns
+-------
+tuple of numpy.ndarray
+    The certified (lower, upper) brackets, of eps' length.
 
 Raises
 ------

@@ -1,8 +1,8 @@
 """The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
 of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
 (cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
-(cpp/bindings/register_pld_tilted_factors.cpp); the own-grid epsilon bracket of a composed PLD whose
-factors describe no run (cpp/bindings/register_pld_own_grid.cpp)."""
+(cpp/bindings/register_pld_tilted_factors.cpp); the own-grid epsilon and delta brackets of a composed PLD
+whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -592,6 +592,29 @@ def own_grid_bracket(
     charge_share: float = ...,
     workers: int | None = None,
 ) -> tuple[float, float]: ...
+
+class OwnGridDeltas:
+    def __init__(self, *, held_points: int = ...) -> None: ...
+    @property
+    def held_points(self) -> int: ...
+    @held_points.setter
+    def held_points(self, points: int) -> None: ...
+    @property
+    def compositions(self) -> tuple[int, int]: ...
+    def deltas(
+        self,
+        directions: Sequence[
+            tuple[Any, Sequence[tuple[Any, int]], Sequence[tuple[Any, int]] | None]
+        ],
+        *,
+        eps: npt.ArrayLike,
+        lower: npt.ArrayLike,
+        upper: npt.ArrayLike,
+        bound: Literal["both", "upper", "lower"] = "both",
+        charge_share: float = ...,
+        workers: int | None = None,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
 def _own_grid_tilts(
     terms: Sequence[tuple[Any, int]], *, eps: float, delta: float
 ) -> tuple[float, float]: ...
