@@ -1,7 +1,8 @@
 """The delta of a composed PLD whose factors describe no run, read under the tilts of a ladder on its
-own grid (``pld.refine.tilted_own_grid_delta``): against the closed form of Gaussian compositions
+own grid (``pld.refine.tilted_own_grid_delta``, the core's ``OwnGridDeltas``): against the closed form of Gaussian compositions
 (mpmath), against the same PLD's epsilon read (a round trip), its plain bracket where the plain
-charges are small, and one composition per tilt shared by every eps of it and held between calls."""
+charges are small, one composition per tilt shared by every eps of it and held between calls, and the
+binding's refusals."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
+from hockeystick import _core
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
 from hockeystick.pld.refine import tilted_own_grid_delta
+from hockeystick.pld.refine.tilted_own_grid import direction_optimistic, direction_pessimistic
 
 from .test_tilted_own_grid import MP_DPS, RUNS, _exact_delta, _exact_epsilon
 
@@ -82,27 +85,41 @@ def test_one_composition_per_tilt_shared_by_its_epsilons_and_held(
     """The eps of one ladder tilt read one composition per side, each eps's bracket the one it gets
     asked alone, bit for bit; the same PLD built again reads the compositions held; with no memory
     to hold them, a later call composes again."""
-    made: list[bool] = []
-    compose = tilted_own_grid_delta.tilted_side
-
-    def counted(terms, lam, pessimistic):  # type: ignore[no-untyped-def]
-        made.append(pessimistic)
-        return compose(terms, lam, pessimistic)
-
-    monkeypatch.setattr(tilted_own_grid_delta, "tilted_side", counted)
+    held = _core.pld_refine.OwnGridDeltas()
+    monkeypatch.setattr(tilted_own_grid_delta, "HELD", held)
 
     def build(scale: float = 10.25) -> PrivacyLossDistribution:
-        return pld.laplace(scale).self_compose(40)  # scales no other test holds windows of
+        return pld.laplace(scale).self_compose(40)
 
     eps = np.array([3.4, 3.6, 3.8])  # one rung (sqrt(2)^3 <= eps < 4), delta 1e-11 to 1e-13
     lower, upper = build().delta(eps, bound="both")
-    assert sorted(made) == [False, True]
+    assert held.compositions == (1, 1)
     alone = [build().delta(float(e), bound="both") for e in eps]
     assert [(lo.hex(), up.hex()) for lo, up in alone] == [
         (lo.hex(), up.hex()) for lo, up in zip(lower, upper)
     ]
-    assert len(made) == 2  # the rebuilt PLDs read the windows held
-    monkeypatch.setattr(tilted_own_grid_delta, "HELD_POINTS", 0)
+    assert held.compositions == (1, 1)  # the rebuilt PLDs read the windows held
+    held.held_points = 0
     build(10.5).delta(eps, bound="both")  # its windows forget those held
     build().delta(eps, bound="both")
-    assert len(made) == 6
+    assert held.compositions == (3, 3)
+
+
+def test_the_held_reads_refuse_arguments_outside_their_domain() -> None:
+    """The core's delta reads refuse a negative budget of held points, arrays of several lengths and
+    an unknown bound, each by a ValueError naming the argument."""
+    with pytest.raises(ValueError, match="held_points"):
+        _core.pld_refine.OwnGridDeltas(held_points=-1)
+    dist = pld.laplace(10.0).self_compose(40)
+    directions = [
+        (pmf, direction_pessimistic(d), direction_optimistic(d))
+        for pmf, d in zip(dist.composed(True), dist.directions)
+    ]
+    held = _core.pld_refine.OwnGridDeltas()
+    one = np.ones(1)
+    with pytest.raises(ValueError, match="eps, lower and upper"):
+        held.deltas(directions, eps=np.ones(2), lower=one, upper=one)
+    with pytest.raises(ValueError, match="bound"):
+        held.deltas(directions, eps=one, lower=one, upper=one, bound="neither")
+    with pytest.raises(ValueError, match="directions"):
+        held.deltas([], eps=one, lower=one, upper=one)
