@@ -86,13 +86,19 @@ class OwnGridHeld {
   public:
     explicit OwnGridHeld(std::int64_t points = kTiltDeltaWindowPoints) : points_(points) {}
 
-    std::int64_t points() const { return points_; }
+    std::int64_t points() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return points_;
+    }
     void set_points(std::int64_t points) {
         const std::lock_guard<std::mutex> lock(mutex_);
         points_ = points;
     }
     // The compositions made so far: (upper side, lower side).
-    std::pair<std::int64_t, std::int64_t> made() const { return {made_[1], made_[0]}; }
+    std::pair<std::int64_t, std::int64_t> made() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return {made_[1], made_[0]};
+    }
 
     // own_grid_ladder_tilt of `terms` (`key` what they hold) at `centre`, held.
     double tilt(const std::vector<CountedPmf>& terms, const std::vector<double>& key, double centre) {
@@ -172,7 +178,7 @@ class OwnGridHeld {
 
     std::int64_t points_;
     std::int64_t made_[2] = {0, 0};
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::map<Slot, double> tilts_;
     std::list<Slot> tilt_order_;
     std::list<Entry> order_;
