@@ -33,19 +33,33 @@
 // as its run, dp_accounting's default 0.712964).  hs_pld_composition_epsilon_bracket and _delta_bracket give the plain
 // brackets alone.
 //
-// Where some direction read carries a round-off charge above kTiltedChargeShare of the delta read, the bracket is
-// intersected with the tilted reads of the handle's own factors (pld/refine/tilted_question.hpp: each direction's
-// factors composed under an exponential tilt, the charge relative to the Chernoff bound; composed per read, not
-// kept); a screened direction's tilted read is skipped where its screen, read under the tilt too, is at or below the
-// lower side the first direction's reads certify.  Below that share the plain bracket stands alone.  The refinements
-// to an accuracy read the plain brackets (plain_epsilon_bracket, plain_delta_bracket) and take their own tilted reads,
-// whose tails are sized to the delta asked (refine.cpp).
+// A handle whose factors describe no run (Laplace, the fixed-size subsampled Gaussian, mixtures of mechanisms) and
+// some direction of which composes two rounds or more is read as the package reads a composed PLD whose factors
+// describe no run (python pld/question/reader.py), by the same core reads at the same charge share: its epsilon by
+// own_grid_bracket (pld/refine/own_grid.hpp), its delta at epsilon > 0 by own_grid_deltas (pld/refine/
+// own_grid_delta.hpp), each side intersected with its factors composed under an exponential tilt on the handle's own
+// grid where the plain composition's charges pass kOwnGridChargeShare of the delta, from the handle's plain bracket
+// and each direction's plain composed window (kept as a window, not a spectrum, for these reads: hs_pld::upper_window).
+// The delta read's tilted compositions are held in the handle from call to call (hs_pld::own_grid_held), each a
+// function of its factors and tilt alone, so a read does not depend on what was read before.  The two doors' brackets
+// then agree within the round-off of their FFT backends.
+//
+// For a handle whose factors describe a run, where some direction read carries a round-off charge above
+// kTiltedChargeShare of the delta read, the bracket is intersected with the tilted reads of the handle's own factors
+// (pld/refine/tilted_question.hpp: each direction's factors composed under an exponential tilt, the charge relative
+// to the Chernoff bound; composed per read, not kept), before the run's read; a screened direction's tilted read is
+// skipped where its screen, read under the tilt too, is at or below the lower side the first direction's reads
+// certify.  Below that share the plain bracket stands alone until the run's read.  The refinements to an accuracy
+// read the plain brackets (plain_epsilon_bracket, plain_delta_bracket) and take their own tilted reads, whose tails
+// are sized to the delta asked (refine.cpp).
 #include <hockeystick/hockeystick.hpp>
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/spectral_profile.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/own_grid.hpp>
+#include <hockeystick/pld/refine/own_grid_delta.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
 #include <hockeystick/pld/refine/tilted_factors.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -253,10 +267,11 @@ std::pair<double, double> epsilon_bracket_of(const hs_pld& p, const std::vector<
     return {lo, hi};
 }
 
-// A read is limited by the plain composition's round-off where some direction's pessimistic side carries a total
-// round-off charge above this share of the delta read: there the tilted reads (pld/refine/tilted_question.hpp) are
-// taken too.  Below it the charge moves the bracket by at most about the share in delta, a share over the curve's
-// slope in epsilon, and the plain read stands alone (its bracket the package's within the charges, as before).
+// A read of a handle that describes a run is limited by the plain composition's round-off where some direction's
+// pessimistic side carries a total round-off charge above this share of the delta read: there the tilted reads
+// (pld/refine/tilted_question.hpp) are taken too, before the run's read.  Below it the charge moves the bracket by at
+// most about the share in delta, a share over the curve's slope in epsilon, and the plain read stands alone until the
+// run's read.
 constexpr double kTiltedChargeShare = 1e-2;
 
 bool charge_limited(const hs_pld& p, const std::vector<std::size_t>& dirs, double delta) {
@@ -408,10 +423,59 @@ std::pair<double, double> with_run_delta(const std::vector<pld::TiltedSegment>& 
             upper = r.upper;
         }
     } catch (const invalid_argument_error&) {  // the run's first grid past the library's cells: the handle's own
-    } catch (const std::length_error&) {       // a window past the cap
-    } catch (const std::invalid_argument&) {   // a tilt past the doubles' moments
+    } catch (const std::length_error&) {  // a window past the cap
+    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
     }
     return {lower, std::max(lower, upper)};
+}
+
+// Whether some direction of p composes two rounds or more (the package's tilted_own_grid.composed_rounds): a single
+// round carries no composition round-off for the own-grid reads to remove.
+bool composed_rounds(const hs_pld& p) {
+    for (const std::vector<hockeystick_c::Term>& direction : p.composition->directions) {
+        std::int64_t rounds = 0;
+        for (const hockeystick_c::Term& t : direction) rounds += t.count;
+        if (rounds >= 2) return true;
+    }
+    return false;
+}
+
+// The directions `dirs` of p as the own-grid reads take them (pld/refine/own_grid.hpp's OwnGridDirection): each
+// one's plain composed pessimistic window (hs_pld::upper_window), its factors' pessimistic PMFs and their optimistic
+// ones with their counts, every one a discretized round of its side (tiltable), as the package hands them
+// (python pld/refine/tilted_own_grid.py).  The windows and PMFs are the handle's, referenced.
+std::vector<pld::OwnGridDirection> own_grid_directions(const hs_pld& p, const std::vector<std::size_t>& dirs) {
+    std::vector<pld::OwnGridDirection> out;
+    for (const std::size_t d : dirs) {
+        pld::OwnGridDirection g;
+        g.plain = pld::tilted_window(p.upper_window(d));
+        g.ups = direction_terms(p, d, true);
+        g.lows = direction_terms(p, d, false);
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+// `plain` (the handle's certified epsilon bracket at delta over the directions `dirs`, those a screen leaves) read
+// by the core's own-grid epsilon read at its charge share (pld/refine/own_grid.hpp's own_grid_bracket), as the
+// package reads a composed PLD whose factors describe no run: the plain bracket intersected with each direction's
+// factors composed under an exponential tilt where the plain composition's charges pass kOwnGridChargeShare of
+// delta.  A direction left out by its screen has its epsilon at most the first direction's, so the maximum over
+// `dirs` is the maximum over all.
+std::pair<double, double> with_own_grid_epsilon(const hs_pld& p, const std::vector<std::size_t>& dirs, double delta,
+                                                std::pair<double, double> plain) {
+    hockeystick_c::CompositionFft fft;
+    return pld::own_grid_bracket(own_grid_directions(p, dirs), delta, plain.first, plain.second, false, fft);
+}
+
+// `plain` (the handle's certified delta bracket at epsilon > 0, finite) read by the core's own-grid delta read
+// (pld/refine/own_grid_delta.hpp's own_grid_deltas, its compositions held in the handle's own_grid_held), as the
+// package reads a composed PLD whose factors describe no run.
+std::pair<double, double> with_own_grid_delta(const hs_pld& p, double epsilon, std::pair<double, double> plain) {
+    hockeystick_c::CompositionFft fft;
+    pld::own_grid_deltas(own_grid_directions(p, hockeystick_c::every_direction(*p.composition)), &epsilon, 1,
+                         &plain.first, &plain.second, true, true, p.own_grid_held, fft);
+    return plain;
 }
 
 }  // namespace
@@ -488,7 +552,10 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
         const std::vector<std::size_t> dirs = epsilon_directions(*p, delta);
         std::pair<double, double> b = epsilon_bracket_of(*p, dirs, delta);
-        if (charge_limited(*p, dirs, delta))
+        const std::vector<pld::TiltedSegment> run = p->rounds > 1 ? run_of(*p) : std::vector<pld::TiltedSegment>{};
+        if (run.empty()) {  // no run described: the own-grid read, as the package's
+            if (composed_rounds(*p)) b = with_own_grid_epsilon(*p, dirs, delta, b);
+        } else if (charge_limited(*p, dirs, delta))
             b = with_tilted_reads(
                 *p, dirs, b,
                 [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
@@ -497,10 +564,8 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
                 [&](std::size_t d, double lower, pld::RealFftBackend& fft) {
                     return dirs.front() == 0 && p->screened(d) && tilted_screen_clears(*p, d, delta, lower, fft);
                 });
-        if (p->rounds > 1 && !(std::isfinite(b.second) && pld::exact_bracket(b.first, b.second))) {  // the run's read
-            const std::vector<pld::TiltedSegment> run = run_of(*p);
-            if (!run.empty()) b = with_run_epsilon(run, delta, b);
-        }
+        if (!run.empty() && !(std::isfinite(b.second) && pld::exact_bracket(b.first, b.second)))  // the run's read
+            b = with_run_epsilon(run, delta, b);
         *lower = b.first;
         *upper = b.second;
         return HS_OK;
@@ -515,17 +580,18 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
         require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
         std::pair<double, double> b = hockeystick_c::plain_delta_bracket(*p, epsilon);
         const std::vector<std::size_t> dirs = hockeystick_c::every_direction(*p->composition);
-        if (b.second > 0.0 && charge_limited(*p, dirs, b.second))
+        const std::vector<pld::TiltedSegment> run = p->rounds > 1 ? run_of(*p) : std::vector<pld::TiltedSegment>{};
+        if (run.empty()) {  // no run described: the own-grid read, as the package's
+            if (composed_rounds(*p) && std::isfinite(epsilon) && epsilon > 0.0) b = with_own_grid_delta(*p, epsilon, b);
+        } else if (b.second > 0.0 && charge_limited(*p, dirs, b.second))
             b = with_tilted_reads(
                 *p, dirs, b,
                 [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
                     return pld::tilted_direction_delta(ups, lows, epsilon, epsilon, fft, pld::kTiltMaxPoints);
                 },
                 [](std::size_t, double, pld::RealFftBackend&) { return false; });
-        if (p->rounds > 1 && std::isfinite(epsilon) && epsilon >= 0.0) {  // the run's read, if described
-            const std::vector<pld::TiltedSegment> run = run_of(*p);
-            if (!run.empty()) b = with_run_delta(run, epsilon, b);
-        }
+        if (!run.empty() && std::isfinite(epsilon) && epsilon >= 0.0)  // the run's read
+            b = with_run_delta(run, epsilon, b);
         *lower = b.first;
         *upper = b.second;
         return HS_OK;

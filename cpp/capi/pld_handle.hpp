@@ -9,7 +9,10 @@
 // Gaussian's add direction) is composed on the first read that needs it, once: an epsilon read screens it on a
 // coarser grid first (pld/refine/direction_screen.hpp) and needs it only where the screen does not clear.  Each
 // direction's optimistic side is composed on the first read that needs it, once (std::call_once: pld.cpp's opening
-// comment says which reads need which).  A handle never changes once made, so several threads may read it.
+// comment says which reads need which); so is the window of a direction whose pessimistic side is kept as a spectrum,
+// where the own-grid reads need it.  The own-grid delta reads' tilted compositions are held in the handle from call
+// to call under their own lock (pld/refine/own_grid_delta.hpp's OwnGridHeld), each a function of its factors and tilt
+// alone.  A handle's values never change once made, so several threads may read it.
 #pragma once
 
 #include <hockeystick/pld/compose/compose.hpp>
@@ -17,6 +20,7 @@
 #include <hockeystick/pld/reads/charged_curve.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/hockey_stick.hpp>
+#include <hockeystick/pld/refine/own_grid_delta.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -156,8 +160,9 @@ inline const pld::SpectralReads kOneRead{1, 0};
 
 // The listed directions' sides composed, in one compose_many (each item's result is the same alone or batched:
 // pld/compose/compose.hpp); a factor shared by several directions is transformed once.
+// `spectral` false: every side kept as its window (no read through the spectrum).
 inline std::vector<pld::ComposedPMF> compose_sides(const Composition& c, bool pessimistic,
-                                                   const std::vector<std::size_t>& directions) {
+                                                   const std::vector<std::size_t>& directions, bool spectral = true) {
     std::vector<pld::PmfView> views;
     std::map<const Factor*, std::int64_t> index;
     std::vector<std::vector<pld::Term>> items;
@@ -176,7 +181,7 @@ inline std::vector<pld::ComposedPMF> compose_sides(const Composition& c, bool pe
     CompositionFft fft;
     // A side with few live frequencies is read through its spectrum (no inverse transform), costed as one search
     // per read, as the facade reads it.
-    const std::vector<pld::SpectralReads> reads(items.size(), kOneRead);
+    const std::vector<pld::SpectralReads> reads(spectral ? items.size() : 0, kOneRead);
     pld::ComposeOptions options;
     options.direct_bins = c.direct_bins;
     options.direct_min_charge = c.direct_min_charge;
@@ -206,9 +211,9 @@ class LazySide {
         });
     }
 
-    const pld::ComposedPMF& pmf(const Composition& c, std::size_t direction, bool pessimistic) {
+    const pld::ComposedPMF& pmf(const Composition& c, std::size_t direction, bool pessimistic, bool spectral = true) {
         std::call_once(compose_once_, [&] {
-            pmf_ = std::move(compose_sides(c, pessimistic, {direction}).front());
+            pmf_ = std::move(compose_sides(c, pessimistic, {direction}, spectral).front());
             done_.store(true, std::memory_order_release);
         });
         return pmf_;
@@ -308,13 +313,14 @@ inline std::shared_ptr<const Composition> one_round(std::vector<std::shared_ptr<
 struct hs_pld {
     std::shared_ptr<const hockeystick_c::Composition> composition;
     std::int64_t rounds = 0;
-    std::unique_ptr<hockeystick_c::LazySide[]> upper, lower;
+    std::unique_ptr<hockeystick_c::LazySide[]> upper, lower, windows;
 
     hs_pld(std::shared_ptr<const hockeystick_c::Composition> c, std::int64_t n)
         : composition(std::move(c)),
           rounds(n),
           upper(new hockeystick_c::LazySide[composition->directions.size()]),
-          lower(new hockeystick_c::LazySide[composition->directions.size()]) {
+          lower(new hockeystick_c::LazySide[composition->directions.size()]),
+          windows(new hockeystick_c::LazySide[composition->directions.size()]) {
         const std::vector<std::size_t> eager = hockeystick_c::unscreened(*composition);
         if (eager.empty()) return;
         std::vector<hockeystick::pld::ComposedPMF> sides = hockeystick_c::compose_sides(*composition, true, eager);
@@ -331,6 +337,17 @@ struct hs_pld {
     const hockeystick::pld::ComposedPMF& lower_side(std::size_t d) const {
         return lower[d].pmf(*composition, d, false);
     }
+
+    // Direction d's composed pessimistic window, the plain PMF of the own-grid reads (pld.cpp): its pessimistic side
+    // where that is kept as a window, else the same composition kept as its window, composed on first need, once.
+    const hockeystick::pld::ComposedPMF& upper_window(std::size_t d) const {
+        const hockeystick::pld::ComposedPMF& side = upper_side(d);
+        return side.spectral ? windows[d].pmf(*composition, d, true, false) : side;
+    }
+
+    // The tilted compositions of the own-grid delta reads held from call to call (pld.cpp), within the core's
+    // budget of window points; safe to share between threads (its own lock).
+    mutable hockeystick::pld::OwnGridHeld own_grid_held;
 
     // Direction d's screen whose rounds' tail is `tail`, made on first need (each tail's once).
     hockeystick_c::Screen& screen(std::size_t d, double tail) const {
