@@ -366,11 +366,12 @@ class KeptReader {
             if (!(0.0 <= lower.data()[i] && lower.data()[i] <= upper.data()[i] && upper.data()[i] <= 1.0))
                 throw py::value_error("each bracket must satisfy 0 <= lower <= upper <= 1 (certified deltas), got [" +
                                       hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
-        checked_points(split_max_points);
+        if (split_max_points < 1)
+            throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
         std::vector<double> at(eps.data(), eps.data() + eps.size());
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
-        pld::ComposeOptions options;
+        pld::ComposeOptions options;  // direct bins asked: the backend offers the long-double transform they use
         options.direct_bins = true;
         options.direct_min_charge = 0.0;
         const hb::PocketfftComposition split(py::none(), options, true, split_max_points);
@@ -380,16 +381,6 @@ class KeptReader {
             pld::fine_delta_brackets(reader_, at, lo, up, read_lower, {split.fft(), split_max_points});
         }
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
-    }
-
-    // Both directions' rounds on grid h, both sides, discretized with the tails `level` allows (TiltedReader::direction),
-    // so that the delta reads of both sides share one discretization.
-    void discretize(double h, double level) {
-        require_interval(h);
-        require_level(level);
-        py::gil_scoped_release release;
-        const hb::caller_region_threads region(threads_);
-        reader_.discretize(h, level);
     }
 
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
@@ -673,8 +664,6 @@ void register_pld_aligned_lower(py::module_ m) {
              "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
              "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
              "windows within split_max_points); (lower, upper), certified.")
-        .def("discretize", &ab::KeptReader::discretize, py::kw_only(), py::arg("interval"), py::arg("level"),
-             "Both directions' rounds on the grid `interval`, both sides, discretized with the tails `level` allows.")
         .def("window_points", &ab::KeptReader::window_points, py::arg("interval"),
              "The points a delta read on the grid `interval` needed (TiltedReader::window_points).")
         .def("keep_windows", &ab::KeptReader::keep_windows, py::arg("points"),

@@ -168,7 +168,6 @@ std::pair<double, double> tilts(const Terms& terms, double eps, double delta) {
 void register_pld_own_grid(py::module_ m) {
     namespace og = own_grid_binding;
     m.attr("own_grid_charge_share") = pld::kOwnGridChargeShare;
-    m.attr("own_grid_tilted_tail") = pld::kOwnGridTiltedTail;
     m.def("own_grid_bracket", &og::own_grid_bracket, py::arg("directions"), py::kw_only(), py::arg("delta"),
           py::arg("lower"), py::arg("upper"), py::arg("bound") = "both",
           py::arg("charge_share") = pld::kOwnGridChargeShare, py::arg("workers") = py::none(),

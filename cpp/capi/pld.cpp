@@ -42,7 +42,8 @@
 // and each direction's plain composed window (kept as a window, not a spectrum, for these reads: hs_pld::upper_window).
 // The delta read's tilted compositions are held in the handle from call to call (hs_pld::own_grid_held), each a
 // function of its factors and tilt alone, so a read does not depend on what was read before.  The two doors' brackets
-// then agree within the round-off of their FFT backends.
+// then agree within the round-off of their FFT backends.  The Gaussian mechanism itself (sampling rate 1) composed
+// over rounds is read so too; the package reads it in closed form (hs_theta_epsilon with r = sqrt(T) / sigma).
 //
 // For a handle whose factors describe a run, where some direction read carries a round-off charge above
 // kTiltedChargeShare of the delta read, the bracket is intersected with the tilted reads of the handle's own factors

@@ -4,9 +4,10 @@
 // direction screened on a coarser grid, pld/refine/direction_screen.hpp, and composed on the grid only where the
 // screen does not clear; every grid after the first, and the first at a delta below 1e-8, with the low band of its
 // many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
-// (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by hs_pld_delta_bracket's
-// plain bracket) and the calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over
-// hs_subsampled_gaussian_epsilon's certified upper side).
+// (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by
+// hs_pld_composition_delta_bracket's plain bracket, then the fine delta read of pld/refine/fine_delta.hpp) and the
+// calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over hs_subsampled_gaussian_epsilon's certified
+// upper side).
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
 // composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
@@ -98,7 +99,7 @@ void raise_status(hs_status status) {
 // not the grid, is what leaves the bracket wide, and the first too at a delta below kDirectFirstDelta (the charge
 // then a part of delta that a finer grid only raises), from a charge of kDirectChargeShare of that delta, at most
 // kDirectMinCharge, rounded down to a power of ten.  The delta refinement reads the plain brackets
-// (hs_pld_delta_bracket's): its relative width is not limited by the charge at the deltas it meets.
+// (hs_pld_composition_delta_bracket's): its relative width is not limited by the charge at the deltas it meets.
 struct DirectBins {
     bool on = false;
     double min_charge = pld::kDirectMinCharge;

@@ -221,3 +221,35 @@ def test_c_delta_of_an_undescribed_composition_is_the_packages(lib, handles, mec
     low, up = cast("tuple[float, float]", _package(mechanism, h).delta(eps, bound="both"))
     package = (float(low), float(up))
     _check_sides(c, plain, package, 1e-3 * max(package[1], 1e-9))
+
+
+def test_one_handle_read_from_two_threads_reads_as_from_one(lib):
+    """Two threads read delta at two epsilons each from one Laplace handle at once, whose own-grid reads hold their
+    tilted compositions in the handle (mutable inside a const handle, under its lock): every bracket is the one a
+    fresh handle reads sequentially, bit for bit."""
+    import threading
+
+    asked = [21.6, 23.9, 22.5, 24.4]
+
+    def brackets(handle: _PLD, at: list[float]) -> list[tuple[float, float]]:
+        return [lib.bracket(handle, "delta", eps) for eps in at]
+
+    fresh = _c_handle(lib, "laplace", 1e-4)
+    try:
+        sequential = brackets(fresh, asked)
+    finally:
+        lib.lib.hs_pld_free(fresh)
+    shared = _c_handle(lib, "laplace", 1e-4)
+    found: dict[int, list[tuple[float, float]]] = {}
+    try:
+        threads = [
+            threading.Thread(target=lambda i=i: found.update({i: brackets(shared, asked[i::2])}))
+            for i in range(2)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        lib.lib.hs_pld_free(shared)
+    assert found[0] == sequential[0::2] and found[1] == sequential[1::2]

@@ -10,24 +10,41 @@ The reference is the closed form of one round evaluated with mpmath (the extreme
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hockeystick.pld.refine import question, tilted_question
 
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
 
 
-def test_a_bracket_the_test_makes_exact_is_not_read():
+def held_after(monkeypatch, point, eps, lower, upper):  # type: ignore[no-untyped-def]
+    """The fine read of the brackets from a new reader, and the window points that reader then holds
+    (its compositions: none for a bracket not read)."""
+    from hockeystick.pld.refine.kept_readers import KeptReaders
+
+    readers = KeptReaders(
+        1, tilted_question._delta_reader, tilted_question.TiltedReader.drop_compositions
+    )
+    monkeypatch.setattr(tilted_question, "_DELTA_READERS", readers)
+    read = tilted_question.fine_delta_brackets(point, eps, lower, upper)
+    ((reader, _),) = readers._kept.values()
+    return read, reader.core.held_points()
+
+
+def test_a_bracket_the_test_makes_exact_is_not_read(monkeypatch):
     """One round of sigma 1, q 0.1: at eps 1 a bracket 1e-5 wide becomes exact with the test's lower
-    side and is not read (its upper side as given, bit for bit, within 1e-7 of the truth, where the
-    fine read would lower it); at eps 6 an upper side twice the truth is read and lowered to it."""
+    side and is not read (its upper side as given, bit for bit, within 1e-7 of the truth; the reader
+    holds no composition more than for eps 6 alone); at eps 6 an upper side twice the truth is read
+    and lowered to it."""
     sigma, q = 1.0, 0.1
+    point = (sigma, q, 1.0, 1.0)
     eps = np.array([1.0, 6.0])
     truth = np.array([exact_one_round(sigma, q, float(e)) for e in eps])
     lower, upper = truth * (1.0 - 1e-5), truth * (1.0 + 1e-9)
     upper[1] = 2.0 * truth[1]
-    lo, up = tilted_question.fine_delta_brackets((sigma, q, 1.0, 1.0), eps, lower, upper)
-    read, _ = tilted_question.fine_delta_brackets((sigma, q, 1.0, 1.0), eps[:1], [0.0], upper[:1])
-    assert read[0] < upper[0]  # read from a bracket the test leaves wide, it is lowered
+    (lo, up), held = held_after(monkeypatch, point, eps, lower, upper)
+    _, held_alone = held_after(monkeypatch, point, eps[1:], lower[1:], upper[1:])
+    assert held == held_alone and held[0] > 0
     assert up[0] == upper[0] and question.exact(lo[0], up[0])
     assert np.all(lo <= truth) and np.all(truth <= up)
     assert up[1] <= truth[1] * (1.0 + 1e-6)
@@ -81,3 +98,45 @@ def test_the_lower_read_at_other_tails_reads_its_own_window():
     )
     assert [x.hex() for x in second] == [x.hex() for x in alone]
     assert [x.hex() for x in second] != [x.hex() for x in first]
+
+
+@pytest.mark.parametrize(
+    ("run", "eps"),
+    [((1.0, 1e-3, 5000.0, 1.0), 5.0), ((0.8, 1e-5, 5000.0, 1.0), 3.2)],
+    ids=["dp-fedavg", "sparse"],
+)
+def test_a_bracket_far_below_its_tails_level_is_read_again_at_its_own(run, eps):
+    """DP-FedAvg (sigma 1, q 1e-3, 5000 rounds) at eps 5 and a sparse run (sigma 0.8, q 1e-5) at eps
+    3.2, from the fixed grid's round-off floor (upper side 1e-10): the first pass's tails, sized for
+    that level, leave an upper side near their charge (8.1e-23 and 5.7e-23, the truth near 1e-30);
+    read again at the level found (pld/refine/fine_delta.hpp's kFineDeltaPasses) the bracket is
+    within 1e-3 of its upper side."""
+    lo, up = tilted_question.fine_delta_brackets(
+        run, np.array([eps]), np.zeros(1), np.array([1e-10])
+    )
+    assert 0.0 < lo[0] <= up[0] <= lo[0] * (1.0 + 1e-3)
+    assert up[0] < 1e-25
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"split_max_points": 0}, "split_max_points must be at least 1"),
+        ({"eps": np.array([np.nan])}, "eps"),
+        ({"lower": np.array([0.5]), "upper": np.array([0.25])}, "0 <= lower <= upper <= 1"),
+        ({"upper": np.array([1.0, 1.0])}, "one-dimensional arrays of one length"),
+    ],
+)
+def test_the_core_read_refuses_what_it_cannot_read(given, message):
+    """The binding's refusals name the argument and the rule."""
+    args = {
+        "eps": np.array([1.0]),
+        "lower": np.array([0.0]),
+        "upper": np.array([1.0]),
+        "read_lower": True,
+        "split_max_points": 1 << 20,
+    }
+    args.update(given)
+    reader = tilted_question.TiltedReader((1.0, 0.01, 10.0, 1.0)).core
+    with pytest.raises(ValueError, match=message):
+        reader.fine_delta_brackets(**args)

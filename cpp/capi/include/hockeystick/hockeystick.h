@@ -119,34 +119,35 @@ HS_API hs_status hs_pld_self_compose(const hs_pld* pld, long long count, hs_pld*
  * (hockeystick/pld/refine/own_grid.hpp): 1000 rounds of Laplace (scale 10) on the grid 1e-4 give
  * [21.6227875, 21.6227878] at delta 1e-8 where the plain composition gives [21.62097, 21.62371].  For a PLD made of
  * Poisson-subsampled Gaussians, where some direction's round-off charge passes a hundredth of delta (a delta near
- * the charge, about 1e-10 after 10^4 rounds), the plain composition's bracket is intersected with that of the same
- * factors composed under an exponential tilt (hockeystick/pld/refine/tilted_question.hpp; about 0.1 s more):
- * 14,100 rounds of sigma 1.1 at q = 256/60000 on the grid 1e-4 give [3.7409, 3.7412] at delta 1e-10 where the plain
- * composition gives [3.56, 4.94] (and [3.74094, 3.74104] with the run's read below).  The Poisson-subsampled Gaussian's add direction is read only where its screen
- * (its rounds composed on a grid 4 times coarser, cut at a tail sized to delta: hockeystick/pld/refine/
- * direction_screen.hpp) does not show it dominated by the remove direction, as in the refinements: the same
- * run gives [4.18008, 4.18335] at delta 1e-12.  A PLD of two or more rounds made of Poisson-subsampled Gaussians
- * at rates below 1 (by hs_pld_subsampled_gaussian, hs_pld_self_compose and hs_pld_compose) whose bracket is not
- * exact is also read as the run it describes, as the Python package reads it: one kind of round as
- * hs_subsampled_gaussian_epsilon at accuracy 1e-3, several under one tilt on grids of their own
- * (hockeystick/pld/refine/tilted_factors.hpp; seconds for a rare record): 10^6 rounds of sigma 0.6 at q = 1e-5 on the
- * grid 1e-4 give [1.07706, 1.07776] at delta 1e-10 where the grid alone gives [0, inf].  So the bracket of a run does
- * not depend on the grid it was built on, and is never looser than that grid's (hs_pld_composition_epsilon_bracket).
- * 0 < delta < 1; *upper is +inf where delta lies below what can be certified (a direction read's tail cut at
- * +infinity, 1e-15 a round for the mechanisms here, composed). */
+ * the charge, about 1e-10 after 10^4 rounds), the plain composition's bracket is first intersected with that of the
+ * same factors composed under an exponential tilt (hockeystick/pld/refine/tilted_question.hpp), the add direction
+ * read only where its screen (its rounds composed on a grid 4 times coarser, cut at a tail sized to delta:
+ * hockeystick/pld/refine/direction_screen.hpp) does not show it dominated by the remove direction.  A PLD of two or
+ * more rounds made of Poisson-subsampled Gaussians at rates below 1 (by hs_pld_subsampled_gaussian,
+ * hs_pld_self_compose and hs_pld_compose) whose bracket is not exact is then read as the run it describes, as the
+ * Python package reads it: one kind of round as hs_subsampled_gaussian_epsilon at accuracy 1e-3, several under one
+ * tilt on grids of their own (hockeystick/pld/refine/tilted_factors.hpp; seconds for a rare record).  14,100 rounds
+ * of sigma 1.1 at q = 256/60000 on the grid 1e-4 give [3.74094, 3.74104] at delta 1e-10 and [4.18008, 4.18019] at
+ * 1e-12 (the plain composition: [3.56, 4.94] and inf); 10^6 rounds of sigma 0.6 at q = 1e-5 give [1.07706, 1.07776]
+ * at delta 1e-10 where the grid alone gives [0, inf].  So the bracket of a run does not depend on the grid it was
+ * built on, and is never looser than that grid's (hs_pld_composition_epsilon_bracket).  The Gaussian mechanism
+ * itself (sampling_rate 1) composed over rounds is read as a composition that describes no run (the package reads
+ * it in closed form, as hs_theta_epsilon with r = sqrt(rounds) / sigma does exactly).  0 < delta < 1; *upper is +inf
+ * where delta lies below what can be certified (a direction read's tail cut at +infinity, 1e-15 a round for the
+ * mechanisms here, composed). */
 HS_API hs_status hs_pld_epsilon_bracket(const hs_pld* pld, double delta, double* lower, double* upper);
 
-/* The certified bracket [*lower, *upper] on delta(epsilon), the hockey-stick divergence at e^epsilon, over
- * both neighbouring directions.  A PLD of two or more rounds whose factors describe no run is read at epsilon > 0 as
- * the Python package reads it: on each side where the plain composition's charges pass 1e-4 of the plain delta, also
- * under the tilts of a ladder fixed in advance (hockeystick/pld/refine/own_grid_delta.hpp), the tilted compositions
- * held in the PLD from call to call (at most 2^21 window points, some 80 MB, freed with it): 1000 rounds of Laplace
- * (scale 10) on the grid 1e-4 give [1.043306e-8, 1.043307e-8] at epsilon 21.6 where the plain composition gives
- * [1.0399e-8, 1.0450e-8].  A PLD made of Poisson-subsampled Gaussians is, where some direction's round-off charge
+/* The certified bracket [*lower, *upper] on delta(epsilon), the hockey-stick divergence at e^epsilon, over both
+ * neighbouring directions.  A PLD of two or more rounds whose factors describe no run is read at epsilon > 0 as the
+ * Python package reads it: on each side where the plain composition's charges pass 1e-4 of the plain delta, also under
+ * the tilts of a ladder fixed in advance (hockeystick/pld/refine/own_grid_delta.hpp), the tilted compositions held in
+ * the PLD from call to call (2^21 window points, some 80 MB, besides the one last composed; freed with it): 1000 rounds
+ * of Laplace (scale 10) on the grid 1e-4 give [1.043306e-8, 1.043307e-8] at epsilon 21.6 where the plain composition
+ * gives [1.0399e-8, 1.0450e-8].  A PLD made of Poisson-subsampled Gaussians is, where some direction's round-off charge
  * passes a hundredth of the upper delta, also read under the tilt (as hs_pld_epsilon_bracket); one of two or more
- * rounds at rates below 1 is also read as the run it describes at a finite epsilon >= 0 where its bracket is not
- * exact: one kind of round as hs_subsampled_gaussian_delta at accuracy 1e-3, several under one tilt of their kinds on
- * the grid 5e-5.  epsilon any real, not NaN. */
+ * rounds at rates below 1 is also read as the run it describes at a finite epsilon >= 0 where its bracket is not exact:
+ * one kind of round as hs_subsampled_gaussian_delta at accuracy 1e-3, several under one tilt of their kinds on the grid
+ * 5e-5.  epsilon any real, not NaN. */
 HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double* lower, double* upper);
 
 /* The certified brackets of pld's own composition alone, on its grid and at its tail: hs_pld_epsilon_bracket and
@@ -194,26 +195,25 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
 
 /* epsilon at delta to an accuracy, in one call: the certified bracket [*lower, *upper] on the smallest epsilon >= 0
  * with delta(epsilon) <= delta of `rounds` rounds of the Poisson-subsampled Gaussian (sensitivity 1, noise standard
- * deviation sigma, sampling rate q, add/remove neighbours, both directions), refined until *upper - *lower <=
- * accuracy (HS_OK), or else, where no finer grid is worth building, returned wider, still certified, with
- * HS_ACCURACY_NOT_MET.  The grids are those of the Python package's SubsampledGaussianPLD(..., accuracy=accuracy):
- * the same start grid and ladder (hockeystick/pld/refine/grid_policy.hpp), the same next-grid rules
- * (pld/refine/epsilon_refinement.hpp); each grid's bracket is the plain composition's
- * (hs_pld_composition_epsilon_bracket's; each grid after the first, and the first below delta 1e-8, composed with the low band of
- * its many-round rows recomputed accurately, as the package's refinement composes them), intersected with the
- * earlier grids'.  Where that bracket is still wider than the accuracy (a delta near or below the plain composition's
- * round-off: about 1e-10 after 10^4 rounds), it is intersected with the tilted reads of the core
- * (pld/refine/tilted_question.hpp: each direction composed under an exponential tilt, the round-off charged relative
- * to the Chernoff bound), as the package's front door SubsampledGaussianPLD(...).epsilon(delta) reads it: 14,100
- * rounds of sigma 1.1 at q = 256/60000 give [3.7405, 3.7411] at delta 1e-10 and [4.1799, 4.1802] at 1e-12.  Where
- * the start grid's tilted windows pass the core's cap, the first of the grids 2.5e-5, 5e-5 and 1e-4 whose windows
- * fit is read instead.  The lower side is raised to the max-of-outputs test's (pld/reads/max_of_outputs.hpp: the
- * largest released value against a threshold, in closed form, no grid) and the aligned cells' read
- * (pld/refine/aligned_lower.hpp) where higher: 10^6 rounds of sigma 0.6 at q = 1e-5 give [1.07706, 1.07776] at
- * delta 1e-10 (with either FFT backend: both transform the bins many rounds amplify in long double), and at delta
- * 1e-5 [0.12937, 0.13024], where the refinement meets the accuracy alone.
- * An accuracy finer than 1e-3 (the calls' default) gives that bracket intersected with 1e-3's: never looser.
- * sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
+ * deviation sigma, sampling rate q, add/remove neighbours, both directions), refined until *upper - *lower <= accuracy
+ * (HS_OK), or else, where no finer grid is worth building, returned wider, still certified, with HS_ACCURACY_NOT_MET.
+ * The grids are those of the Python package's SubsampledGaussianPLD(..., accuracy=accuracy): the same start grid and
+ * ladder (hockeystick/pld/refine/grid_policy.hpp), the same next-grid rules (pld/refine/epsilon_refinement.hpp); each
+ * grid's bracket is the plain composition's (hs_pld_composition_epsilon_bracket's; each grid after the first, and the
+ * first below delta 1e-8, composed with the low band of its many-round rows recomputed accurately, as the package's
+ * refinement composes them), intersected with the earlier grids'.  Where that bracket is still wider than the accuracy
+ * (a delta near or below the plain composition's round-off: about 1e-10 after 10^4 rounds), it is intersected with the
+ * tilted reads of the core (pld/refine/tilted_question.hpp: each direction composed under an exponential tilt, the
+ * round-off charged relative to the Chernoff bound), as the package's front door
+ * SubsampledGaussianPLD(...).epsilon(delta) reads it: 14,100 rounds of sigma 1.1 at q = 256/60000 give [3.7405, 3.7411]
+ * at delta 1e-10 and [4.1799, 4.1802] at 1e-12.  Where the start grid's tilted windows pass the core's cap, the first
+ * of the grids 2.5e-5, 5e-5 and 1e-4 whose windows fit is read instead.  The lower side is raised to the max-of-outputs
+ * test's (pld/reads/max_of_outputs.hpp: the largest released value against a threshold, in closed form, no grid) and
+ * the aligned cells' read (pld/refine/aligned_lower.hpp) where higher: 10^6 rounds of sigma 0.6 at q = 1e-5 give
+ * [1.07706, 1.07776] at delta 1e-10 (with either FFT backend: both transform the bins many rounds amplify in long
+ * double), and at delta 1e-5 [0.12937, 0.13024], where the refinement meets the accuracy alone. An accuracy finer than
+ * 1e-3 (the calls' default) gives that bracket intersected with 1e-3's: never looser. sigma > 0 and finite, 0 <
+ * sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
                                                 double accuracy, double* lower, double* upper);
 
@@ -224,14 +224,15 @@ HS_API void hs_pld_free(hs_pld* pld);
  * `rounds` rounds of the Poisson-subsampled Gaussian (as hs_subsampled_gaussian_epsilon), refined until
  * (*upper - *lower) / max(*upper, 1e-9) <= accuracy (HS_OK), or else, where no finer grid is worth building,
  * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
- * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
- * is hs_pld_composition_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
- * max-of-outputs test's lower side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's); a bracket
- * not exact is then read by the package default's fine delta read (hockeystick/pld/refine/fine_delta.hpp: the grid
- * 5e-5 under a tilt, the binomial split of few sampled rounds), so both doors read one bracket: the README run at
- * epsilon 1 gives [0.0156338, 0.0156349] where the grids give [0.0156327, 0.0156370].  An
- * accuracy finer than 1e-3 gives that bracket intersected with 1e-3's, as the epsilon call does.  sigma > 0 and
- * finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
+ * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules
+ * (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket is hs_pld_composition_delta_bracket's,
+ * intersected with the earlier grids', and, where still wider than the accuracy, with the max-of-outputs test's lower
+ * side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's); a bracket not exact is then read by the
+ * package default's fine delta read (hockeystick/pld/refine/fine_delta.hpp: the grid 5e-5 under a tilt, the binomial
+ * split of few sampled rounds), so both doors read one bracket: the README run at epsilon 1 gives [0.0156338,
+ * 0.0156349] where the grids give [0.0156327, 0.0156370].  An accuracy finer than 1e-3 gives that bracket
+ * intersected with 1e-3's, as the epsilon call does.  sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <=
+ * 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);
 

@@ -165,7 +165,7 @@ class TiltedReader:
             max_points=int(max_points),
             tail=0.0 if tail is None else tail,
         )
-        self._split_rounds: dict[tuple[float, float, bool], Factor] = {}
+        self._split_rounds: dict[tuple[float, float], Factor] = {}
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
@@ -190,21 +190,16 @@ class TiltedReader:
         times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
         return self.core.add_screen(eps=eps, interval=h, level=delta, centre=centre)
 
-    def split_rounds(self, h: float, delta: float, optimistic: bool = True) -> Factor:
-        """One round of the remove direction on grid ``h``, discretized with the tail ``delta``
-        allows (``remove_tail``, or the reader's ``tail``), with its optimistic side where
-        ``optimistic``: the epsilon split read's (``split_bracket``), discretized once per
-        (grid, tail, side)."""
+    def split_rounds(self, h: float, delta: float) -> Factor:
+        """One round of the remove direction on grid ``h``, both sides, discretized with the tail
+        ``delta`` allows (``remove_tail``, or the reader's ``tail``): the epsilon split read's
+        (``split_bracket``), discretized once per (grid, tail)."""
         sigma, q, _, sensitivity = self.point
         tail = remove_tail(self.point, delta) if self.tail is None else self.tail
-        found = self._split_rounds.get((h, tail, True)) or self._split_rounds.get(
-            (h, tail, optimistic)
-        )
+        found = self._split_rounds.get((h, tail))
         if found is None:
-            found = one_direction(
-                (sigma, q, sensitivity), "remove", h, tail, optimistic, self.threads
-            )
-            self._split_rounds[(h, tail, optimistic)] = found
+            found = one_direction((sigma, q, sensitivity), "remove", h, tail, True, self.threads)
+            self._split_rounds[(h, tail)] = found
         return found
 
     def split_bracket(

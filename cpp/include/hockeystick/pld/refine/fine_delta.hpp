@@ -75,20 +75,23 @@ inline void split_delta_read(TiltedReader& reader, const std::vector<double>& ep
                              std::vector<double>& upper, double centre, double level, bool read_lower,
                              const SplitComposition& split) {
     const double h = kRareDeltaFineGrid;
-    const TiltedReader::Direction& d = reader.direction(h, true, reader.tail(true, level), read_lower);
     const double negligible = kTiltedTailShare * level;
     try {
+        const TiltedReader::Direction& d = reader.direction(h, true, reader.tail(true, level), read_lower);
         BinomialSplit remove({SplitSegment{factor_view(d.upper, true), reader.rounds()}}, h, true, centre, negligible,
                              negligible, split.fft, split.max_points);
         const std::vector<double> add = reader.add_screens(eps, h, level, centre);
-        for (std::size_t i = 0; i < eps.size(); ++i)
-            upper[i] = std::max(lower[i], std::min(upper[i], std::max(remove.delta(eps[i]), add[i])));
+        for (std::size_t i = 0; i < eps.size(); ++i) {
+            const double found = remove.delta(eps[i]);
+            if (!(std::isnan(found) || std::isnan(add[i])))  // a NaN bound bounds nothing
+                upper[i] = std::max(lower[i], std::min(upper[i], std::max(found, add[i])));
+        }
         if (read_lower) {
             BinomialSplit optimistic({SplitSegment{factor_view(d.lower, false), reader.rounds()}}, h, false, centre,
                                      negligible, negligible, split.fft, split.max_points);
             for (std::size_t i = 0; i < eps.size(); ++i) lower[i] = std::max(lower[i], optimistic.delta(eps[i]));
         }
-    } catch (const std::length_error&) {  // too many terms or points, a window past the cap
+    } catch (const std::length_error&) {  // too many cells, terms or points, a window past the cap
     } catch (const std::invalid_argument&) {  // nothing below the split, a term past the double range
     } catch (const std::overflow_error&) {  // a power of the bounds past the double range
     } catch (const std::domain_error&) {  // every kept term's scale 0
@@ -114,6 +117,22 @@ inline std::vector<double> taken(const std::vector<double>& all, const std::vect
     return out;
 }
 
+// The lower sides of the brackets at the indices `wide` raised to the tilted read of the optimistic rounds on
+// kRareDeltaFineGrid under the exponent's tilt at `centre`, the tails sized for `level` (TiltedReader::delta_lower);
+// as given where the rounds pass the cells.
+inline void optimistic_delta_read(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
+                                  std::vector<double>& upper, const std::vector<std::size_t>& wide, double centre,
+                                  double level) {
+    try {
+        const std::vector<double> low = reader.delta_lower(taken(eps, wide), kRareDeltaFineGrid, centre, level);
+        for (std::size_t j = 0; j < wide.size(); ++j) {
+            lower[wide[j]] = std::max(lower[wide[j]], low[j]);
+            upper[wide[j]] = std::max(lower[wide[j]], upper[wide[j]]);
+        }
+    } catch (const std::length_error&) {  // the rounds past the cells: the lower sides as given
+    }
+}
+
 // One bucket of the fine delta read (step 2 of the opening comment): the brackets at the indices `at` of eps, every
 // one with the same (centre, level), read in place.
 inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
@@ -136,11 +155,7 @@ inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& e
     }
     for (std::size_t j = 0; j < at.size(); ++j) upper[at[j]] = std::max(lower[at[j]], std::min(upper[at[j]], found[j]));
     const std::vector<std::size_t> wide = not_exact(at, eps, lower, upper, false);
-    if (tilted_lower && !wide.empty()) {
-        const std::vector<double> low = reader.delta_lower(taken(eps, wide), h, centre, level);
-        for (std::size_t j = 0; j < wide.size(); ++j) lower[wide[j]] = std::max(lower[wide[j]], low[j]);
-        for (const std::size_t i : at) upper[i] = std::max(lower[i], upper[i]);
-    }
+    if (tilted_lower && !wide.empty()) optimistic_delta_read(reader, eps, lower, upper, wide, centre, level);
     const std::vector<std::size_t> positive = not_exact(at, eps, lower, upper, true);
     if (!split || positive.empty()) return;
     std::vector<double> lo = taken(lower, positive), up = taken(upper, positive);
@@ -149,6 +164,32 @@ inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& e
         lower[positive[j]] = lo[j];
         upper[positive[j]] = up[j];
     }
+}
+
+// One pass of the fine delta read over the brackets at the indices `todo` (step 2 of the opening comment), in place:
+// those read in buckets of (centre, level); returns those to read again (kFineDeltaPasses).
+inline std::vector<std::size_t> fine_delta_pass(TiltedReader& reader, const std::vector<double>& eps,
+                                                std::vector<double>& lower, std::vector<double>& upper,
+                                                const std::vector<std::size_t>& todo, bool read_lower,
+                                                const SplitComposition& split) {
+    std::vector<std::pair<double, double>> keys;
+    for (const std::size_t i : todo) keys.emplace_back(tilted_delta_centre(eps[i]), tilted_delta_level(upper[i]));
+    const std::set<std::pair<double, double>> buckets(keys.begin(), keys.end());
+    for (const std::pair<double, double>& key : buckets) {
+        std::vector<std::size_t> at;
+        for (std::size_t j = 0; j < todo.size(); ++j)
+            if (keys[j] == key) at.push_back(todo[j]);
+        fine_delta_bucket(reader, eps, lower, upper, at, key.first, key.second, read_lower, split);
+    }
+    std::vector<std::size_t> again;  // where the tails' charge may still move the upper side
+    for (std::size_t j = 0; j < todo.size(); ++j) {
+        const std::size_t i = todo[j];
+        if (upper[i] > 0.0 && !exact_bracket(lower[i], upper[i]) &&
+            kTiltedTailShare * keys[j].second > kExactRelative * upper[i] &&
+            tilted_delta_level(upper[i]) < keys[j].second)
+            again.push_back(i);
+    }
+    return again;
 }
 
 // Each delta bracket (lower[i], upper[i]) at eps[i] of the reader's point with a finite eps, a positive upper side and
@@ -167,27 +208,8 @@ inline void fine_delta_brackets(TiltedReader& reader, const std::vector<double>&
     }
     todo = not_exact(todo, eps, lower, upper, false);
     try {
-        for (int pass = 0; pass < kFineDeltaPasses && !todo.empty(); ++pass) {
-            std::vector<std::pair<double, double>> keys;
-            for (const std::size_t i : todo)
-                keys.emplace_back(tilted_delta_centre(eps[i]), tilted_delta_level(upper[i]));
-            const std::set<std::pair<double, double>> buckets(keys.begin(), keys.end());
-            for (const std::pair<double, double>& key : buckets) {
-                std::vector<std::size_t> at;
-                for (std::size_t j = 0; j < todo.size(); ++j)
-                    if (keys[j] == key) at.push_back(todo[j]);
-                fine_delta_bucket(reader, eps, lower, upper, at, key.first, key.second, read_lower, split);
-            }
-            std::vector<std::size_t> again;  // read again where the tails' charge may still move the upper side
-            for (std::size_t j = 0; j < todo.size(); ++j) {
-                const std::size_t i = todo[j];
-                if (upper[i] > 0.0 && !exact_bracket(lower[i], upper[i]) &&
-                    kTiltedTailShare * keys[j].second > kExactRelative * upper[i] &&
-                    tilted_delta_level(upper[i]) < keys[j].second)
-                    again.push_back(i);
-            }
-            todo = std::move(again);
-        }
+        for (int pass = 0; pass < kFineDeltaPasses && !todo.empty(); ++pass)
+            todo = fine_delta_pass(reader, eps, lower, upper, todo, read_lower, split);
     } catch (...) {
         reader.keep_windows(kTiltDeltaWindowPoints);
         throw;

@@ -189,6 +189,9 @@ inline std::pair<double, double> own_grid_bracket(const std::vector<OwnGridDirec
     if (std::none_of(plain.begin(), plain.end(),
                      [](const OwnGridPlainSide& s) { return s.read_upper || s.read_lower; }))
         return {lower, upper};
+    // a NaN plain side bounds nothing: the bracket as given (and no sort over it)
+    if (std::any_of(plain.begin(), plain.end(), [](const OwnGridPlainSide& s) { return std::isnan(s.upper); }))
+        return {lower, upper};
     std::vector<std::size_t> order(plain.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),

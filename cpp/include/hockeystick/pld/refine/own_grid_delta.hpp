@@ -35,6 +35,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <list>
 #include <map>
 #include <memory>
@@ -65,15 +66,36 @@ inline double own_grid_ladder_tilt(const std::vector<CountedPmf>& terms, double 
     return tilt_rung(rung);
 }
 
-// What a composition reads of one side's terms: per term its count, grid, mass at +infinity, loss shift and masses,
-// and the side; equal keys compose to the same window.
+// A 128-bit digest of n masses (two independent 64-bit hashes of their bit patterns, each word mixed by SplitMix64's
+// finalizer: Steele, Lea & Flood, OOPSLA 2014), as four 32-bit halves held exactly in doubles.
+inline std::vector<double> own_grid_masses_digest(const double* p, std::size_t n) {
+    const auto mix = [](std::uint64_t x) {
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        return x ^ (x >> 31);
+    };
+    std::uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xd1b54a32d192ed03ULL;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, p + i, sizeof w);
+        a = mix(a ^ w) + 0x9e3779b97f4a7c15ULL;
+        b = mix(b + w * 0xff51afd7ed558ccdULL) ^ (b >> 17);
+    }
+    return {static_cast<double>(a >> 32), static_cast<double>(a & 0xffffffffULL), static_cast<double>(b >> 32),
+            static_cast<double>(b & 0xffffffffULL)};
+}
+
+// What a composition reads of one side's terms: per term its count, grid, mass at +infinity, loss shift, size and a
+// 128-bit digest of its masses (own_grid_masses_digest: a key of a few doubles, not a copy of the masses, however
+// many compositions are held), and the side; equal keys compose to the same window.
 inline std::vector<double> own_grid_terms_key(const std::vector<CountedPmf>& terms, bool pessimistic) {
     std::vector<double> key{pessimistic ? 1.0 : 0.0};
     for (const CountedPmf& t : terms) {
         const GridPMF& p = *t.pmf;
         key.insert(key.end(), {static_cast<double>(t.count), static_cast<double>(p.k_lo), p.h, p.p_inf, p.loss_shift,
                                static_cast<double>(p.p.size())});
-        key.insert(key.end(), p.p.begin(), p.p.end());
+        const std::vector<double> digest = own_grid_masses_digest(p.p.data(), p.p.size());
+        key.insert(key.end(), digest.begin(), digest.end());
     }
     return key;
 }
