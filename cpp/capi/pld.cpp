@@ -479,6 +479,68 @@ std::pair<double, double> with_own_grid_delta(const hs_pld& p, double epsilon, s
     return plain;
 }
 
+// The certified epsilon bracket at delta of hs_pld_epsilon_bracket (the opening comment): the plain bracket, read
+// by the own-grid read where p describes no run, else under the tilt where charge-limited and then as its run.
+std::pair<double, double> run_epsilon_read(const hs_pld& p, double delta) {
+    const std::vector<std::size_t> dirs = epsilon_directions(p, delta);
+    std::pair<double, double> b = epsilon_bracket_of(p, dirs, delta);
+    const std::vector<pld::TiltedSegment> run = p.rounds > 1 ? run_of(p) : std::vector<pld::TiltedSegment>{};
+    if (run.empty()) {  // no run described: the own-grid read, as the package's
+        if (composed_rounds(p)) b = with_own_grid_epsilon(p, dirs, delta, b);
+    } else if (charge_limited(p, dirs, delta))
+        b = with_tilted_reads(
+            p, dirs, b,
+            [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
+                return pld::tilted_direction_epsilon(ups, lows, delta, b.second, fft, pld::kTiltMaxPoints);
+            },
+            [&](std::size_t d, double lower, pld::RealFftBackend& fft) {
+                return dirs.front() == 0 && p.screened(d) && tilted_screen_clears(p, d, delta, lower, fft);
+            });
+    if (!run.empty() && !(std::isfinite(b.second) && pld::exact_bracket(b.first, b.second)))  // the run's read
+        b = with_run_epsilon(run, delta, b);
+    return b;
+}
+
+// The certified delta bracket at epsilon of hs_pld_delta_bracket (the opening comment), as run_epsilon_read.
+std::pair<double, double> run_delta_read(const hs_pld& p, double epsilon) {
+    std::pair<double, double> b = hockeystick_c::plain_delta_bracket(p, epsilon);
+    const std::vector<std::size_t> dirs = hockeystick_c::every_direction(*p.composition);
+    const std::vector<pld::TiltedSegment> run = p.rounds > 1 ? run_of(p) : std::vector<pld::TiltedSegment>{};
+    if (run.empty()) {  // no run described: the own-grid read, as the package's
+        if (composed_rounds(p) && std::isfinite(epsilon) && epsilon > 0.0) b = with_own_grid_delta(p, epsilon, b);
+    } else if (b.second > 0.0 && charge_limited(p, dirs, b.second))
+        b = with_tilted_reads(
+            p, dirs, b,
+            [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
+                return pld::tilted_direction_delta(ups, lows, epsilon, epsilon, fft, pld::kTiltMaxPoints);
+            },
+            [](std::size_t, double, pld::RealFftBackend&) { return false; });
+    if (!run.empty() && std::isfinite(epsilon) && epsilon >= 0.0)  // the run's read
+        b = with_run_delta(run, epsilon, b);
+    return b;
+}
+
+// The arguments' rules of the bracket calls.
+void require_delta(double delta) {
+    require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
+}
+void require_epsilon(double epsilon) { require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon); }
+
+// A bracket call of the header: its outputs and handle checked, then read(*p) (which checks its own argument first)
+// written to *lower and *upper; nothing written on a refusal.
+template <class Read>
+hs_status bracket_call(const hs_pld* p, double* lower, double* upper, Read read) {
+    return guarded([&] {
+        require_output(lower, "lower");
+        require_output(upper, "upper");
+        require_handle(p);
+        const std::pair<double, double> b = read(*p);
+        *lower = b.first;
+        *upper = b.second;
+        return HS_OK;
+    });
+}
+
 }  // namespace
 
 namespace hockeystick_c {
@@ -546,82 +608,30 @@ hs_status hs_pld_self_compose(const hs_pld* p, long long count, hs_pld** out) {
 }
 
 hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, double* upper) {
-    return guarded([&] {
-        require_output(lower, "lower");
-        require_output(upper, "upper");
-        require_handle(p);
-        require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
-        const std::vector<std::size_t> dirs = epsilon_directions(*p, delta);
-        std::pair<double, double> b = epsilon_bracket_of(*p, dirs, delta);
-        const std::vector<pld::TiltedSegment> run = p->rounds > 1 ? run_of(*p) : std::vector<pld::TiltedSegment>{};
-        if (run.empty()) {  // no run described: the own-grid read, as the package's
-            if (composed_rounds(*p)) b = with_own_grid_epsilon(*p, dirs, delta, b);
-        } else if (charge_limited(*p, dirs, delta))
-            b = with_tilted_reads(
-                *p, dirs, b,
-                [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
-                    return pld::tilted_direction_epsilon(ups, lows, delta, b.second, fft, pld::kTiltMaxPoints);
-                },
-                [&](std::size_t d, double lower, pld::RealFftBackend& fft) {
-                    return dirs.front() == 0 && p->screened(d) && tilted_screen_clears(*p, d, delta, lower, fft);
-                });
-        if (!run.empty() && !(std::isfinite(b.second) && pld::exact_bracket(b.first, b.second)))  // the run's read
-            b = with_run_epsilon(run, delta, b);
-        *lower = b.first;
-        *upper = b.second;
-        return HS_OK;
+    return bracket_call(p, lower, upper, [&](const hs_pld& h) {
+        require_delta(delta);
+        return run_epsilon_read(h, delta);
     });
 }
 
 hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, double* upper) {
-    return guarded([&] {
-        require_output(lower, "lower");
-        require_output(upper, "upper");
-        require_handle(p);
-        require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
-        std::pair<double, double> b = hockeystick_c::plain_delta_bracket(*p, epsilon);
-        const std::vector<std::size_t> dirs = hockeystick_c::every_direction(*p->composition);
-        const std::vector<pld::TiltedSegment> run = p->rounds > 1 ? run_of(*p) : std::vector<pld::TiltedSegment>{};
-        if (run.empty()) {  // no run described: the own-grid read, as the package's
-            if (composed_rounds(*p) && std::isfinite(epsilon) && epsilon > 0.0) b = with_own_grid_delta(*p, epsilon, b);
-        } else if (b.second > 0.0 && charge_limited(*p, dirs, b.second))
-            b = with_tilted_reads(
-                *p, dirs, b,
-                [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
-                    return pld::tilted_direction_delta(ups, lows, epsilon, epsilon, fft, pld::kTiltMaxPoints);
-                },
-                [](std::size_t, double, pld::RealFftBackend&) { return false; });
-        if (!run.empty() && std::isfinite(epsilon) && epsilon >= 0.0)  // the run's read
-            b = with_run_delta(run, epsilon, b);
-        *lower = b.first;
-        *upper = b.second;
-        return HS_OK;
+    return bracket_call(p, lower, upper, [&](const hs_pld& h) {
+        require_epsilon(epsilon);
+        return run_delta_read(h, epsilon);
     });
 }
 
 hs_status hs_pld_composition_epsilon_bracket(const hs_pld* p, double delta, double* lower, double* upper) {
-    return guarded([&] {
-        require_output(lower, "lower");
-        require_output(upper, "upper");
-        require_handle(p);
-        require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
-        const std::pair<double, double> b = hockeystick_c::plain_epsilon_bracket(*p, delta);
-        *lower = b.first;
-        *upper = b.second;
-        return HS_OK;
+    return bracket_call(p, lower, upper, [&](const hs_pld& h) {
+        require_delta(delta);
+        return hockeystick_c::plain_epsilon_bracket(h, delta);
     });
 }
 
 hs_status hs_pld_composition_delta_bracket(const hs_pld* p, double epsilon, double* lower, double* upper) {
-    return guarded([&] {
-        require_output(lower, "lower");
-        require_output(upper, "upper");
-        require_handle(p);
-        require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
-        const std::pair<double, double> b = hockeystick_c::plain_delta_bracket(*p, epsilon);
-        *lower = b.first;
-        *upper = b.second;
-        return HS_OK;
+    return bracket_call(p, lower, upper, [&](const hs_pld& h) {
+        require_epsilon(epsilon);
+        return hockeystick_c::plain_delta_bracket(h, epsilon);
     });
 }
 

@@ -28,39 +28,26 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 
-from .capi_library import with_pld_calls
+from .capi_library import made, with_mechanisms
 from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
 
 pytestmark = (
     pytest.mark.slow
 )  # conftest.py's capi_build configures and compiles the library, once per run
 
-_D = ctypes.c_double
 _LL = ctypes.c_longlong
 _PLD = ctypes.c_void_p
-_OUT = ctypes.POINTER(_PLD)
 mpmath.mp.dps = 50
 
 
 @pytest.fixture(scope="module")
 def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the mechanisms' calls declared."""
-    library = with_pld_calls(capi_build())
-    library.lib.hs_pld_compose.argtypes = [_PLD, _PLD, _OUT]
-    library.lib.hs_pld_laplace.argtypes = [_D, _D, _D, _D, _OUT]
-    library.lib.hs_pld_fixed_size_gaussian.argtypes = [_D, _LL, _LL, _D, _D, _OUT]
-    return library
-
-
-def _made(lib: Library, call: str, *args: object) -> _PLD:
-    out = _PLD()
-    status = getattr(lib.lib, call)(*args, ctypes.byref(out))
-    assert status == HS_OK, f"{call}{args}: {lib.last_error()}"
-    return out
+    return with_mechanisms(capi_build())
 
 
 def _composed(lib: Library, a: _PLD, b: _PLD) -> _PLD:
-    return _made(lib, "hs_pld_compose", a, b)
+    return made(lib, "hs_pld_compose", a, b)
 
 
 def _rounds(lib: Library, handle: _PLD) -> int:
@@ -134,7 +121,7 @@ def _laplace_then_gaussian_delta(scale: float, sigma: float, eps: float) -> floa
 def test_one_round_laplace_is_the_packages_bit_for_bit_and_holds_the_closed_form(
     lib, scale, sensitivity, h
 ):
-    handle = _made(lib, "hs_pld_laplace", scale, sensitivity, 1.0, h)
+    handle = made(lib, "hs_pld_laplace", scale, sensitivity, 1.0, h)
     python = pld.laplace(scale, sensitivity=sensitivity, value_discretization_interval=h)
     a = mpmath.mpf(sensitivity) / scale
     try:
@@ -160,7 +147,7 @@ def test_one_round_laplace_is_the_packages_bit_for_bit_and_holds_the_closed_form
 def test_one_round_fixed_size_gaussian_is_the_packages_bit_for_bit_and_holds_the_exact_profile(
     lib, sigma, batch_size, n, sensitivity, h
 ):
-    handle = _made(lib, "hs_pld_fixed_size_gaussian", sigma, batch_size, n, sensitivity, h)
+    handle = made(lib, "hs_pld_fixed_size_gaussian", sigma, batch_size, n, sensitivity, h)
     python = pld.fixed_size_subsampled_gaussian(
         sigma, batch_size, n, sensitivity=sensitivity, value_discretization_interval=h
     )
@@ -220,7 +207,7 @@ def test_one_round_subsampled_laplace_is_the_packages_bit_for_bit_and_holds_the_
 ):
     """The package's subsampled_laplace and the C call make their cells with one core function
     (pld/mechanisms/laplace_mixture.hpp): one round's brackets are equal bit for bit, and hold the exact delta."""
-    handle = _made(lib, "hs_pld_laplace", scale, sensitivity, q, h)
+    handle = made(lib, "hs_pld_laplace", scale, sensitivity, q, h)
     python = pld.subsampled_laplace(
         scale, q, sensitivity=sensitivity, value_discretization_interval=h
     )
@@ -274,7 +261,7 @@ def test_a_gaussian_composed_with_a_gaussian_is_the_gaussian_of_the_summed_radiu
 
 @pytest.mark.parametrize(("scale", "sigma", "h"), [(2.0, 1.5, 1e-3), (1.0, 0.8, 1e-4)])
 def test_laplace_composed_with_gaussian_holds_the_exact_delta(lib, scale, sigma, h):
-    laplace = _made(lib, "hs_pld_laplace", scale, 1.0, 1.0, h)
+    laplace = made(lib, "hs_pld_laplace", scale, 1.0, 1.0, h)
     gaussian = lib.subsampled_gaussian(sigma, 1.0, h)
     both = _composed(lib, laplace, gaussian)
     dist = pld.laplace(scale, value_discretization_interval=h).compose(
@@ -300,10 +287,10 @@ def test_three_mechanisms_with_two_directions_compose_as_in_the_package(lib):
     one direction of the fixed-size mechanism (the package's pairing), over rounds of each."""
     h = 1e-3
     poisson = lib.subsampled_gaussian(1.0, 0.05, h, 200)
-    laplace = _made(lib, "hs_pld_laplace", 4.0, 1.0, 0.2, h)
+    laplace = made(lib, "hs_pld_laplace", 4.0, 1.0, 0.2, h)
     laplace_rounds = _PLD()
     assert lib.lib.hs_pld_self_compose(laplace, 3, ctypes.byref(laplace_rounds)) == HS_OK
-    fixed = _made(lib, "hs_pld_fixed_size_gaussian", 2.0, 10, 1000, 1.0, h)
+    fixed = made(lib, "hs_pld_fixed_size_gaussian", 2.0, 10, 1000, 1.0, h)
     first = _composed(lib, poisson, laplace_rounds)
     every = _composed(lib, first, fixed)
     dist = (
@@ -327,8 +314,8 @@ def test_a_pld_composed_with_itself_is_its_self_composition_bit_for_bit(lib):
     """Terms of one factor merge (their counts add, as the package's compose merges them): a composed with a is
     the handle of a's self-composition twice."""
     h = 1e-3
-    fixed = _made(lib, "hs_pld_fixed_size_gaussian", 1.2, 5, 100, 1.0, h)
-    laplace = _made(lib, "hs_pld_laplace", 3.0, 1.0, 1.0, h)
+    fixed = made(lib, "hs_pld_fixed_size_gaussian", 1.2, 5, 100, 1.0, h)
+    laplace = made(lib, "hs_pld_laplace", 3.0, 1.0, 1.0, h)
     mixed = _composed(lib, fixed, laplace)
     twice, doubled = _composed(lib, mixed, mixed), _PLD()
     assert lib.lib.hs_pld_self_compose(mixed, 2, ctypes.byref(doubled)) == HS_OK

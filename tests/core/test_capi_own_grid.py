@@ -24,17 +24,14 @@ import pytest
 
 import hockeystick.pld as pld
 
-from .capi_library import with_pld_calls
-from .test_capi import HS_OK, Library
+from .capi_library import made, with_mechanisms
+from .test_capi import Library
 
 pytestmark = (
     pytest.mark.slow
 )  # conftest.py's capi_build configures and compiles the library, once per run
 
-_D = ctypes.c_double
-_LL = ctypes.c_longlong
 _PLD = ctypes.c_void_p
-_OUT = ctypes.POINTER(_PLD)
 
 # (mechanism, grid) -> the two epsilons of the delta reads (near the upper epsilons at delta 1e-8 and 1e-10)
 CASES = {
@@ -57,23 +54,12 @@ LOOSER_THAN_DP_ACCOUNTING = {("subsampled_laplace", 1e-4, 1e-8)}
 @pytest.fixture(scope="module")
 def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the mechanisms' calls declared."""
-    library = with_pld_calls(capi_build())
-    library.lib.hs_pld_compose.argtypes = [_PLD, _PLD, _OUT]
-    library.lib.hs_pld_laplace.argtypes = [_D, _D, _D, _D, _OUT]
-    library.lib.hs_pld_fixed_size_gaussian.argtypes = [_D, _LL, _LL, _D, _D, _OUT]
-    return library
-
-
-def _made(lib: Library, call: str, *args: object) -> _PLD:
-    out = _PLD()
-    status = getattr(lib.lib, call)(*args, ctypes.byref(out))
-    assert status == HS_OK, f"{call}{args}: {lib.last_error()}"
-    return out
+    return with_mechanisms(capi_build())
 
 
 def _rounds_of(lib: Library, one: _PLD, count: int) -> _PLD:
     """``count`` rounds of the handle ``one`` (freed)."""
-    composed = _made(lib, "hs_pld_self_compose", one, count)
+    composed = made(lib, "hs_pld_self_compose", one, count)
     lib.lib.hs_pld_free(one)
     return composed
 
@@ -81,16 +67,16 @@ def _rounds_of(lib: Library, one: _PLD, count: int) -> _PLD:
 def _c_handle(lib: Library, mechanism: str, h: float) -> _PLD:
     """The library's handle of the case."""
     if mechanism == "laplace":
-        return _rounds_of(lib, _made(lib, "hs_pld_laplace", 10.0, 1.0, 1.0, h), 1000)
+        return _rounds_of(lib, made(lib, "hs_pld_laplace", 10.0, 1.0, 1.0, h), 1000)
     if mechanism == "subsampled_laplace":
-        return _rounds_of(lib, _made(lib, "hs_pld_laplace", 1.0, 1.0, 0.01, h), 5000)
+        return _rounds_of(lib, made(lib, "hs_pld_laplace", 1.0, 1.0, 0.01, h), 5000)
     if mechanism == "fixed_size":
         return _rounds_of(
-            lib, _made(lib, "hs_pld_fixed_size_gaussian", 1.1, 256, 60_000, 1.0, h), 5000
+            lib, made(lib, "hs_pld_fixed_size_gaussian", 1.1, 256, 60_000, 1.0, h), 5000
         )
-    gaussian = _made(lib, "hs_pld_subsampled_gaussian", 1.1, 0.01, h)
-    laplace = _made(lib, "hs_pld_laplace", 10.0, 1.0, 1.0, h)
-    both = _made(lib, "hs_pld_compose", gaussian, laplace)
+    gaussian = made(lib, "hs_pld_subsampled_gaussian", 1.1, 0.01, h)
+    laplace = made(lib, "hs_pld_laplace", 10.0, 1.0, 1.0, h)
+    both = made(lib, "hs_pld_compose", gaussian, laplace)
     lib.lib.hs_pld_free(gaussian)
     lib.lib.hs_pld_free(laplace)
     return _rounds_of(lib, both, 2000)
