@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine import question, tilted_question
 
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
@@ -140,3 +141,16 @@ def test_the_core_read_refuses_what_it_cannot_read(given, message):
     reader = tilted_question.TiltedReader((1.0, 0.01, 10.0, 1.0)).core
     with pytest.raises(ValueError, match=message):
         reader.fine_delta_brackets(**args)
+
+
+def test_a_fine_grid_the_round_cannot_resolve_leaves_the_bracket_given():
+    """One round of sigma 0.5 at q = 1 - 1e-16, eps 40: the fine grid 5e-5 is finer than that round's loss edges
+    resolve in doubles, so the fine read's optimistic side cannot be discretized there; the default answers with the
+    bracket read so far (certified: it holds the closed form, mpmath) instead of refusing a grid the caller never
+    gave."""
+    sigma, q, eps = 0.5, 1.0 - 1e-16, 40.0
+    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1).delta(
+        eps, bound="both"
+    )
+    truth = exact_one_round(sigma, q, eps)
+    assert 0.0 < lower <= truth <= upper

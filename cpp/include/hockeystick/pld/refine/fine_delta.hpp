@@ -119,7 +119,7 @@ inline std::vector<double> taken(const std::vector<double>& all, const std::vect
 
 // The lower sides of the brackets at the indices `wide` raised to the tilted read of the optimistic rounds on
 // kRareDeltaFineGrid under the exponent's tilt at `centre`, the tails sized for `level` (TiltedReader::delta_lower);
-// as given where the rounds pass the cells.
+// as given where the rounds pass the cells or the grid is finer than their loss edges resolve.
 inline void optimistic_delta_read(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
                                   std::vector<double>& upper, const std::vector<std::size_t>& wide, double centre,
                                   double level) {
@@ -130,6 +130,7 @@ inline void optimistic_delta_read(TiltedReader& reader, const std::vector<double
             upper[wide[j]] = std::max(lower[wide[j]], upper[wide[j]]);
         }
     } catch (const std::length_error&) {  // the rounds past the cells: the lower sides as given
+    } catch (const std::invalid_argument&) {  // a grid finer than the rounds' loss edges resolve: as given
     }
 }
 
