@@ -21,6 +21,7 @@ void register_pld_allocation(py::module_ m);
 void register_pld_refine(py::module_ m);
 void register_pld_tilted_factors(py::module_ m);
 void register_pld_own_grid(py::module_ m);
+void register_pld_rare_finer_grids(py::module_ m);
 void register_pld_max_of_outputs(py::module_ m);
 void register_pld_tilted_charge(py::module_ m);
 void register_pld_tilted_read(py::module_ m);
@@ -57,4 +58,5 @@ PYBIND11_MODULE(_core, m) {
     register_pld_screened_step(m.attr("pld_refine").cast<py::module_>());
     register_pld_tilted_factors(m.attr("pld_refine").cast<py::module_>());
     register_pld_own_grid(m.attr("pld_refine").cast<py::module_>());
+    register_pld_rare_finer_grids(m.attr("pld_refine").cast<py::module_>());
 }

@@ -566,3 +566,30 @@ def test_two_composed_mechanisms_read_under_one_tilt_overlap_the_packages_tilted
     finally:
         for handle in (a, b, both):
             lib.lib.hs_pld_free(handle)
+
+
+@pytest.mark.parametrize(
+    "sigma, q, rounds, delta",
+    [
+        (0.5, 1e-4, 10**4, 1e-8),  # within the tolerance: the aligned cells' tight read, about 2 CPU s
+        pytest.param(0.5, 1e-6, 10**8, 1e-8, marks=pytest.mark.slow),  # the finer grids, about 15 CPU s
+    ],
+)
+def test_rare_participation_the_c_epsilon_call_makes_the_front_doors_last_reads(
+    lib, sigma, q, rounds, delta
+):
+    """Rare participation's last reads (pld/refine/rare_finer_grids.hpp) in the C epsilon call as in
+    the front door's default: at sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8 the C bracket met the
+    accuracy at [3.5795407, 3.5796268], a lower side the aligned cells' tight read raises to the
+    front door's 3.5796156; at sigma 0.5, q 1e-6, 10^8 rounds, delta 1e-8 it was [0.96529, 0.97038],
+    HS_ACCURACY_NOT_MET, 3.5e-3 above the front door's upper side, and the finer grids bring it to
+    the front door's.  Each side within 1e-8 of the front door's (the FFT backends' round-off), the
+    bracket within a sixteenth of the default tolerance of the first, within it at the second."""
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(
+        delta, bound="both"
+    )
+    assert status == HS_OK
+    assert abs(lower - float(front[0])) <= 1e-8 and abs(upper - float(front[1])) <= 1e-8
+    tolerance = max(1e-3, 2.5e-4 * upper)
+    assert upper - lower <= (tolerance / 16 if q == 1e-4 else tolerance)

@@ -2,7 +2,8 @@
 of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
 (cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
 (cpp/bindings/register_pld_tilted_factors.cpp); the own-grid epsilon and delta brackets of a composed PLD
-whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp)."""
+whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp); rare participation's last epsilon
+reads (cpp/bindings/register_pld_rare_finer_grids.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -616,3 +617,35 @@ class OwnGridDeltas:
 def _own_grid_tilts(
     terms: Sequence[tuple[Any, int]], *, eps: float, delta: float
 ) -> tuple[float, float]: ...
+
+# rare participation's last epsilon reads (cpp/bindings/register_pld_rare_finer_grids.cpp)
+finer_first_grid: float
+finer_tight_share: float
+finer_lower_grids: tuple[float, float]
+finer_upper_max_points: int
+finer_lower_max_points: int
+finer_lower_window_ratio: float
+
+def rare_finer_brackets(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: npt.ArrayLike,
+    lower: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    max_cells: int,
+    upper_max_points: int = ...,
+    lower_max_points: int = ...,
+    workers: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def finer_lower_grid(*, window: int, max_points: int = ...) -> float: ...
+def finer_halvings(
+    *, first: float, second: float, lower: float, window: int, max_points: int = ...
+) -> int: ...
+def finer_applies(
+    *, sampling_rate: float, rounds: int, delta: float, lower: float, upper: float
+) -> bool: ...
+def tight_applies(
+    *, sampling_rate: float, rounds: int, delta: float, lower: float, upper: float
+) -> bool: ...

@@ -108,7 +108,7 @@ def test_the_rare_run_default_reads_the_cores_rare_reads(
     """About 7 CPU s each.  sigma 0.6, q 1e-5, 10^6 rounds (issue 90's rare run): the default's
     bracket is the core's rare reads' (``rare_upper``: the uncut windows on 1.25e-5, the read the C
     library's epsilon call makes at accuracy 1e-4, tests/core/test_capi_tilted.py; then the aligned
-    cells' lower side on that grid, ``rare_finer_grids.tight_bracket``), within 1e-9 of each side
+    cells' lower side on that grid, the core's ``tight_bracket`` of rare_finer_grids.hpp), within 1e-9 of each side
     read here: without the core's upper read the fine read's 1.077652 and 1.908132 stand."""
     found = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
         delta, bound="both"

@@ -15,18 +15,16 @@ import math
 import numpy as np
 import pytest
 
+from hockeystick import _core
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import question, rare_finer_grids, tilted_question
+from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
-from hockeystick.pld.refine.rare_finer_grids import (
-    FIRST_INTERVAL,
-    finer_bracket,
-    lower_grid,
-    upper_halvings,
-)
+from hockeystick.pld.refine.rare_finer_grids import FIRST_INTERVAL, finer_bracket, finer_brackets
 
-from .tilted_windows import composed, remove_round
+from .tilted_windows import composed, remove_round, upper_read
+
+CORE = _core.pld_refine
 
 # sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its window on FIRST_INTERVAL / 2 passes the tilted
 # reads' cap (2^22), and dp_accounting composes it in about a second
@@ -45,14 +43,15 @@ def references(point: tuple[float, float, float, float], delta: float) -> tuple[
 
 
 def test_the_lower_grid_is_the_finest_whose_estimated_window_fits() -> None:
-    cap, ratio = rare_finer_grids.LOWER_MAX_POINTS, rare_finer_grids.LOWER_WINDOW_RATIO
-    finest, coarsest = rare_finer_grids.LOWER_INTERVALS
+    cap, ratio = CORE.finer_lower_max_points, CORE.finer_lower_window_ratio
+    finest, coarsest = CORE.finer_lower_grids
+    assert finest == FIRST_INTERVAL / 2 and coarsest == FIRST_INTERVAL
     # the finest grid's window is ratio x (FIRST_INTERVAL / finest) times the upper read's
     fits_finest = int(cap / (ratio * FIRST_INTERVAL / finest))
-    assert lower_grid(fits_finest) == finest
-    assert lower_grid(fits_finest + 1) == coarsest
-    assert lower_grid(int(cap / ratio) + 1) is None
-    assert lower_grid(0) is None
+    assert CORE.finer_lower_grid(window=fits_finest) == finest
+    assert CORE.finer_lower_grid(window=fits_finest + 1) == coarsest
+    assert CORE.finer_lower_grid(window=int(cap / ratio) + 1) == 0.0  # none fits
+    assert CORE.finer_lower_grid(window=0) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -70,11 +69,15 @@ def test_the_lower_grid_is_the_finest_whose_estimated_window_fits() -> None:
 def test_upper_halvings_meets_the_target_or_takes_the_finest_grid_that_fits(
     first: float, second: float, lower: float, halvings: int
 ) -> None:
-    assert upper_halvings(first, second, lower, 1000) == halvings
+    assert CORE.finer_halvings(first=first, second=second, lower=lower, window=1000) == halvings
+
+
+def upper_halvings(first: float, second: float, lower: float, window: int) -> int:
+    return int(CORE.finer_halvings(first=first, second=second, lower=lower, window=window))
 
 
 def test_upper_halvings_is_bounded_by_the_window_cap() -> None:
-    cap = rare_finer_grids.UPPER_MAX_POINTS
+    cap = CORE.finer_upper_max_points
     # a grid 2^(k + 1) times finer than FIRST_INTERVAL holds 2^(k + 1) times the window
     assert upper_halvings(2.04, 2.02, 2.0, cap // 8) == 2
     assert upper_halvings(2.04, 2.02, 2.0, cap // 4) == 1
@@ -109,9 +112,7 @@ def test_the_capped_reader_reads_past_the_tilted_cap_on_the_safe_side_of_the_ref
     that test's bound."""
     test, rdp = references(CHEAP_POINT, CHEAP_DELTA)
     h = FIRST_INTERVAL
-    upper, window = rare_finer_grids.upper_read(
-        rare_finer_grids.upper_reader(CHEAP_POINT), CHEAP_DELTA, h, rdp, test
-    )
+    upper, window = upper_read(CHEAP_POINT, CHEAP_DELTA, h, rdp, test)
     # the premise: the window read holds more points than the tilted reads' cap allows
     assert window > tilted_question.MAX_POINTS
     # certified upper side: above the max-of-outputs test's bound, below the RDP conversion
@@ -121,12 +122,21 @@ def test_the_capped_reader_reads_past_the_tilted_cap_on_the_safe_side_of_the_ref
 
 
 @pytest.mark.slow
-def test_no_upper_read_where_the_cap_refuses_every_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rare_finer_grids, "UPPER_MAX_POINTS", 1000)
-    monkeypatch.setattr(rare_finer_grids, "LOWER_MAX_POINTS", 1000)
+def test_no_upper_read_where_the_cap_refuses_every_window() -> None:
     test, rdp = references(WIDE_POINT, WIDE_DELTA)
     # the windows all pass 1000 points: each side stays as given
-    assert finer_bracket(WIDE_POINT, WIDE_DELTA, test, rdp) == (test, rdp)
+    found = finer_brackets(
+        WIDE_POINT,
+        np.array([WIDE_DELTA]),
+        np.array([test]),
+        np.array([rdp]),
+        upper_max_points=1000,
+        lower_max_points=1000,
+    )
+    assert (float(found[0][0]), float(found[1][0])) == (test, rdp)
+    # under the core's caps the same bracket narrows on both sides
+    lower, upper = finer_bracket(WIDE_POINT, WIDE_DELTA, test, rdp)
+    assert test < lower <= upper < rdp
 
 
 def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_charged() -> None:
@@ -138,9 +148,7 @@ def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_charged() -> 
     between the references."""
     point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
     h, cap = 2.5e-5, 1_500_000
-    found, window = rare_finer_grids.upper_read(
-        rare_finer_grids.upper_reader(point, max_points=cap), delta, h, start, least
-    )
+    found, window = upper_read(point, delta, h, start, least, max_points=cap)
     assert window <= cap
     _, factor = remove_round(point, h, delta, optimistic=False)
     lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
@@ -171,12 +179,39 @@ def test_a_read_after_a_coarser_grid_showed_the_cut_reads_the_uncut_window_first
     cut showed); the same certified answer, bit for bit, its least window (the one read first) the
     uncut one where it fits."""
     point, delta, start, least = (0.6, 1e-5, 1e6, 1.0), 1e-10, 1.0785, 1.07706
-    fresh = rare_finer_grids.upper_reader(point, max_points=cap)
-    reference, window = rare_finer_grids.upper_read(fresh, delta, 2.5e-5, start, least)
+    reference, window = upper_read(point, delta, 2.5e-5, start, least, max_points=cap)
     assert window == fresh_window
-    reader = rare_finer_grids.upper_reader(point, max_points=cap)
-    rare_finer_grids.upper_read(reader, delta, 5e-5, start, least)
-    found, window = rare_finer_grids.upper_read(reader, delta, 2.5e-5, start, least)
+    reader = CORE.TiltedPointReader(
+        **tilted_question.core_point(point, 0), max_points=cap
+    )  # one reader for both reads
+    reader.exponent_read(delta=delta, interval=5e-5, upper=start, least=least)
+    found, window = reader.exponent_read(delta=delta, interval=2.5e-5, upper=start, least=least)
     assert window == uncut_first_window
     test, rdp = references(point, delta)
     assert test <= found == reference <= rdp
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        ({"sigma": 0.0}, "sigma"),
+        ({"sampling_rate": 1.0}, "sampling_rate"),
+        ({"rounds": 0}, "rounds"),
+        ({"delta": np.array([1.0])}, "delta"),
+        ({"lower": np.array([math.nan])}, "lower"),
+        ({"upper_max_points": 0}, "upper_max_points"),
+        ({"lower": np.array([1.0, 2.0])}, "one size"),
+    ],
+)
+def test_the_binding_refuses_bad_input_naming_the_argument(change: dict, named: str) -> None:
+    given = {
+        "sigma": 0.5,
+        "sampling_rate": 1e-5,
+        "rounds": 10**7,
+        "delta": np.array([1e-10]),
+        "lower": np.array([4.0]),
+        "upper": np.array([5.0]),
+        "max_cells": 1 << 26,
+    }
+    with pytest.raises(ValueError, match=named):
+        CORE.rare_finer_brackets(**{**given, **change})

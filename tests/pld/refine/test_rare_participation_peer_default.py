@@ -5,13 +5,14 @@ be the truth), our upper side is at most it; where it is below our certified low
 the truth, and no certified upper side can reach it.
 
 A bracket within the tolerance but wider than a sixteenth of it has its lower side read by the
-aligned cells on ``rare_finer_grids.FIRST_INTERVAL`` (``rare_finer_grids.tight_bracket``): at the
+aligned cells on ``rare_finer_grids.FIRST_INTERVAL`` (the core's ``tight_bracket``,
+cpp/include/hockeystick/pld/refine/rare_finer_grids.hpp): at the
 issue's run (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10) dp_accounting's 1.077178 fell between our
 sides [1.077060, 1.077423]; the cells certify 1.077214.  At sigma 0.5, q 1e-4, 10^4 rounds, delta
 1e-8 its 3.5796137 fell between [3.5795432, 3.5796268]; the cells certify 3.5796156.
 
 The raised lower side is held below certified upper sides of other constructions: the pessimistic
-tilted read on a grid finer still (``rare_finer_grids.upper_read``) and the RDP conversion
+tilted read on a grid finer still (``tilted_windows.upper_read``) and the RDP conversion
 (``question.rdp_upper``); the upper side above the max-of-outputs test's certified lower bound
 (``reads.max_of_outputs``)."""
 
@@ -19,17 +20,29 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from hockeystick.pld.refine import question, rare_finer_grids
-from hockeystick.pld.refine.rare_finer_grids import (
-    FIRST_INTERVAL,
-    TIGHT_SHARE,
-    tight_applies,
-    tight_bracket,
-)
+from hockeystick import _core
+from hockeystick.pld.refine import question
+from hockeystick.pld.refine.rare_finer_grids import FIRST_INTERVAL, finer_bracket
 
 from .rare_box import RareReads, assert_box_rule, references
+from .tilted_windows import upper_read
+
+TIGHT_SHARE = _core.pld_refine.finer_tight_share
+
+
+def tight_applies(
+    point: tuple[float, float, float, float], delta: float, lower: float, upper: float
+) -> bool:
+    """The core's ``tight_applies`` of the bracket at ``point``."""
+    return bool(
+        _core.pld_refine.tight_applies(
+            sampling_rate=point[1], rounds=int(point[2]), delta=delta, lower=lower, upper=upper
+        )
+    )
+
 
 pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
@@ -86,8 +99,7 @@ def test_at_the_issue_run_the_aligned_cells_show_dp_accounting_below_the_truth(
     # read)
     assert peer < 1.07742 < upper < 1.07743
     assert peer < lower
-    reader = rare_finer_grids.upper_reader(ISSUE_POINT)
-    finer, _ = rare_finer_grids.upper_read(reader, delta, FIRST_INTERVAL / 2, upper, lower)
+    finer, _ = upper_read(ISSUE_POINT, delta, FIRST_INTERVAL / 2, upper, lower)
     assert lower <= finer <= upper
 
 
@@ -97,7 +109,7 @@ def test_the_tight_read_raises_a_lower_side_within_the_tolerance_and_stays_certi
     above the upper side given nor the RDP conversion."""
     delta, lower, upper = 1e-8, 3.5795432, 3.5796268
     assert tight_applies(CHEAP_POINT, delta, lower, upper)
-    raised, kept = tight_bracket(CHEAP_POINT, delta, lower, upper)
+    raised, kept = finer_bracket(CHEAP_POINT, delta, lower, upper)
     _, rdp = references(0.5, 1e-4, 10**4, delta)
     assert kept == upper and lower < raised <= min(upper, rdp)
     # narrower than the target: the read is not taken again
@@ -108,7 +120,6 @@ def test_the_tight_read_raises_a_lower_side_within_the_tolerance_and_stays_certi
     "point, delta, lower, upper",
     [
         ((0.5, 2e-4, 1e4, 1.0), 1e-8, 3.5790, 3.5796),  # not rare participation
-        (CHEAP_POINT, 1e-8, 3.5790, 3.5805),  # wider than the tolerance: the finer grids' reads
         (CHEAP_POINT, 1e-8, 3.57960, 3.57962),  # within the target already
         (CHEAP_POINT, 1e-8, 3.5796, math.inf),  # no finite upper side
         ((0.5, 1e-4, 100.0, 1.0), 1e-8, 1.0, 1.0005),  # too few rounds for the aligned cells
@@ -118,7 +129,27 @@ def test_the_tight_read_raises_a_lower_side_within_the_tolerance_and_stays_certi
 def test_a_bracket_outside_the_tight_read_is_returned_as_given(
     point: tuple[float, float, float, float], delta: float, lower: float, upper: float
 ) -> None:
-    assert tight_bracket(point, delta, lower, upper) == (lower, upper)
+    assert not tight_applies(point, delta, lower, upper)
+    assert finer_bracket(point, delta, lower, upper) == (lower, upper)
+
+
+def test_a_bracket_wider_than_the_tolerance_takes_the_finer_grids_not_the_tight_read() -> None:
+    """About 2 CPU s: the same point's bracket wider than the tolerance is read on the finer grids,
+    whose first read lowers its upper side (the tight read would keep it) and brings it within the
+    tolerance, so the lower side is kept."""
+    delta, lower, upper = 1e-8, 3.5790, 3.5805
+    assert not tight_applies(CHEAP_POINT, delta, lower, upper)
+    assert _core.pld_refine.finer_applies(
+        sampling_rate=CHEAP_POINT[1],
+        rounds=int(CHEAP_POINT[2]),
+        delta=delta,
+        lower=lower,
+        upper=upper,
+    )
+    low, up = finer_bracket(CHEAP_POINT, delta, lower, upper)
+    _, rdp = references(0.5, 1e-4, 10**4, delta)
+    assert low == lower and up < upper and up <= rdp
+    assert question.within_tolerance(np.array(low), np.array(up))
 
 
 def test_the_target_is_a_sixteenth_of_the_tolerance() -> None:

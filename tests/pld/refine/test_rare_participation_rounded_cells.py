@@ -97,14 +97,13 @@ def test_the_read_lies_below_another_discretizations_upper_side_and_above_the_ce
     ALIGNED_UP_TO under the tilt; its lower side below the pessimistic PMF's tilted upper side on
     the same grid (connect-the-dots, certified) and above the read with every rounded atom a cell
     lower (the same cells, all rounded down)."""
-    from hockeystick.pld.refine.rare_finer_grids import upper_read, upper_reader
     from hockeystick.pld.refine.tilted_question import MAX_POINTS
 
     from .aligned_reference import aligned_epsilon
+    from .tilted_windows import upper_read
 
     sigma, q, rounds, delta, h = 0.5, 1e-4, 10**6, 1e-12, 2.5e-5
-    reader = upper_reader((sigma, q, rounds, 1.0), max_points=MAX_POINTS)
-    upper, _ = upper_read(reader, delta, h, 9.6, 9.5)
+    upper, _ = upper_read((sigma, q, rounds, 1.0), delta, h, 9.6, 9.5, max_points=MAX_POINTS)
     assert math.isfinite(upper)
 
     def read() -> float:

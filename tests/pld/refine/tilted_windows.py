@@ -77,3 +77,20 @@ def pessimistic_deltas(
     rounds = int(point[2])
     lam = exponent_tilt(factor.upper, rounds, centre)
     return composed([(factor.upper, rounds)], lam, True).deltas(eps)
+
+
+def upper_read(
+    point: Point, delta: float, h: float, upper: float, least: float, max_points: int | None = None
+) -> tuple[float, int]:
+    """The core's upper read of ``point`` at ``delta`` on grid ``h`` (``TiltedReader::exponent_read``
+    through ``_core.pld_refine.TiltedPointReader``: per direction under the Chernoff exponent's
+    tilt at ``upper``, searched from ``least``, the add direction screened), its windows within
+    ``max_points`` (the finer reads' cap where None): (upper side, the least window's points), (inf,
+    0) where a window passes the cap."""
+    from hockeystick import _core
+    from hockeystick.pld.refine.tilted_question import core_point
+
+    cap = _core.pld_refine.finer_upper_max_points if max_points is None else max_points
+    reader = _core.pld_refine.TiltedPointReader(**core_point(point, 0), max_points=cap)
+    found, window = reader.exponent_read(delta=delta, interval=h, upper=upper, least=least)
+    return float(found), int(window)

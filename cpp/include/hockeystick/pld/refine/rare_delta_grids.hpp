@@ -55,7 +55,7 @@ constexpr double kDefaultEpsilonRelativeAccuracy = 2.5e-4;
 constexpr double kRareDeltaFineGrid = 5e-5;
 // A bracket within this share of the default epsilon tolerance (in epsilon: the header's comment) is not read further
 // where the next window passes kRareDeltaCheapPoints: the share of the epsilon path's tightest target under rare
-// participation (python pld/refine/rare_finer_grids.py's TIGHT_SHARE).
+// participation (rare_finer_grids.hpp's kFinerTightShare).
 constexpr double kRareDeltaWidthShare = 1.0 / 16.0;
 // A bracket whose upper side is within this share of its lower one is not read further: then, at the epsilon door's
 // certified sides of a delta d, the upper side at eps_up(d) is at most (1 + kRareDeltaRelativeWidth) d and the lower

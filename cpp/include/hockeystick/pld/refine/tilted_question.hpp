@@ -422,7 +422,7 @@ class TiltedReader {
     // (lower, upper) read again under rare participation (q at most kTiltRareRate) where wider than `accuracy`: its
     // upper side lowered to rare_upper's read, then, where still wider, its lower side raised to rare_lower's; as
     // given otherwise.  The package's default reads the same two (python pld/refine/tilted_question.py's rare_upper,
-    // pld/refine/rare_finer_grids.py's tight_bracket).  Certified: every read is.
+    // rare_finer_grids.hpp's tight_bracket).  Certified: every read is.
     std::pair<double, double> rare_bracket(double delta, std::pair<double, double> b, double accuracy) {
         if (!(q_ <= kTiltRareRate && b.second - b.first > accuracy)) return b;
         b.second = std::max(b.first, rare_upper(delta, b.second));
@@ -582,7 +582,7 @@ class TiltedReader {
     };
 
     // The certified upper epsilon at delta on grid h (the fine read's and the rare participation finer reads',
-    // python pld/refine/rare_finer_grids.py): per direction, its pessimistic rounds composed under the Chernoff exponent's
+    // rare_finer_grids.hpp): per direction, its pessimistic rounds composed under the Chernoff exponent's
     // tilt at `upper` (a finite upper side already found) and searched from it (direction_upper); the maximum over
     // the directions, the add direction not read where `rule` screens it and add_upper or add_screen shows it at most
     // the remove direction's answer (then eps_add <= eps_remove, the maximum).  Throws std::length_error where a
