@@ -39,8 +39,6 @@ SEAMS = {
     "where it ends",
     "_own_grid_tilts": "the tilts the core's own-grid read takes, checked bit for bit against the package's tilt "
     "searches on the same terms",
-    "_built_pmf": "the aligned cells' kept one-round PMFs: a second ask is a hit, and the copy handed out is "
-    "the caller's own",
     "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",
     "_evaluate": "the composition plan's evaluation on a searched grid (tests/plan_grids.py)",
     "_aligned": "the loss grid a plan chose to pass through the Laplace atoms (nothing public returns it)",

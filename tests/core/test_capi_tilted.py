@@ -571,8 +571,15 @@ def test_two_composed_mechanisms_read_under_one_tilt_overlap_the_packages_tilted
 @pytest.mark.parametrize(
     "sigma, q, rounds, delta",
     [
-        (0.5, 1e-4, 10**4, 1e-8),  # within the tolerance: the aligned cells' tight read, about 2 CPU s
-        pytest.param(0.5, 1e-6, 10**8, 1e-8, marks=pytest.mark.slow),  # the finer grids, about 15 CPU s
+        (
+            0.5,
+            1e-4,
+            10**4,
+            1e-8,
+        ),  # within the tolerance: the aligned cells' tight read, about 2 CPU s
+        pytest.param(
+            0.5, 1e-6, 10**8, 1e-8, marks=pytest.mark.slow
+        ),  # the finer grids, about 15 CPU s
     ],
 )
 def test_rare_participation_the_c_epsilon_call_makes_the_front_doors_last_reads(

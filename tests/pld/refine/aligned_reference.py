@@ -1,6 +1,6 @@
 """The tests' independent reference for the core's aligned cells' reads (pld/refine/aligned_lower.hpp's
-aligned_read, aligned_lower_delta, through ``refine.aligned_lower``): the package's one-round aligned PMF
-(``aligned_lower.aligned_pmf``, looked up when called, so that a test may give it other cells) composed
+aligned_read, aligned_lower_delta, through ``refine.aligned_lower``): the core's one-round aligned PMF
+(``aligned_core.aligned_pmf``, looked up when called, so that a test may give it other cells) composed
 under the Chernoff exponent's tilt by the package's Python composition (``compose.tilted.compose_tilted``,
 whose reads a test may charge otherwise) and read there, the rule of the core's reads: the window's tails
 1e-3 of the delta expected, else the least of ``aligned_lower.CUT_TAILS`` that fits the cap; the argument
@@ -15,7 +15,9 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine import aligned_lower
 from hockeystick.pld.refine.tilted_question import exponent_tilt
 
-U = aligned_lower.UNIT_ROUNDOFF
+from . import aligned_core
+
+U = aligned_core.UNIT_ROUNDOFF
 
 
 def composed_within(
@@ -41,7 +43,7 @@ def aligned_epsilon(
     sigma: float, q: float, rounds: int, delta: float, near: float, h: float, max_points: int
 ) -> float:
     """The certified lower epsilon at ``delta`` searched below ``near`` (0 where none is found)."""
-    pmf, offset = aligned_lower.aligned_pmf(sigma, q, h)
+    pmf, offset = aligned_core.aligned_pmf(sigma, q, h)
     moved = rounds * offset
     lam = exponent_tilt(pmf, rounds, near - moved)
     composed, _ = composed_within(pmf, rounds, lam * h, delta, max_points)
@@ -62,7 +64,7 @@ def aligned_deltas(
     max_points: int,
 ) -> np.ndarray:
     """The certified lower deltas at each of ``eps`` under the exponent's tilt at ``centre``."""
-    pmf, offset = aligned_lower.aligned_pmf(sigma, q, h)
+    pmf, offset = aligned_core.aligned_pmf(sigma, q, h)
     moved = rounds * offset
     at = np.asarray(eps, dtype=np.float64) - moved
     at = at + 4.0 * U * (np.abs(eps) + abs(moved) + np.abs(at))

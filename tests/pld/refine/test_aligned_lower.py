@@ -9,8 +9,9 @@ import mpmath
 import pytest
 
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine.aligned_lower import RareRound, aligned_lower_epsilon
 from hockeystick.pld.refine.tilted_question import MAX_POINTS
+
+from .aligned_core import RareRound, aligned_lower_epsilon
 
 
 def integral_50_digits(sigma: float, q: float, a: float, b: float) -> tuple[mpmath.mpf, mpmath.mpf]:

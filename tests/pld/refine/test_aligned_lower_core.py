@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from hockeystick import _core
-from hockeystick.pld.refine import aligned_lower
-from hockeystick.pld.refine.aligned_lower import RareRound, aligned_pmf, cells
+
+from .aligned_core import RareRound, aligned_pmf, cells, mean_at_least
 
 
 def mean_loss_30_digits(sigma: float, q: float) -> mpmath.mpf:
@@ -78,15 +78,6 @@ def test_the_centring_certificate_raises_the_pmf():
     assert math.isclose(float(np.sum(rounded.p)), float(np.sum(pmf.p)), rel_tol=1e-14)
 
 
-def test_the_cores_constants_are_the_front_ends():
-    core = _core.pld_refine
-    assert core.aligned_up_to == aligned_lower.ALIGNED_UP_TO
-    assert core.aligned_tail == aligned_lower.TAIL
-    assert core.aligned_tail_error == aligned_lower.TAIL_ERROR
-    assert core.aligned_centred == aligned_lower.CENTRED
-    assert core.aligned_max_cells == aligned_lower.MAX_ALIGNED_CELLS
-
-
 def test_the_cell_reads_do_not_depend_on_the_thread_count():
     rng = np.random.default_rng(7)
     lo = rng.uniform(-5.0, 5.0, 3000)
@@ -104,10 +95,10 @@ def test_the_cell_reads_do_not_depend_on_the_thread_count():
     [
         ((0.0, 1e-5, 1e-4), "sigma must be finite and > 0"),
         ((math.inf, 1e-5, 1e-4), "sigma must be finite and > 0"),
-        ((0.6, 0.0, 1e-4), "q must lie strictly between 0 and 1"),
-        ((0.6, 1.0, 1e-4), "q must lie strictly between 0 and 1"),
-        ((0.6, 1e-5, 0.0), "h must be finite and > 0"),
-        ((0.6, 1e-5, math.nan), "h must be finite and > 0"),
+        ((0.6, 0.0, 1e-4), "sampling_rate must lie strictly between 0 and 1"),
+        ((0.6, 1.0, 1e-4), "sampling_rate must lie strictly between 0 and 1"),
+        ((0.6, 1e-5, 0.0), "interval must be finite and > 0"),
+        ((0.6, 1e-5, math.nan), "interval must be finite and > 0"),
     ],
 )
 def test_bad_input_names_the_argument_and_the_rule(args, message):
@@ -132,26 +123,4 @@ def test_the_bindings_refuse_what_the_core_cannot_read():
             sigma=0.6, sampling_rate=1e-5, k=np.array([0.5]), offset=0.0, interval=1e-4
         )
     with pytest.raises(ValueError, match="must not be NaN"):
-        aligned_lower.mean_at_least(
-            RareRound(0.6, 1e-5), np.array([1.0]), np.array([math.nan]), np.array([1.0])
-        )
-
-
-def test_a_rounds_aligned_pmf_is_built_once_and_handed_out_as_a_copy() -> None:
-    """The one-round PMF of a (sigma, q, h, centred) asked again comes from the kept build: the
-    same masses and offset, the core not called again; each caller gets its own writable copy, so
-    a write to one leaves the kept masses and the next caller's as built."""
-    args = (0.7, 3e-5, 4e-5)
-    aligned_lower._built_pmf.cache_clear()
-    first, offset = aligned_pmf(*args)
-    kept = first.p.copy()
-    first.p[:] = -1.0  # a caller's write
-    second, again = aligned_pmf(*args)
-    info = aligned_lower._built_pmf.cache_info()
-    assert (info.hits, info.misses) == (1, 1)
-    assert again == offset and second.k_lo == first.k_lo
-    assert np.array_equal(second.p, kept) and second.p.flags.writeable
-    # another centring is another build, as the core gives it
-    looser, _ = aligned_pmf(*args, centred=False)
-    assert aligned_lower._built_pmf.cache_info().misses == 2
-    assert not np.array_equal(looser.p, kept)
+        mean_at_least(RareRound(0.6, 1e-5), np.array([1.0]), np.array([math.nan]), np.array([1.0]))

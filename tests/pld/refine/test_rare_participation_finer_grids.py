@@ -19,9 +19,9 @@ from hockeystick import _core
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, tilted_question
-from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon
 from hockeystick.pld.refine.rare_finer_grids import FIRST_INTERVAL, finer_bracket, finer_brackets
 
+from .aligned_core import aligned_lower_epsilon
 from .tilted_windows import composed, remove_round, upper_read
 
 CORE = _core.pld_refine

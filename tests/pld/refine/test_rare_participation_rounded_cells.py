@@ -17,13 +17,13 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick.pld.refine import aligned_lower
-from hockeystick.pld.refine.aligned_lower import (
-    CENTRED,
-    RareRound,
-    mean_at_least,
-    verified_edges,
-)
+from hockeystick import _core
+
+from . import aligned_core
+from .aligned_core import RareRound, mean_at_least, verified_edges
+
+# past ALIGNED_UP_TO cell k starts this share of the way from x_k down to x_{k-1} (the core's)
+CENTRED: float = _core.pld_refine.aligned_centred
 
 POINTS = [(0.5, 1e-4, 2.5e-5, -7.7e-5), (1.0, 1e-5, 5e-5, -3e-7), (2.0, 1e-6, 2.5e-5, 1e-9)]
 
@@ -51,7 +51,7 @@ def rounded_region(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Grid indices from u = ALIGNED_UP_TO up ~3 sigma of x, and their verified edges."""
     r = RareRound(sigma, q)
-    a = r.at_loss(math.log1p(aligned_lower.ALIGNED_UP_TO))
+    a = r.at_loss(math.log1p(aligned_core.ALIGNED_UP_TO))
     first = math.floor((r.loss(a) - offset) / h)
     last = math.floor((r.loss(a + 3.0 * sigma) - offset) / h)
     ks = np.arange(first, last + 1)
@@ -110,10 +110,10 @@ def test_the_read_lies_below_another_discretizations_upper_side_and_above_the_ce
         return aligned_epsilon(sigma, q, rounds, delta, upper, h, MAX_POINTS)
 
     centred = read()
-    assert centred == aligned_lower.aligned_lower_epsilon(
+    assert centred == aligned_core.aligned_lower_epsilon(
         sigma, q, rounds, delta, upper, h, MAX_POINTS
     )
-    built = aligned_lower.aligned_pmf
-    monkeypatch.setattr(aligned_lower, "aligned_pmf", lambda s, q, h: built(s, q, h, centred=False))
+    built = aligned_core.aligned_pmf
+    monkeypatch.setattr(aligned_core, "aligned_pmf", lambda s, q, h: built(s, q, h, centred=False))
     rounded = read()
     assert rounded + 1e-3 < centred <= upper
