@@ -10,6 +10,7 @@
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
+#include <hockeystick/pld/refine/split_read.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <pybind11/numpy.h>
@@ -371,16 +372,29 @@ class KeptReader {
         std::vector<double> at(eps.data(), eps.data() + eps.size());
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
-        pld::ComposeOptions options;  // direct bins asked: the backend offers the long-double transform they use
-        options.direct_bins = true;
-        options.direct_min_charge = 0.0;
-        const hb::PocketfftComposition split(py::none(), options, true, split_max_points);
+        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
         {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
             pld::fine_delta_brackets(reader_, at, lo, up, read_lower, {split.fft(), split_max_points});
         }
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
+    }
+
+    // The split read of the epsilon bracket (lower, upper) at delta on grid h (pld/refine/split_read.hpp's
+    // split_epsilon_read): (lower, upper) read.  The binomial split composed at unit mass with every low-frequency bin
+    // direct, its windows within split_max_points.
+    std::pair<double, double> split_epsilon(double delta, double h, double lower, double upper,
+                                            std::int64_t split_max_points) {
+        require_delta(delta);
+        require_interval(h);
+        if (std::isnan(lower) || std::isnan(upper)) throw py::value_error("lower and upper must not be NaN");
+        if (split_max_points < 1)
+            throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
+        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        py::gil_scoped_release release;
+        const hb::caller_region_threads region(threads_);
+        return pld::split_epsilon_read(reader_, delta, h, lower, upper, {split.fft(), split_max_points});
     }
 
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
@@ -392,6 +406,14 @@ class KeptReader {
     std::pair<std::int64_t, std::int64_t> held_points() const { return reader_.held_points(); }
 
   private:
+    // The binomial split's options: direct bins asked (the backend then offers the long-double transform they use),
+    // in every row.
+    static pld::ComposeOptions split_options() {
+        pld::ComposeOptions options;
+        options.direct_bins = true;
+        options.direct_min_charge = 0.0;
+        return options;
+    }
     static double checked_sigma(double sigma, double q) {
         round_of(sigma, q);
         return sigma;
@@ -664,6 +686,11 @@ void register_pld_aligned_lower(py::module_ m) {
              "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
              "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
              "windows within split_max_points); (lower, upper), certified.")
+        .def("split_epsilon", &ab::KeptReader::split_epsilon, py::kw_only(), py::arg("delta"), py::arg("interval"),
+             py::arg("lower"), py::arg("upper"), py::arg("split_max_points"),
+             "The epsilon bracket (lower, upper) at delta intersected with the split read of the remove direction on "
+             "the grid `interval` (pld/refine/split_read.hpp's split_epsilon_read: as given unless lower > 0, not "
+             "exact and T q at most tilt_split_sampled_rounds), its windows within split_max_points; certified.")
         .def("window_points", &ab::KeptReader::window_points, py::arg("interval"),
              "The points a delta read on the grid `interval` needed (TiltedReader::window_points).")
         .def("keep_windows", &ab::KeptReader::keep_windows, py::arg("points"),

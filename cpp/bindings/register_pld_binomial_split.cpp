@@ -1,6 +1,6 @@
 // Binding of the binomial split (pld/reads/binomial_split.hpp's BinomialSplit) and of the correctly rounded integers it
-// is built on (numerics/correctly_rounded.hpp: exact_sum, rounded_binomial), in _core.pld_reads, so that the package's
-// split read (python pld/refine/tilted_question.py, pld/refine/tilted_factors_delta.py) is the core's arithmetic.
+// is built on (numerics/correctly_rounded.hpp: exact_sum, rounded_binomial), in _core.pld_reads, so that a split of
+// the package's PMFs can be read alone (the split read itself, pld/refine/split_read.hpp, is bound on the readers).
 //
 // A split is built from the package's grid PMFs (any objects with GridPMF's fields: p, k_lo, h, p_inf, loss_shift,
 // pessimistic and the charges), their masses read in place and kept referenced while it is built.  The refusals its

@@ -3,6 +3,7 @@
 // refusals (a window past the cap, a tilt past the doubles' moments, a discretization past max_cells) raised as
 // ValueError where the read has no bracket to give.  The package's front ends are
 // python/hockeystick/pld/refine/tilted_factors.py and tilted_factors_delta.py.
+#include <hockeystick/pld/refine/split_read.hpp>
 #include <hockeystick/pld/refine/tilted_factors.hpp>
 
 #include <pybind11/functional.h>
@@ -128,7 +129,43 @@ class FactorsReader {
         return {read.lower, read.upper, read.add_upper};
     }
 
+    std::pair<double, double> split_epsilon(double delta, double lower, double upper, std::int64_t split_max_points) {
+        require_bracket(delta, lower, upper);
+        const hb::PocketfftComposition split(py::none(), split_options(), true, checked_points(split_max_points));
+        return released(threads_, [&] {
+            return pld::factors_split_epsilon(reader_, delta, lower, upper, {split.fft(), split_max_points});
+        });
+    }
+
+    std::pair<double, double> split_delta(double eps, double h, double tail, double lower, double upper,
+                                          double add_upper, std::int64_t split_max_points) {
+        require_positive("interval", h, "the grid's loss step");
+        require_probability("tail", tail);
+        if (!(eps >= 0.0 && std::isfinite(eps)))
+            throw py::value_error("eps must be finite and >= 0, got " + hb::listed(eps));
+        require_not_nan("lower", lower);
+        require_not_nan("upper", upper);
+        require_not_nan("add_upper", add_upper);
+        const hb::PocketfftComposition split(py::none(), split_options(), true, checked_points(split_max_points));
+        return released(threads_, [&] {
+            return pld::factors_split_delta(reader_, eps, h, tail, lower, upper, add_upper,
+                                            {split.fft(), split_max_points});
+        });
+    }
+
   private:
+    // The binomial split's options: direct bins asked (the backend then offers the long-double transform they use),
+    // in every row.
+    static pld::ComposeOptions split_options() {
+        pld::ComposeOptions options;
+        options.direct_bins = true;
+        options.direct_min_charge = 0.0;
+        return options;
+    }
+    static std::int64_t checked_points(std::int64_t n) {
+        if (n < 1) throw py::value_error("split_max_points must be at least 1, got " + std::to_string(n));
+        return n;
+    }
     static void require_bracket(double delta, double lower, double upper) {
         require_probability("delta", delta);
         require_not_nan("lower", lower);
@@ -192,7 +229,19 @@ void register_pld_tilted_factors(py::module_ m) {
         .def("add_below", &tf::FactorsReader::add_below, py::kw_only(), py::arg("eps"), py::arg("interval"),
              py::arg("tail"), py::arg("delta"))
         .def("delta_read", &tf::FactorsReader::delta_read, py::kw_only(), py::arg("eps"), py::arg("interval"),
-             py::arg("tail"), py::arg("lower"), py::arg("upper"));
+             py::arg("tail"), py::arg("lower"), py::arg("upper"))
+        .def("split_epsilon", &tf::FactorsReader::split_epsilon, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("split_max_points"),
+             "The epsilon bracket (lower, upper) at delta intersected with the split read of the run's remove "
+             "direction on the grid 5e-5, the add direction cleared by add_below (pld/refine/split_read.hpp's "
+             "factors_split_epsilon: as given unless lower > 0, not exact and sum_i q_i c_i at most "
+             "tilt_split_sampled_rounds), its windows within split_max_points; certified.")
+        .def("split_delta", &tf::FactorsReader::split_delta, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("tail"), py::arg("lower"), py::arg("upper"), py::arg("add_upper"), py::arg("split_max_points"),
+             "The delta bracket (lower, upper) at eps intersected with the split read of the run's remove direction "
+             "on the grid `interval` with `tail`, the upper side the larger of it and add_upper (a certified upper "
+             "delta of the add direction: delta_read's) (pld/refine/split_read.hpp's factors_split_delta: as given "
+             "unless eps > 0, not exact and sum_i q_i c_i at most tilt_split_sampled_rounds); certified.");
     m.def("_tilted_factor_ladder", &tf::factor_ladder, py::arg("read"), py::kw_only(), py::arg("lower"),
           py::arg("upper"), py::arg("interval"), py::arg("refused"), py::arg("accuracy"), py::arg("relative_accuracy"),
           py::arg("max_points"));

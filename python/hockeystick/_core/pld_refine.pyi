@@ -432,6 +432,9 @@ class TiltedPointReader:
         read_lower: bool,
         split_max_points: int,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def split_epsilon(
+        self, *, delta: float, interval: float, lower: float, upper: float, split_max_points: int
+    ) -> tuple[float, float]: ...
     def window_points(self, interval: float) -> int: ...
     def keep_windows(self, points: int) -> None: ...
     def forget_windows(self) -> None: ...
@@ -566,6 +569,20 @@ class TiltedFactorsReader:
     def delta_read(
         self, *, eps: float, interval: float, tail: float, lower: float, upper: float
     ) -> tuple[float, float, float]: ...
+    def split_epsilon(
+        self, *, delta: float, lower: float, upper: float, split_max_points: int
+    ) -> tuple[float, float]: ...
+    def split_delta(
+        self,
+        *,
+        eps: float,
+        interval: float,
+        tail: float,
+        lower: float,
+        upper: float,
+        add_upper: float,
+        split_max_points: int,
+    ) -> tuple[float, float]: ...
 
 def _tilted_factor_ladder(
     read: Callable[[float], tuple[float, float, Sequence[int]]],

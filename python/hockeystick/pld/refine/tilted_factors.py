@@ -17,8 +17,8 @@ where still wider than the tolerance, the upper side on finer grids under a larg
 side by the aligned cells of every kind composed.  Each factor is discretized with the question tail
 of the whole run (its T cuts together at most ``question.TILTED_TAIL_SHARE`` delta).  The package
 adds, between the two, the blocks of rounds of one segment still wide (``block_reads``), and after
-them the split read of few rounds of small rates (``tilted_question.split_bracket``).  Every bracket
-found is certified and the answer is their intersection with the one given.
+them the split read of few rounds of small rates (the core's, pld/refine/split_read.hpp).  Every
+bracket found is certified and the answer is their intersection with the one given.
 """
 
 from __future__ import annotations
@@ -29,15 +29,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ... import _core
+from ..compose.fft import DEFAULT_MAX_POINTS
 from ..compose.log_moments import log_mgf_at
-from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS
 from . import question
-from .directional_delta import Direction
 from .each_bracket import each_bracket
 from .tilt_search import best_tilt
-from .tilted_question import ROUND_OFF_PER_ROUND, SPLIT_SAMPLED_ROUNDS, one_direction, split_bracket
+from .tilted_question import ROUND_OFF_PER_ROUND
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
 Segment = tuple[tuple[float, float, float], int]
@@ -70,17 +69,6 @@ def factors_reader(segments: Sequence[Segment]) -> _core.pld_refine.TiltedFactor
         [(sigma, q, int(c), sensitivity) for (sigma, q, sensitivity), c in segments],
         max_cells=MAX_CELLS,
     )
-
-
-def pessimistic_terms(
-    segments: Sequence[Segment], direction: Direction, h: float, tail: float, optimistic: bool
-) -> list[tuple[Factor, int]]:
-    """Each factor of one direction discretized on grid ``h`` (with its optimistic side where
-    ``optimistic``) and its rounds."""
-    return [
-        (one_direction(mechanism, direction, h, tail, optimistic), int(count))
-        for mechanism, count in segments
-    ]
 
 
 def tilted_factors_bracket(
@@ -151,20 +139,16 @@ def _split_read(
     upper: float,
     tail: float,
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``) intersected with the split read on ``question.FINE_INTERVAL``
-    (``tilted_question.split_bracket``) where the rounds sample the record at most
-    ``SPLIT_SAMPLED_ROUNDS`` times on average (sum_i q_i c_i), the add direction screened by the
-    core's ``add_below``; as given elsewhere."""
-    if sum(q * c for (_, q, _), c in segments) > SPLIT_SAMPLED_ROUNDS:
-        return lower, upper
-    h = question.FINE_INTERVAL
-    return split_bracket(
-        pessimistic_terms(segments, "remove", h, tail, True),
-        delta,
-        lower,
-        upper,
-        lambda eps: reader.add_below(eps=eps, interval=h, tail=tail, delta=delta),
+    """(``lower``, ``upper``) intersected with the core's split read on ``question.FINE_INTERVAL``
+    (pld/refine/split_read.hpp's ``factors_split_epsilon``: the run's remove direction read as a sum
+    over how many rounds pass lower / T, the add direction cleared by ``add_below``) where the
+    rounds sample the record at most ``tilted_question.SPLIT_SAMPLED_ROUNDS`` times on average
+    (sum_i q_i c_i); as given elsewhere.  ``segments`` and ``tail`` are the reader's run and its
+    question tail at ``delta``, which the core reads from the reader itself."""
+    low, up = reader.split_epsilon(
+        delta=delta, lower=lower, upper=upper, split_max_points=DEFAULT_MAX_POINTS
     )
+    return float(low), float(up)
 
 
 def tilted_factors_brackets(

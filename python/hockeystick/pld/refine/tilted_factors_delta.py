@@ -11,10 +11,12 @@ upper side and, where the bracket is still wider than the core's kRareDeltaRelat
 lower side, the optimistic ones for the lower; the add direction is 0 past the run's pure epsilon
 (pure DP there): the core's reads (``TiltedFactorsReader.delta_read``,
 cpp/include/hockeystick/pld/refine/tilted_factors.hpp).  Where the rounds sample the record rarely
-(sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum over how
-many rounds pass eps / T (``tilted_question.binomial_split``), on both sides.  The lower side takes the
-max-of-outputs test's bound where higher (``reads.max_of_outputs``).  Every read is certified, and
-the bracket is their intersection with the one given.
+(sum_i q_i c_i at most ``tilted_question.SPLIT_SAMPLED_ROUNDS``) the remove direction is also read
+as a sum over how many rounds pass eps / T, on both sides, the upper side the larger of it and the
+add direction's: the core's split read (``TiltedFactorsReader.split_delta``,
+cpp/include/hockeystick/pld/refine/split_read.hpp).  The lower side takes the max-of-outputs test's
+bound where higher (``reads.max_of_outputs``).  Every read is certified, and the bracket is their
+intersection with the one given.
 """
 
 from __future__ import annotations
@@ -24,31 +26,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..compose.fft import DEFAULT_MAX_POINTS
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
-from .tilted_factors import Segment, factors_reader, pessimistic_terms
-from .tilted_question import SPLIT_SAMPLED_ROUNDS, binomial_split, optimistic_segments
-
-
-def split_delta(
-    segments: Sequence[Segment], eps: float, h: float, tail: float, add: float, negligible: float
-) -> tuple[float, float]:
-    """The remove direction's (lower, upper) delta at ``eps`` read split at eps / T
-    (``binomial_split`` over the segments, both sides), the upper side the larger of it and ``add``
-    (a certified upper delta of the add direction); (0, 1) where the split does not apply (its
-    ValueError), or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
-    try:
-        factors = pessimistic_terms(segments, "remove", h, tail, True)
-        upper = max(
-            binomial_split([(f.upper, c) for f, c in factors], eps, negligible).delta(eps),
-            add,
-        )
-        optimistic = optimistic_segments(factors)
-        if optimistic is None:
-            return 0.0, upper
-        return binomial_split(optimistic, eps, negligible).delta(eps), upper
-    except ValueError:
-        return 0.0, 1.0
+from .tilted_factors import Segment, factors_reader
 
 
 def tilted_factors_delta(
@@ -94,12 +75,13 @@ def tilted_factors_delta(
         )
     except ValueError:  # a window past MAX_POINTS: the bracket as given
         return lower, upper
-    sampled = sum(q * c for (_, q, _), c in segments)
-    if (
-        eps > 0.0
-        and sampled <= SPLIT_SAMPLED_ROUNDS
-        and not question.exact(np.array(lower), np.array(upper))
-    ):
-        low, up = split_delta(segments, eps, h, tail, add, question.TILTED_TAIL_SHARE * upper)
-        lower, upper = max(lower, low), min(upper, up)
-    return lower, max(lower, upper)
+    lower, upper = reader.split_delta(
+        eps=eps,
+        interval=h,
+        tail=tail,
+        lower=lower,
+        upper=upper,
+        add_upper=add,
+        split_max_points=DEFAULT_MAX_POINTS,
+    )
+    return float(lower), float(max(lower, upper))

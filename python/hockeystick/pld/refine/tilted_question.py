@@ -31,7 +31,7 @@ library's descent falls back to (``coarser_brackets``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -68,9 +68,9 @@ MAX_POINTS: int = _core.pld_refine.tilt_max_points
 # (``tilted.compose_tilted``'s ``window_tail``; the core's kTiltWindowTail, whose comment gives the
 # reason)
 WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
-# the split read (``split_bracket``; the core's fine delta read) is tried where the rounds sample the record
-# at most this many times on average (T q; the core's kTiltSplitSampledRounds, whose comment gives
-# the reason)
+# the split read (``TiltedReader.split_bracket``; the core's fine delta read) is tried where the
+# rounds sample the record at most this many times on average (T q; the core's
+# kTiltSplitSampledRounds, whose comment gives the reason)
 SPLIT_SAMPLED_ROUNDS: float = _core.pld_refine.tilt_split_sampled_rounds
 # the fine delta read's buckets (``fine_delta_key``): the epsilons from a centre FINE_DELTA_RATIO^k
 # up to FINE_DELTA_RATIO times it read under one tilt, the tails sized for a delta level of
@@ -136,12 +136,12 @@ class TiltedReader:
     """The tilted delta reads of one point (sigma, q, T, sensitivity) at several epsilons, and the
     split read of its epsilon: the core's kept reader (``core``, ``_core.pld_refine.TiltedPointReader``,
     pld/refine/tilted_question.hpp's ``TiltedReader``: its fine delta read, pld/refine/fine_delta.hpp,
-    and ``add_screens``), whose discretized rounds and compositions are held for the reads that share
-    them (the same grid, tails and tilt), and the remove direction's rounds for the epsilon's split
-    read (``binomial_split``: the core's, pld/reads/binomial_split.hpp).  Each direction's rounds are
-    discretized with the largest tail the delta allows: the add direction with the question tail at
-    ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the remove direction with
-    ``remove_tail`` (its mass above the range carries a factor q), not the least over the deltas.
+    its split read, pld/refine/split_read.hpp, and ``add_screens``), whose discretized rounds and
+    compositions are held for the reads that share them (the same grid, tails and tilt).  Each
+    direction's rounds are discretized with the largest tail the delta allows: the add direction
+    with the question tail at ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the
+    remove direction with ``remove_tail`` (its mass above the range carries a factor q), not the
+    least over the deltas.
     The tilted charge is E times the Chernoff bound, which a longer loss tail (its mass ~tail, its
     moments large) raises: at q 1e-6, 10^6 rounds, delta 1e-20 the remove direction's upper epsilon
     falls from 0.048 (tail 1e-29) to about 0.02 (1e-24).  A ``tail`` given (the caller's) is both
@@ -165,7 +165,6 @@ class TiltedReader:
             max_points=int(max_points),
             tail=0.0 if tail is None else tail,
         )
-        self._split_rounds: dict[tuple[float, float], Factor] = {}
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
@@ -190,30 +189,27 @@ class TiltedReader:
         times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
         return self.core.add_screen(eps=eps, interval=h, level=delta, centre=centre)
 
-    def split_rounds(self, h: float, delta: float) -> Factor:
-        """One round of the remove direction on grid ``h``, both sides, discretized with the tail
-        ``delta`` allows (``remove_tail``, or the reader's ``tail``): the epsilon split read's
-        (``split_bracket``), discretized once per (grid, tail)."""
-        sigma, q, _, sensitivity = self.point
-        tail = remove_tail(self.point, delta) if self.tail is None else self.tail
-        found = self._split_rounds.get((h, tail))
-        if found is None:
-            found = one_direction((sigma, q, sensitivity), "remove", h, tail, True, self.threads)
-            self._split_rounds[(h, tail)] = found
-        return found
-
     def split_bracket(
         self, delta: float, h: float, lower: float, upper: float
     ) -> tuple[float, float]:
-        """(``lower``, ``upper``) at ``delta`` intersected with ``split_bracket``'s (the module
-        function) of the remove direction's rounds on grid ``h``, the add direction cleared by
-        ``add_screen``."""
-        factor = self.split_rounds(h, delta)
-
-        def add_clear(eps: float) -> bool:
-            return bool(self.add_screen(np.array([eps]), h, delta, eps)[0] <= delta)
-
-        return split_bracket([(factor, int(self.point[2]))], delta, lower, upper, add_clear)
+        """(``lower``, ``upper``), a certified epsilon bracket at ``delta``, intersected with the
+        core's split read on grid ``h`` (pld/refine/split_read.hpp's ``split_epsilon_read``): the
+        remove direction's rounds (both sides, discretized with the tail ``delta`` allows, or the
+        reader's ``tail``) read as a sum over how many pass lower / T, each term composed at unit
+        mass, so its charges are relative to it; the upper side kept only where the add
+        direction's screen (``add_screen``) certifies its epsilon at most it, the lower side the
+        remove direction's either way (eps >= eps_remove).  As given unless lower > 0, the bracket
+        is not exact and T q is at most ``SPLIT_SAMPLED_ROUNDS``, or where the split does not apply
+        (too many terms, nothing below the split, a window past ``fft.DEFAULT_MAX_POINTS``).
+        Certified."""
+        low, up = self.core.split_epsilon(
+            delta=delta,
+            interval=h,
+            lower=lower,
+            upper=upper,
+            split_max_points=DEFAULT_MAX_POINTS,
+        )
+        return float(low), float(up)
 
 
 def tilted_brackets(
@@ -290,74 +286,6 @@ def coarser_brackets(
     return each_bracket(delta, lower, upper, read)
 
 
-def optimistic_segments(factors: list[tuple[Factor, int]]) -> list[tuple[GridPMF, int]] | None:
-    """Each factor's optimistic PMF and its rounds, where every factor's lower side is that one PMF
-    composed its rounds' times (``Factor.lower_terms``); None where one is in blocks of rounds or
-    missing (no split lower side)."""
-    out = []
-    for factor, count in factors:
-        terms = factor.lower_terms(count)
-        if len(terms) != 1 or terms[0][0] is None or terms[0][1] != count:
-            return None
-        out.append((terms[0][0], count))
-    return out
-
-
-def binomial_split(
-    segments: Sequence[tuple[GridPMF, int]], floor: float, negligible: float
-) -> _core.pld_reads.BinomialSplit:
-    """The certified delta curve of ``segments`` ((one round's PMF, its rounds) pairs, one grid and
-    side, as discretized) at every eps >= ``floor``, read as a sum over how many rounds pass
-    ``floor`` / T: the core's split (pld/reads/binomial_split.hpp's ``BinomialSplit``, each term
-    composed at unit mass, so its charges are relative to it), terms below ``negligible`` (an
-    absolute delta) bounded on the pessimistic side and dropped on the optimistic one, each term's
-    window tails at most ``negligible`` too, its windows within the composition's default cap
-    (``fft.DEFAULT_MAX_POINTS``).  Its ValueError where the split does not apply: more than
-    ``_core.pld_reads.split_max_terms`` terms, nothing below the split, terms spanning more than
-    ``split_max_span_points`` grid points, a window past the cap."""
-    return _core.pld_reads.BinomialSplit(
-        segments,
-        floor=floor,
-        negligible=negligible,
-        tail=negligible,
-        max_points=DEFAULT_MAX_POINTS,
-    )
-
-
-def split_bracket(
-    factors: list[tuple[Factor, int]],
-    delta: float,
-    lower: float,
-    upper: float,
-    add_clear: Callable[[float], bool],
-) -> tuple[float, float]:
-    """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket of
-    ``factors`` (its rounds' factors and counts, both sides discretized) read as a sum over how many
-    rounds pass lower / T (``binomial_split``: each term composed at unit mass, so its charges
-    are relative to it), the upper side kept only where ``add_clear`` certifies the add
-    direction's epsilon at most it (then eps = eps_remove; the lower side is the remove direction's
-    either way: eps >= eps_remove).  Both sides certified; as given where the split does not apply
-    (``binomial_split``'s ValueError: too many terms, nothing below the split, a window past the
-    composition's cap) or, for the lower side, where a factor's optimistic side is in blocks of
-    rounds."""
-    negligible = question.TILTED_TAIL_SHARE * delta
-    try:
-        up = binomial_split([(f.upper, c) for f, c in factors], lower, negligible).epsilon(
-            delta, upper
-        )
-        if math.isfinite(up) and add_clear(up):
-            upper = min(upper, up)
-        optimistic = optimistic_segments(factors)
-        if optimistic is not None:
-            lower = max(
-                lower,
-                binomial_split(optimistic, lower, negligible).epsilon(delta, upper),
-            )
-    except ValueError:  # the split does not apply here: the bracket so far
-        pass
-    return lower, max(lower, upper)
-
-
 def fine_brackets(
     point: Point,
     delta: np.ndarray,
@@ -407,14 +335,9 @@ def fine_brackets(
             continue
         up, grid = fine_upper(point, float(flat[j]), ups[j], adds[j], lows[j], tail, threads)
         ups[j] = max(lows[j], up)
-        if (
-            not question.exact(lows[j], ups[j])
-            and lows[j] > 0.0
-            and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
-        ):
-            lows[j], ups[j] = reader.split_bracket(
-                float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j]
-            )
+        lows[j], ups[j] = reader.split_bracket(
+            float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j]
+        )
         if not question.within_tolerance(lows[j], ups[j]):  # rare participation's lower side
             from .aligned_lower import aligned_lower_side  # lazy: read only where left wide
             from .window_heap import heap_windows

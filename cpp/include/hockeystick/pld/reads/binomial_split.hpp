@@ -1,7 +1,6 @@
 // Rounds of a few PMFs read as a sum over how many rounds pass a split loss: a certified delta curve where the plain
-// composition's round-off charge, relative to the whole mass, is a large part of a small delta (the package's split
-// read: python pld/refine/tilted_question.py's split_bracket and pld/refine/tilted_factors_delta.py's split_delta,
-// through cpp/bindings/register_pld_binomial_split.cpp; pld/refine/fine_delta.hpp's split_delta_read).
+// composition's round-off charge, relative to the whole mass, is a large part of a small delta (the split read of
+// pld/refine/split_read.hpp; bound alone by cpp/bindings/register_pld_binomial_split.cpp).
 //
 // Each segment i is T_i rounds of one PMF p_i (one side, all on the grid l_k = k h).  With T = sum_i T_i and the split
 // t = floor / T, p_i is the sum of its part b_i at losses up to t and the rest r_i above it (its mass at +infinity

@@ -19,10 +19,9 @@
 //      tilt and tails; the README's DP-SGD run at its certified lower epsilon of delta 1e-10 reads 1.0056e-10 there,
 //      the max-of-outputs test 1.4e-21);
 //    - where T q is at most kTiltSplitSampledRounds, those not yet exact at a positive eps intersected with the split
-//      read (split_delta_read): the remove direction's rounds read as a sum over how many pass centre / T
-//      (pld/reads/binomial_split.hpp), the upper side the larger of it and TiltedReader::add_screens' bound on the add
-//      direction (under the tilt at the centre), the lower side, where asked, the remove direction's optimistic split
-//      (delta >= delta_remove).
+//      read (split_read.hpp's split_delta_read): the remove direction's rounds read as a sum over how many pass
+//      centre / T, the upper side the larger of it and TiltedReader::add_screens' bound on the add direction (under
+//      the tilt at the centre), the lower side, where asked, the remove direction's optimistic split.
 //    A bracket whose upper side fell below a level under the one its tails were sized for, where their charge is
 //    not negligible against it, is read again at its new level (kFineDeltaPasses passes at most): each pass's bucket
 //    is a function of the element's own bracket, so an element still reads as asked alone.
@@ -42,11 +41,10 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
-#include "hockeystick/pld/grid/pmf_view.hpp"
-#include "hockeystick/pld/reads/binomial_split.hpp"
 #include "hockeystick/pld/reads/max_of_outputs.hpp"
 #include "hockeystick/pld/refine/epsilon_refinement.hpp"
 #include "hockeystick/pld/refine/rare_delta_grids.hpp"
+#include "hockeystick/pld/refine/split_read.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 
 namespace hockeystick {
@@ -59,45 +57,6 @@ namespace pld {
 // upper side 1e-10 sizes tails that leave [1.95e-21, 9.97e-21]; read again at the level of 9.97e-21,
 // [3.1629e-21, 3.1635e-21].
 constexpr int kFineDeltaPasses = 3;
-
-// The binomial split's composition: its backend and window cap, apart from the reader's (its windows are composed at
-// unit mass with every low-frequency bin computed directly).
-struct SplitComposition {
-    RealFftBackend& fft;
-    std::int64_t max_points;
-};
-
-// The delta brackets (lower, upper) at eps (all > 0, each at least `centre`) intersected with the split read of the
-// remove direction's rounds on kRareDeltaFineGrid (step 2 of the opening comment), `level` sizing its tails and what
-// it drops as negligible (kTiltedTailShare level); the lower side read where `read_lower`.  As given where the split
-// does not apply (too many terms or points, nothing below the split, a term past the double range).
-inline void split_delta_read(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
-                             std::vector<double>& upper, double centre, double level, bool read_lower,
-                             const SplitComposition& split) {
-    const double h = kRareDeltaFineGrid;
-    const double negligible = kTiltedTailShare * level;
-    try {
-        const TiltedReader::Direction& d = reader.direction(h, true, reader.tail(true, level), read_lower);
-        BinomialSplit remove({SplitSegment{factor_view(d.upper, true), reader.rounds()}}, h, true, centre, negligible,
-                             negligible, split.fft, split.max_points);
-        const std::vector<double> add = reader.add_screens(eps, h, level, centre);
-        for (std::size_t i = 0; i < eps.size(); ++i) {
-            const double found = remove.delta(eps[i]);
-            if (!(std::isnan(found) || std::isnan(add[i])))  // a NaN bound bounds nothing
-                upper[i] = std::max(lower[i], std::min(upper[i], std::max(found, add[i])));
-        }
-        if (read_lower) {
-            BinomialSplit optimistic({SplitSegment{factor_view(d.lower, false), reader.rounds()}}, h, false, centre,
-                                     negligible, negligible, split.fft, split.max_points);
-            for (std::size_t i = 0; i < eps.size(); ++i) lower[i] = std::max(lower[i], optimistic.delta(eps[i]));
-        }
-    } catch (const std::length_error&) {  // too many cells, terms or points, a window past the cap
-    } catch (const std::invalid_argument&) {  // nothing below the split, a term past the double range
-    } catch (const std::overflow_error&) {  // a power of the bounds past the double range
-    } catch (const std::domain_error&) {  // every kept term's scale 0
-    }
-    for (std::size_t i = 0; i < eps.size(); ++i) upper[i] = std::max(lower[i], upper[i]);
-}
 
 // The elements of `at` (indices into lower and upper) whose bracket is not exact, at a positive eps where `positive`.
 inline std::vector<std::size_t> not_exact(const std::vector<std::size_t>& at, const std::vector<double>& eps,

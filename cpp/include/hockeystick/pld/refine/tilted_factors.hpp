@@ -190,6 +190,18 @@ class TiltedFactorsReader {
     // The add direction's pure epsilon (add_pure_epsilon).
     double pure_add_epsilon() const { return pure_add_; }
 
+    // Each kind's one round in the remove direction on grid h with `tail`, both sides discretized, and its rounds: (the
+    // pessimistic PMFs, the optimistic ones), held until forget_rounds or the next read (split_read.hpp's split).
+    std::pair<std::vector<CountedPmf>, std::vector<CountedPmf>> remove_sides(double h, double tail) {
+        std::vector<CountedPmf> ups = sides(true, h, tail, true, false);
+        return {std::move(ups), sides(true, h, tail, true, true)};
+    }
+
+    // Frees every kind's discretized rounds.
+    void forget_rounds() {
+        for (const std::unique_ptr<TiltedReader>& r : readers_) r->forget_rounds();
+    }
+
     // The certified (lower, upper) epsilon at delta of one direction's composition on grid h, every round
     // discretized with `tail`, `upper` the best upper side so far (inf: none): the upper side under the Chernoff tilt,
     // then the lesser of it and the upper side under the exponent's tilt at the best so far (the points of each upper

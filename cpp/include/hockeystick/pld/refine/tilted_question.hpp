@@ -130,12 +130,11 @@ constexpr std::int64_t kTiltRareMaxPoints = std::int64_t(1) << 24;
 // q in [1e-6, 1e-4], T q in [1, 100].
 constexpr double kTiltRareLowerGrid = kTiltRareUpperGrids[0];
 constexpr std::int64_t kTiltRareLowerMaxPoints = std::int64_t(1) << 24;
-// The split read (python pld/refine/tilted_question.py's split_bracket, fine_delta.hpp's split_delta_read) is tried where the
-// rounds sample the record at most this many times on average (T q): there a round's large loss is rare, the tilt's
-// Chernoff bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper side up
-// to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10 rounds) up the tilted read is as tight on the upper
-// side and the split narrows the lower one only, at up to twice the cost (calibrating sigma at q 0.1, 10 rounds:
-// 0.49 -> 0.82 CPU s).  Above it, rare participation's finer delta grids read (rare_delta_grids.hpp).
+// The split read (split_read.hpp) is tried where the rounds sample the record at most this many times on average
+// (T q): there a round's large loss is rare, the tilt's Chernoff bound far above a small delta and its charge a large
+// part of it (T q 0.005 to 0.011 left the upper side up to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10
+// rounds) up the tilted read is as tight on the upper side and the split narrows the lower one only, at up to twice
+// the cost (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s).  Above it, rare participation's finer delta grids read (rare_delta_grids.hpp).
 constexpr double kTiltSplitSampledRounds = 0.1;
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
