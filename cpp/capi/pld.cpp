@@ -61,6 +61,7 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/own_grid.hpp>
 #include <hockeystick/pld/refine/own_grid_delta.hpp>
+#include <hockeystick/pld/refine/split_read.hpp>
 #include <hockeystick/pld/refine/step_bracket.hpp>
 #include <hockeystick/pld/refine/tilted_factors.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -73,6 +74,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -373,9 +375,9 @@ constexpr pld::EpsilonTolerance kDefaultTolerance{pld::kDefaultEpsilonAccuracy, 
 // `plain` (the handle's certified epsilon bracket at delta) intersected with its run's read, as the package reads a
 // PLD whose factors describe their run (python pld/question/reader.py): one kind of round, the epsilon question's
 // default (hs_subsampled_gaussian_epsilon at accuracy 1e-3); several, the tilted factors' ladder and fine reads
-// (pld/refine/tilted_factors.hpp: ladder_bracket, fine_bracket; the package adds its blocks of rounds and the split
-// read); the handle's own where the run's read is refused (its grids or windows past the library's limits).  Both
-// certified, so is their intersection.
+// (pld/refine/tilted_factors.hpp: ladder_bracket, fine_bracket; the package adds its blocks of rounds) and the split
+// read of few sampled rounds (pld/refine/split_read.hpp's factors_split_epsilon); the handle's own where the run's
+// read is refused (its grids or windows past the library's limits).  Both certified, so is their intersection.
 std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>& run, double delta,
                                            std::pair<double, double> plain) {
     std::pair<double, double> b;
@@ -387,6 +389,8 @@ std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>
             pld::TiltedFactorsReader reader(run, fft, kMaxCells);
             b = reader.ladder_bracket(delta, plain.first, plain.second, kDefaultTolerance);
             b = reader.fine_bracket(delta, b.first, b.second, kDefaultTolerance);
+            hockeystick_c::CompositionFft split;
+            b = pld::factors_split_epsilon(reader, delta, b.first, b.second, {split, hockeystick_c::kMaxPoints});
         }
     } catch (const invalid_argument_error&) {  // the run's first grid past the library's cells: the handle's own
         return plain;
@@ -402,8 +406,9 @@ std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>
 // `plain` (the handle's certified delta bracket at a finite epsilon >= 0) intersected with its run's read, where `plain`
 // is not exact and its upper side positive: one kind of round, the delta question's default (hs_subsampled_gaussian_delta
 // at accuracy 1e-3); several, the max-of-outputs test's lower side and the tilted factors' delta read on
-// kRareDeltaFineGrid, its tails sized for the upper side (the package's refine/tilted_factors_delta.py but its split
-// read); the handle's own where the run's read is refused.  Both certified, so is their intersection.
+// kRareDeltaFineGrid, its tails sized for the upper side, and the split read of few sampled rounds
+// (pld/refine/split_read.hpp's factors_split_delta), as the package's refine/tilted_factors_delta.py; the handle's
+// own where the run's read is refused.  Both certified, so is their intersection.
 std::pair<double, double> with_run_delta(const std::vector<pld::TiltedSegment>& run, double epsilon,
                                          std::pair<double, double> plain) {
     double lower = plain.first, upper = plain.second;
@@ -418,10 +423,12 @@ std::pair<double, double> with_run_delta(const std::vector<pld::TiltedSegment>& 
             hockeystick_c::CompositionFft fft;
             pld::TiltedFactorsReader reader(run, fft, kMaxCells);
             lower = std::max(lower, pld::max_of_outputs_delta(reader.output_segments(), epsilon));
+            const double tail = reader.question_tail(upper);
             const pld::TiltedFactorsReader::DeltaRead r =
-                reader.delta_read(epsilon, pld::kRareDeltaFineGrid, reader.question_tail(upper), lower, upper);
-            lower = r.lower;
-            upper = r.upper;
+                reader.delta_read(epsilon, pld::kRareDeltaFineGrid, tail, lower, upper);
+            hockeystick_c::CompositionFft split;
+            std::tie(lower, upper) = pld::factors_split_delta(reader, epsilon, pld::kRareDeltaFineGrid, tail, r.lower,
+                                                              r.upper, r.add_upper, {split, hockeystick_c::kMaxPoints});
         }
     } catch (const invalid_argument_error&) {  // the run's first grid past the library's cells: the handle's own
     } catch (const std::length_error&) {  // a window past the cap
