@@ -15,7 +15,6 @@ from hockeystick.pld.compose.fft import fft_length
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.rare_finer_grids import upper_read, upper_reader
 from hockeystick.pld.refine.tilted_question import (
     MAX_POINTS,
     exponent_tilt,
@@ -31,7 +30,7 @@ from .read_tail import (
     saddle_looseness,
     wrapped_mass,
 )
-from .tilted_windows import composed, remove_round
+from .tilted_windows import composed, remove_round, upper_read
 
 README = 256 / 60_000
 H = question.FINE_INTERVAL
@@ -51,9 +50,8 @@ def _tilted(point: tuple[float, float, float, float], delta: float) -> tuple[flo
 
 def _core_upper(point: tuple[float, float, float, float], delta: float, upper: float) -> float:
     """The core's upper read of the point on ``H`` under the Chernoff exponent's tilt at ``upper``
-    (``rare_finer_grids.upper_read``, the tilted reads' window cap), searched from ``upper``."""
-    reader = upper_reader(point, max_points=MAX_POINTS)
-    return upper_read(reader, delta, H, upper, 0.0)[0]
+    (``tilted_windows.upper_read``, the tilted reads' window cap), searched from ``upper``."""
+    return upper_read(point, delta, H, upper, 0.0, max_points=MAX_POINTS)[0]
 
 
 def _upper(pmf, rounds, delta, lam, start, window_tail):
