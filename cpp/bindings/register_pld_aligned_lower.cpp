@@ -9,6 +9,7 @@
 // rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
+#include <hockeystick/pld/refine/fine_epsilon.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/split_read.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -287,6 +288,8 @@ class KeptReader {
     KeptReader(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, std::int64_t max_points,
                double tail, const py::object& workers)
         : max_points_(checked_points(max_points)),
+          max_cells_(max_cells),
+          tail_(tail),
           threads_(hb::region_threads(workers)),
           compose_(workers, hb::tilted_options(), true, max_points_),
           reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {
@@ -397,6 +400,41 @@ class KeptReader {
         return pld::split_epsilon_read(reader_, delta, h, lower, upper, {split.fft(), split_max_points});
     }
 
+    // The default's fine epsilon read (pld/refine/fine_epsilon.hpp) of each bracket (lower, upper) at delta
+    // (one-dimensional arrays of one size, as add_upper: certified upper sides of the add direction's epsilon, inf
+    // where none), the max-of-outputs test of the run as given (sigma and sensitivity), the split's windows within
+    // split_max_points: the certified brackets, never wider than given.
+    py::tuple fine_epsilon(const input_array& delta, const input_array& lower, const input_array& upper,
+                           const input_array& add_upper, double sigma, double sensitivity,
+                           std::int64_t split_max_points) {
+        require_brackets(delta, lower, upper, add_upper);
+        if (!(sigma > 0.0 && std::isfinite(sigma) && sensitivity > 0.0 && std::isfinite(sensitivity)))
+            throw py::value_error("sigma and sensitivity must be finite and > 0 (the run as given)");
+        if (split_max_points < 1)
+            throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
+        pld::FineEpsilonPoint point{reader_.sigma(),
+                                    reader_.sampling_rate(),
+                                    reader_.rounds(),
+                                    {pld::OutputSegment{sigma, reader_.sampling_rate(), sensitivity, reader_.rounds()}},
+                                    tail_,
+                                    max_cells_};
+        std::vector<double> lo(lower.data(), lower.data() + lower.size());
+        std::vector<double> up(upper.data(), upper.data() + upper.size());
+        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        {
+            py::gil_scoped_release release;
+            const hb::caller_region_threads region(threads_);
+            for (std::size_t i = 0; i < lo.size(); ++i) {
+                const std::pair<double, double> b =
+                    pld::fine_epsilon_bracket(point, delta.data()[i], lo[i], up[i], add_upper.data()[i], reader_,
+                                              compose_.fft(), {split.fft(), split_max_points});
+                lo[i] = b.first;
+                up[i] = b.second;
+            }
+        }
+        return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
+    }
+
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
     void keep_windows(std::int64_t points) {
         if (points < 0) throw py::value_error("points must be >= 0, got " + std::to_string(points));
@@ -422,6 +460,19 @@ class KeptReader {
         if (n < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(n));
         return n;
     }
+    // delta, lower, upper and add_upper one-dimensional of one size, each delta in (0, 1), no NaN, else a ValueError.
+    static void require_brackets(const input_array& delta, const input_array& lower, const input_array& upper,
+                                 const input_array& add_upper) {
+        if (delta.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || add_upper.ndim() != 1 ||
+            lower.size() != delta.size() || upper.size() != delta.size() || add_upper.size() != delta.size())
+            throw py::value_error("delta, lower, upper and add_upper must be one-dimensional arrays of one size");
+        check_each(delta, [](double v) {
+            return v > 0.0 && v < 1.0 ? std::string() : "delta must lie strictly between 0 and 1, got " + hb::listed(v);
+        });
+        check_each(lower, [](double v) { return not_nan("lower", v); });
+        check_each(upper, [](double v) { return not_nan("upper", v); });
+        check_each(add_upper, [](double v) { return not_nan("add_upper", v); });
+    }
     static void require_delta(double delta) {
         if (!(delta > 0.0 && delta < 1.0))
             throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
@@ -433,6 +484,8 @@ class KeptReader {
     }
 
     std::int64_t max_points_;
+    std::int64_t max_cells_;
+    double tail_;
     int threads_;
     hb::PocketfftComposition compose_;
     pld::TiltedReader reader_;
@@ -686,6 +739,12 @@ void register_pld_aligned_lower(py::module_ m) {
              "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
              "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
              "windows within split_max_points); (lower, upper), certified.")
+        .def("fine_epsilon", &ab::KeptReader::fine_epsilon, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("add_upper"), py::arg("sigma"), py::arg("sensitivity"),
+             py::arg("split_max_points"),
+             "Each epsilon bracket (lower, upper) at delta read by the default's fine epsilon read "
+             "(pld/refine/fine_epsilon.hpp): the max-of-outputs test of the run (sigma, sensitivity as given), the "
+             "fine upper read, the split read, the aligned cells' lower side and the rare upper read; certified.")
         .def("split_epsilon", &ab::KeptReader::split_epsilon, py::kw_only(), py::arg("delta"), py::arg("interval"),
              py::arg("lower"), py::arg("upper"), py::arg("split_max_points"),
              "The epsilon bracket (lower, upper) at delta intersected with the split read of the remove direction on "

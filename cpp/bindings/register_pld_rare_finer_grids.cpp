@@ -3,6 +3,7 @@
 // lower read where within it but wider than a sixteenth), each by a reader of its own, on the package's FFT
 // (pocketfft_composition.hpp), with the GIL released.  The package's front end is
 // python/hockeystick/pld/refine/rare_finer_grids.py.
+#include <hockeystick/pld/refine/fine_epsilon.hpp>
 #include <hockeystick/pld/refine/rare_finer_grids.hpp>
 
 #include <pybind11/numpy.h>
@@ -108,6 +109,10 @@ void register_pld_rare_finer_grids(py::module_ m) {
           py::arg("delta"), py::arg("lower"), py::arg("upper"),
           "Whether rare_finer_grids.hpp's tight read raises the bracket's lower side: rare participation, a bracket "
           "within the default tolerance but wider than finer_tight_share of it.");
+    m.def("fine_rare_pending", &pld::fine_rare_pending, py::kw_only(), py::arg("sampling_rate"), py::arg("lower"),
+          py::arg("upper"),
+          "Whether a bracket the fine epsilon read left is read again on the rare grids "
+          "(pld/refine/fine_epsilon.hpp's fine_rare_pending).");
     m.attr("finer_first_grid") = pld::kFinerFirstGrid;
     m.attr("finer_tight_share") = pld::kFinerTightShare;
     m.attr("finer_lower_grids") = py::make_tuple(pld::kFinerLowerGrids[0], pld::kFinerLowerGrids[1]);

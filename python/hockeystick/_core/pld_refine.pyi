@@ -360,6 +360,7 @@ tilt_rare_max_points: int
 tilt_rare_lower_grid: float
 tilt_rare_lower_max_points: int
 
+def fine_rare_pending(*, sampling_rate: float, lower: float, upper: float) -> bool: ...
 def tilted_rare_upper(
     *,
     sigma: float,
@@ -435,6 +436,17 @@ class TiltedPointReader:
     def split_epsilon(
         self, *, delta: float, interval: float, lower: float, upper: float, split_max_points: int
     ) -> tuple[float, float]: ...
+    def fine_epsilon(
+        self,
+        *,
+        delta: npt.ArrayLike,
+        lower: npt.ArrayLike,
+        upper: npt.ArrayLike,
+        add_upper: npt.ArrayLike,
+        sigma: float,
+        sensitivity: float,
+        split_max_points: int,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def window_points(self, interval: float) -> int: ...
     def keep_windows(self, points: int) -> None: ...
     def forget_windows(self) -> None: ...

@@ -30,7 +30,7 @@ library's descent falls back to (``coarser_brackets``).
 
 from __future__ import annotations
 
-import math
+import contextlib
 from collections.abc import Hashable, Sequence
 from typing import Any, cast
 
@@ -44,9 +44,6 @@ from ..mechanisms.constructors import (
     MAX_CELLS,
     Directions,
     subsampled_gaussians,
-)
-from ..reads.max_of_outputs import (
-    max_of_outputs_epsilon,
 )
 from . import question
 from .bracket_width import within_epsilon_tolerance
@@ -296,57 +293,43 @@ def fine_brackets(
     threads: int = 0,
     reader: TiltedReader | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` not yet exact
-    (``question.exact``), its lower side raised to the max-of-outputs test's bound where higher
-    (``reads.max_of_outputs``: certified, from the largest released value against a threshold; at
-    sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where the PLD reads' lower side is
-    0.911), then, with a finite upper side, its upper side lowered to the core's fine read on
-    ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it (``fine_upper``, certified;
-    at ``tail`` where given), so that the default's upper side is read finer than the peers'
-    default grid; where that window would pass ``MAX_POINTS``, on the peers' grid (the same
-    discretization as theirs, without the plain composition's round-off charge); as given at q = 1
-    (closed form) or where both windows would pass it.  A bracket still not exact with a positive lower side is then intersected
-    with ``TiltedReader.split_bracket``'s on ``question.FINE_INTERVAL`` where T q is at most
-    ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate, where the tilt's Chernoff bound
-    is far above a small delta and its charge, relative to it, a large part of it). A bracket still
-    wider than the tolerance has its lower side raised to the aligned cells' read
-    (``aligned_lower.aligned_lower_side``, rare participation).  Last, a bracket whose upper side
-    was read on ``question.FINE_INTERVAL`` and which is now within the tolerance but wider than half
-    of it, under rare participation (``rare_pending``), has its upper side lowered to the read on a
-    finer grid (``rare_upper``, certified).  ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
-    refinement's), where given; the add direction is not read where they are at most the remove
-    direction's. ``threads``: the reads' (``TiltedReader``); ``reader``: the point's reader of an
-    earlier read at the same ``tail``, whose discretized rounds the split read then reuses (the
-    same numbers)."""
+    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` read by the core's fine epsilon
+    read (pld/refine/fine_epsilon.hpp, bound as ``TiltedPointReader.fine_epsilon``): where not yet
+    exact, its lower side raised to the max-of-outputs test's bound where higher
+    (``reads.max_of_outputs``: at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where the
+    PLD reads' lower side is 0.911); with a finite upper side, the upper side lowered to the fine
+    read on ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it (or on the peers'
+    grid where that window would pass ``MAX_POINTS``), so that the default's upper side is read
+    finer than the peers' default grid; then the split read of few sampled rounds (T q at most
+    ``SPLIT_SAMPLED_ROUNDS``), the aligned cells' lower side where still wider than the tolerance
+    (rare participation) and, where the bracket is now within the tolerance but wider than half of
+    it under rare participation (``rare_pending``), the upper side read on a finer grid.  Every
+    read is certified; as given at q = 1 (closed form).  ``tail``: the rounds' tail where given;
+    ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known
+    (the refinement's), where given; ``threads``: the reads' (``TiltedReader``); ``reader``: the
+    point's reader of an earlier read at the same ``tail``, whose discretized rounds the split read
+    then reuses (the same numbers)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    reader = TiltedReader(point, tail, threads) if reader is None else reader
     sigma, q, rounds, sensitivity = point
-    for j in range(flat.size) if q < 1.0 else ():
-        if not (
-            math.isfinite(ups[j]) and question.exact(lows[j], ups[j])
-        ):  # the max-of-outputs bound where higher
-            test = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], float(flat[j]))
-            lows[j] = max(lows[j], test)
-            ups[j] = max(lows[j], ups[j])
-        if question.exact(lows[j], ups[j]) or not math.isfinite(ups[j]):
-            continue
-        up, grid = fine_upper(point, float(flat[j]), ups[j], adds[j], lows[j], tail, threads)
-        ups[j] = max(lows[j], up)
-        lows[j], ups[j] = reader.split_bracket(
-            float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j]
-        )
-        if not question.within_tolerance(lows[j], ups[j]):  # rare participation's lower side
-            from .aligned_lower import aligned_lower_side  # lazy: read only where left wide
-            from .window_heap import heap_windows
+    if q < 1.0 and flat.size:
+        reader = TiltedReader(point, tail, threads) if reader is None else reader
+        from .window_heap import heap_windows
 
-            with heap_windows():  # its windows' memory kept between compositions
-                lows[j] = aligned_lower_side(point, float(flat[j]), lows[j], ups[j], MAX_POINTS)
-        if grid == question.FINE_INTERVAL and rare_pending(q, lows[j], ups[j]):
-            up = rare_upper(point, float(flat[j]), ups[j], tail, threads)
-            ups[j] = max(lows[j], min(ups[j], up))
+        # under rare participation the aligned cells' large windows keep their memory between compositions
+        scope = heap_windows() if q <= question.RARE_FINE_RATE else contextlib.nullcontext()
+        with scope:
+            lows, ups = reader.core.fine_epsilon(
+                delta=np.ascontiguousarray(flat),
+                lower=lows,
+                upper=ups,
+                add_upper=np.ascontiguousarray(adds, dtype=np.float64),
+                sigma=sigma,
+                sensitivity=sensitivity,
+                split_max_points=DEFAULT_MAX_POINTS,
+            )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
@@ -383,25 +366,11 @@ def fine_upper(
 
 
 def rare_pending(q: float, lower: float, upper: float) -> bool:
-    """Whether a bracket of the fine read is read again on a finer grid (``rare_upper``): rare
+    """Whether a bracket of the fine read is read again on a finer grid (``rare_upper``): the core's
+    ``fine_rare_pending`` (pld/refine/fine_epsilon.hpp, whose comment gives the reason): rare
     participation (q at most ``question.RARE_FINE_RATE``) and a bracket within the default
-    tolerance but wider than the refinement's target, half of it (``question.REFINED_ACCURACY``).
-    Within the tolerance, no later read of the default's refines it (the refinement settles it,
-    ``FineSettle``, and the tilted factors' reads take wide brackets only), so its upper side would
-    keep the fine grid's discretization excess, which over many rounds of a rate far below the grid
-    can pass the peers' estimate on the grid twice coarser; within half of it the upper side is as
-    close to the truth as the refined default's, and the read would lower it by less than the width
-    at up to half the point's cost."""
-    return bool(
-        q <= question.RARE_FINE_RATE
-        and question.within_tolerance(np.array(lower), np.array(upper))
-        and not within_epsilon_tolerance(
-            np.array(lower),
-            np.array(upper),
-            question.REFINED_ACCURACY,
-            question.REFINED_RELATIVE_ACCURACY,
-        )
-    )
+    tolerance but wider than the refinement's target, half of it (``question.REFINED_ACCURACY``)."""
+    return bool(_core.pld_refine.fine_rare_pending(sampling_rate=q, lower=lower, upper=upper))
 
 
 def core_point(point: Point, threads: int) -> dict[str, Any]:
