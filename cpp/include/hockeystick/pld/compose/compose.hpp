@@ -171,6 +171,7 @@ inline ComposedPMF copied_through(const PmfView& f, double h, bool pessimistic) 
     out.p.assign(f.p, f.p + f.n);
     out.p_inf = f.p_inf;
     out.pessimistic = pessimistic;
+    out.loss_shift = f.loss_shift;  // one copy's losses are off by the factor's shift
     return out;
 }
 
