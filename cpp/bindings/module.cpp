@@ -26,6 +26,7 @@ void register_pld_max_of_outputs(py::module_ m);
 void register_pld_tilted_charge(py::module_ m);
 void register_pld_tilted_read(py::module_ m);
 void register_pld_screened_step(py::module_ m);
+void register_pld_block_reads(py::module_ m);
 void register_pld_lower_envelope(py::module_ m);
 void register_pld_binomial_split(py::module_ m);
 
@@ -56,6 +57,7 @@ PYBIND11_MODULE(_core, m) {
     register_pld_refine(m.def_submodule("pld_refine"));
     register_pld_aligned_lower(m.attr("pld_refine").cast<py::module_>());
     register_pld_screened_step(m.attr("pld_refine").cast<py::module_>());
+    register_pld_block_reads(m.attr("pld_refine").cast<py::module_>());
     register_pld_tilted_factors(m.attr("pld_refine").cast<py::module_>());
     register_pld_own_grid(m.attr("pld_refine").cast<py::module_>());
     register_pld_rare_finer_grids(m.attr("pld_refine").cast<py::module_>());

@@ -1,15 +1,18 @@
 """The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
 of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
 (cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
-(cpp/bindings/register_pld_tilted_factors.cpp); the own-grid epsilon and delta brackets of a composed PLD
-whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp); rare participation's last epsilon
-reads (cpp/bindings/register_pld_rare_finer_grids.cpp)."""
+(cpp/bindings/register_pld_tilted_factors.cpp); the block reads of many rounds of one kind of round at a small
+sampling rate and the dilation they take (cpp/bindings/register_pld_block_reads.cpp); the own-grid epsilon and delta
+brackets of a composed PLD whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp); rare
+participation's last epsilon reads (cpp/bindings/register_pld_rare_finer_grids.cpp)."""
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from .pld_grid import GridPMF
 
 class GridPolicy:
     finest_interval: float
@@ -678,3 +681,32 @@ def finer_applies(
 def tight_applies(
     *, sampling_rate: float, rounds: int, delta: float, lower: float, upper: float
 ) -> bool: ...
+
+# the block reads (cpp/bindings/register_pld_block_reads.cpp)
+def block_bracket(
+    segments: Sequence[tuple[float, float, int, float]],
+    *,
+    delta: float,
+    lower: float,
+    upper: float,
+    tail: float,
+    accuracy: float,
+    relative_accuracy: float,
+    max_cells: int,
+    workers: int | None = None,
+) -> tuple[float, float]: ...
+def dilated(
+    p: npt.ArrayLike,
+    *,
+    k_lo: int,
+    h: float,
+    p_inf: float,
+    entry_error: float,
+    loss_shift: float,
+    ratio: int,
+) -> GridPMF: ...
+def block_grids(
+    sigma: float, *, sampling_rate: float, sensitivity: float, tail: float
+) -> tuple[float, float]: ...
+
+block_max_rate: float
