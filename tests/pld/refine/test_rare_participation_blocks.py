@@ -1,7 +1,8 @@
-"""The block reads (pld/refine/block_reads.py): the split of a fine PMF onto a coarser grid against 50-digit mpmath
-(P-mass and Q-mass kept, the curve at least the fine one's everywhere and equal to it at the coarse points), and the
-blocks' bracket of many rounds of a small sampling rate against independent certified bounds (the max-of-outputs
-test below, RDP above) and the one-round tilted reads where those are tight."""
+"""The block reads (the core's pld/refine/block_reads.hpp and pld/grid/dilation.hpp, through
+pld/refine/block_reads.py): the split of a fine PMF onto a coarser grid against 50-digit mpmath (P-mass and Q-mass
+kept, the curve at least the fine one's everywhere and equal to it at the coarse points), and the blocks' bracket of
+many rounds of a small sampling rate against independent certified bounds (the max-of-outputs test below, RDP above)
+and the one-round tilted reads where those are tight."""
 
 from __future__ import annotations
 
