@@ -31,7 +31,10 @@
 // the tilt on grids each a quarter of the one before from 1.25e-5, the lower side by the optimistic PMFs below the
 // rate and the aligned cells, as the package's default delta reads them).  A refined bracket that meets the
 // accuracy but is not exact (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the same fine read
-// (fine_upper), as the package's default reads every bracket not exact.  The Python package's
+// (fine_upper), as the package's default reads every bracket not exact.  A handle's run of one kind of round read at
+// the default accuracy (run_epsilon_bracket) and still wider than the default tolerance is read again by the tilted
+// factors' ladder and, for many rounds of a rate far below the grid, by the blocks of rounds (wide_epsilon_read), as
+// the package's default reads it.  The Python package's
 // front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
 // binding).  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
 // bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
@@ -43,6 +46,7 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
+#include <hockeystick/pld/refine/block_reads.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
@@ -52,6 +56,7 @@
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/rare_finer_grids.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
+#include <hockeystick/pld/refine/tilted_factors.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
@@ -434,13 +439,37 @@ hs_status written(const pld::RefinedBracket& r, const char* question, const char
                                  "): no grid within the library's limits narrows it further; it is written, certified");
 }
 
+// `b` (a certified epsilon bracket at delta of the rounds, the default's) where still wider than the default
+// tolerance intersected with the tilted factors' ladder of the run (pld/refine/tilted_factors.hpp's ladder_bracket)
+// and, where still wider, with its blocks of rounds (pld/refine/block_reads.hpp: many rounds of a rate far below the
+// grid), as the package's default reads a bracket its own reads leave wide (python pld/refine/tilted_factors.py's
+// wide_brackets): sigma 2, q 1e-6, 10^6 rounds at delta 1e-12 [0.00227, 0.00377] -> [0.0029860, 0.0029867].  As given
+// where the run's reads are refused.  Certified: every read is.
+std::pair<double, double> wide_epsilon_read(double sigma, double q, long long rounds, double delta,
+                                            std::pair<double, double> b) {
+    const pld::EpsilonTolerance tol{pld::kDefaultEpsilonAccuracy, pld::kDefaultEpsilonRelativeAccuracy};
+    if (!(q < 1.0) || tol.within(b.first, b.second)) return b;
+    try {
+        const std::vector<pld::TiltedSegment> run{{sigma, q, static_cast<std::int64_t>(rounds), 1.0}};
+        hockeystick_c::CompositionFft fft;
+        pld::TiltedFactorsReader reader(run, fft, hockeystick_c::kMaxCells);
+        b = reader.ladder_bracket(delta, b.first, b.second, tol);
+        if (!tol.within(b.first, b.second))
+            b = pld::block_bracket(run, delta, b.first, b.second, reader.question_tail(delta), tol, fft, fft,
+                                   hockeystick_c::kMaxCells);
+    } catch (const std::length_error&) {  // a discretization or window past the caps
+    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+    }
+    return {b.first, std::max(b.first, b.second)};
+}
+
 }  // namespace
 
 namespace hockeystick_c {
 
 std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long rounds, double delta) {
     const pld::RefinedBracket r = epsilon_read(sigma, q, rounds, delta, kDefaultAccuracy);
-    return {r.lower, r.upper};
+    return wide_epsilon_read(sigma, q, rounds, delta, {r.lower, r.upper});
 }
 
 std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon) {
