@@ -15,10 +15,11 @@ that end it); ``fine_bracket`` reads half the peers' default grid where not yet 
 (``question.exact``) and, under rare participation (every rate at most the core's kTiltRareRate)
 where still wider than the tolerance, the upper side on finer grids under a larger cap and the lower
 side by the aligned cells of every kind composed.  Each factor is discretized with the question tail
-of the whole run (its T cuts together at most ``question.TILTED_TAIL_SHARE`` delta).  The package
-adds, between the two, the blocks of rounds of one segment still wide (``block_reads``), and after
-them the split read of few rounds of small rates (the core's, pld/refine/split_read.hpp).  Every
-bracket found is certified and the answer is their intersection with the one given.
+of the whole run (its T cuts together at most ``question.TILTED_TAIL_SHARE`` delta).  Between the
+two, one segment still wide is read in blocks of rounds (the core's, pld/refine/block_reads.hpp,
+through ``block_reads``), and after them the split read of few rounds of small rates (the core's,
+pld/refine/split_read.hpp).  Every bracket found is certified and the answer is their intersection
+with the one given.
 """
 
 from __future__ import annotations
@@ -126,25 +127,19 @@ def tilted_factors_bracket(
     if fine:
         lower, upper = reader.fine_bracket(delta=delta, lower=lower, upper=upper, **tolerance)
         if lower > 0.0 and not question.exact(np.array(lower), np.array(upper)):
-            tail = reader.question_tail(delta)
-            lower, upper = _split_read(reader, segments, delta, lower, upper, tail)
+            lower, upper = _split_read(reader, delta, lower, upper)
     return lower, max(lower, upper)
 
 
 def _split_read(
-    reader: _core.pld_refine.TiltedFactorsReader,
-    segments: Sequence[Segment],
-    delta: float,
-    lower: float,
-    upper: float,
-    tail: float,
+    reader: _core.pld_refine.TiltedFactorsReader, delta: float, lower: float, upper: float
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) intersected with the core's split read on ``question.FINE_INTERVAL``
     (pld/refine/split_read.hpp's ``factors_split_epsilon``: the run's remove direction read as a sum
     over how many rounds pass lower / T, the add direction cleared by ``add_below``) where the
     rounds sample the record at most ``tilted_question.SPLIT_SAMPLED_ROUNDS`` times on average
-    (sum_i q_i c_i); as given elsewhere.  ``segments`` and ``tail`` are the reader's run and its
-    question tail at ``delta``, which the core reads from the reader itself."""
+    (sum_i q_i c_i); as given elsewhere.  The run and its question tail at ``delta`` are the
+    reader's."""
     low, up = reader.split_epsilon(
         delta=delta, lower=lower, upper=upper, split_max_points=DEFAULT_MAX_POINTS
     )
