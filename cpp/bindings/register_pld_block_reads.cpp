@@ -70,6 +70,10 @@ std::pair<double, double> block_bracket(const std::vector<Segment>& segments, do
     require_probability("tail", tail);
     require_not_nan("lower", lower);
     require_not_nan("upper", upper);
+    if (!(lower <= upper && upper >= 0.0))
+        throw py::value_error(
+            "lower and upper must be a certified epsilon bracket (lower <= upper, upper >= 0), got [" +
+            hb::listed(lower) + ", " + hb::listed(upper) + "]");
     require_positive("accuracy", accuracy, "an epsilon width");
     if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
         throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
@@ -93,8 +97,14 @@ pld::GridPMF dilated(const hb::input_array& p, std::int64_t k_lo, double h, doub
     if (!(entry_error >= 0.0 && std::isfinite(entry_error)))
         throw py::value_error("entry_error must be finite and >= 0, got " + hb::listed(entry_error));
     if (!(loss_shift >= 0.0 && std::isfinite(loss_shift)))
-        throw py::value_error("dilated: a loss shift must be finite and >= 0, got " + hb::listed(loss_shift));
+        throw py::value_error("loss_shift must be finite and >= 0, got " + hb::listed(loss_shift));
     if (ratio < 1) throw py::value_error("ratio must be at least 1, got " + std::to_string(ratio));
+    for (py::ssize_t i = 0; i < p.size(); ++i)
+        if (!std::isfinite(p.data()[i]))
+            throw py::value_error("p must hold finite masses, got " + hb::listed(p.data()[i]));
+    if (!(static_cast<double>(ratio) * h <= pld::kDilationMaxStep))
+        throw py::value_error("ratio * h must be at most 700 (the coarse grid's loss step), got " +
+                              hb::listed(static_cast<double>(ratio) * h));
     pld::GridPMF fine;
     fine.k_lo = k_lo;
     fine.h = h;

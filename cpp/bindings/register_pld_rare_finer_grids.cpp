@@ -49,8 +49,12 @@ void require_brackets(const input_array& delta, const input_array& lower, const 
         const double d = delta.data()[i];
         if (!(d > 0.0 && d < 1.0))
             throw py::value_error("delta must lie strictly between 0 and 1, got " + std::to_string(d));
-        if (std::isnan(lower.data()[i]) || std::isnan(upper.data()[i]))
-            throw py::value_error("lower and upper must not be NaN");
+        const double lo = lower.data()[i], up = upper.data()[i];
+        if (!(lo <= up && up >= 0.0))  // NaN fails too
+            throw py::value_error(
+                "lower and upper must be certified epsilon brackets (lower <= upper, upper >= 0), "
+                "got [" +
+                std::to_string(lo) + ", " + std::to_string(up) + "]");
     }
 }
 
@@ -83,6 +87,27 @@ std::pair<py::array_t<double>, py::array_t<double>> brackets(double sigma, doubl
     return {lows, ups};
 }
 
+// finer_lower_grid with its arguments checked: a window of points >= 0, a cap >= 1.
+double lower_grid(std::int64_t window, std::int64_t max_points) {
+    if (window < 0)
+        throw py::value_error("window must be >= 0 (points of a window read), got " + std::to_string(window));
+    if (max_points < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(max_points));
+    return pld::finer_lower_grid(window, max_points);
+}
+
+// finer_halvings with its arguments checked: first and second upper sides not NaN, lower finite and >= 0, a window of
+// points >= 0, a cap >= 1.
+int halvings(double first, double second, double lower, std::int64_t window, std::int64_t max_points) {
+    if (std::isnan(first) || std::isnan(second)) throw py::value_error("first and second must not be NaN");
+    if (!(lower >= 0.0 && std::isfinite(lower)))
+        throw py::value_error("lower must be finite and >= 0 (a certified lower epsilon), got " +
+                              std::to_string(lower));
+    if (window < 0)
+        throw py::value_error("window must be >= 0 (points of a window read), got " + std::to_string(window));
+    if (max_points < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(max_points));
+    return pld::finer_halvings(first, second, lower, window, max_points);
+}
+
 }  // namespace rare_finer_binding
 
 void register_pld_rare_finer_grids(py::module_ m) {
@@ -94,11 +119,11 @@ void register_pld_rare_finer_grids(py::module_ m) {
           "Each (lower, upper) epsilon bracket at delta of rounds of the Poisson-subsampled Gaussian (sigma per unit "
           "sensitivity) read by rare participation's last reads (pld/refine/rare_finer_grids.hpp's "
           "rare_finer_bracket): certified, never wider than given; the windows within the caps given.");
-    m.def("finer_lower_grid", &pld::finer_lower_grid, py::kw_only(), py::arg("window"),
+    m.def("finer_lower_grid", &rb::lower_grid, py::kw_only(), py::arg("window"),
           py::arg("max_points") = pld::kFinerLowerMaxPoints,
           "The aligned read's grid of rare_finer_grids.hpp for an upper read's window of `window` points on its first "
           "grid (0: none fits).");
-    m.def("finer_halvings", &pld::finer_halvings, py::kw_only(), py::arg("first"), py::arg("second"), py::arg("lower"),
+    m.def("finer_halvings", &rb::halvings, py::kw_only(), py::arg("first"), py::arg("second"), py::arg("lower"),
           py::arg("window"), py::arg("max_points") = pld::kFinerUpperMaxPoints,
           "How many halvings of half the first grid the last upper read of rare_finer_grids.hpp takes.");
     m.def("finer_applies", &pld::finer_applies, py::kw_only(), py::arg("sampling_rate"), py::arg("rounds"),

@@ -122,8 +122,7 @@ class FactorsReader {
         require_probability("tail", tail);
         if (!(eps >= 0.0 && std::isfinite(eps)))
             throw py::value_error("eps must be finite and >= 0, got " + hb::listed(eps));
-        require_not_nan("lower", lower);
-        require_not_nan("upper", upper);
+        require_sides(lower, upper);
         const pld::TiltedFactorsReader::DeltaRead read = refusing(
             [&] { return released(threads_, [&] { return reader_.delta_read(eps, h, tail, lower, upper); }); });
         return {read.lower, read.upper, read.add_upper};
@@ -143,9 +142,11 @@ class FactorsReader {
         require_probability("tail", tail);
         if (!(eps >= 0.0 && std::isfinite(eps)))
             throw py::value_error("eps must be finite and >= 0, got " + hb::listed(eps));
-        require_not_nan("lower", lower);
-        require_not_nan("upper", upper);
-        require_not_nan("add_upper", add_upper);
+        require_sides(lower, upper);
+        if (!(add_upper >= 0.0))
+            throw py::value_error(
+                "add_upper must be >= 0 (a certified upper delta of the add direction; inf: none), got " +
+                hb::listed(add_upper));
         const hb::PocketfftComposition split(py::none(), split_options(), true, checked_points(split_max_points));
         return released(threads_, [&] {
             return pld::factors_split_delta(reader_, eps, h, tail, lower, upper, add_upper,
@@ -168,8 +169,15 @@ class FactorsReader {
     }
     static void require_bracket(double delta, double lower, double upper) {
         require_probability("delta", delta);
+        require_sides(lower, upper);
+    }
+    // A certified bracket's sides: neither NaN, lower at most upper.
+    static void require_sides(double lower, double upper) {
         require_not_nan("lower", lower);
         require_not_nan("upper", upper);
+        if (lower > upper)
+            throw py::value_error("lower must be at most upper (a certified bracket), got [" + hb::listed(lower) +
+                                  ", " + hb::listed(upper) + "]");
     }
     static pld::EpsilonTolerance checked_tolerance(double accuracy, double relative_accuracy) {
         require_positive("accuracy", accuracy, "an epsilon width");

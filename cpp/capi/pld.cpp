@@ -370,7 +370,7 @@ std::vector<pld::TiltedSegment> run_of(const hs_pld& p) {
 }
 
 // The default tolerance of an epsilon bracket (the package's question.DEFAULT_ACCURACY and its relative one).
-constexpr pld::EpsilonTolerance kDefaultTolerance{pld::kDefaultEpsilonAccuracy, pld::kDefaultEpsilonRelativeAccuracy};
+constexpr pld::EpsilonTolerance kDefaultTolerance = pld::kDefaultEpsilonTolerance;
 
 // `plain` (the handle's certified epsilon bracket at delta) intersected with its run's read, as the package reads a
 // PLD whose factors describe their run (python pld/question/reader.py): one kind of round, the epsilon question's

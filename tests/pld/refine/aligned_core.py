@@ -1,8 +1,7 @@
 """The tests' handles on the core's aligned cells (cpp/include/hockeystick/pld/refine/aligned_lower.hpp,
 bound as ``_core.pld_refine.aligned_*``): one round's cells, its aligned PMF, the centring certificate,
 the verified edges and the aligned lower epsilon, in the shapes the tests read them.  The package's
-default reads the cells through ``refine.aligned_lower``'s two reads alone; the proof is that module's
-docstring."""
+default reads the cells inside the core's reads alone; the proof is the header's opening comment."""
 
 from __future__ import annotations
 

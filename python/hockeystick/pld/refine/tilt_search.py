@@ -1,7 +1,6 @@
 """The search of a Chernoff score's best tilt over one fixed ladder of tilts lam.
 
-The tilted reads (``refine.tilted_question``, ``refine.tilted_factors``, ``refine.block_reads``)
-compose a run under the tilt lam that maximizes a Chernoff score, a function of lam and of the
+The tilted reads (``refine.tilted_question``, ``refine.tilted_factors``) compose a run under the tilt lam that maximizes a Chernoff score, a function of lam and of the
 run's log-moment K(lam); every tilt gives a certified read, the search only makes it tight.  The
 tilt is the best of ``LAMBDAS``: the best of every ``COARSE_STEP``-th tilt, then the best between
 its two neighbours (``best_tilt``).  For one PMF composed T times (``pmf_tilt``), K = T log sum_k p_k

@@ -240,11 +240,6 @@ inline BlockTerms block_terms(const TiltedSegment& s, bool remove, double tail, 
     throw std::logic_error("block_terms: unreachable");
 }
 
-// The lam maximizing lam eps - K(lam), K the terms' summed log-moment (exponent_tilt).
-inline double summed_exponent_tilt(const std::vector<CountedPmf>& terms, double eps) {
-    return exponent_tilt(terms, eps);
-}
-
 // One direction's certified (lower, upper) epsilon at delta from its blocks (block_terms): the upper side under the
 // exponent's tilt at `near` (an epsilon near the answer), then again at the upper side found while it falls by more
 // than a hundredth of the tolerance (at most kBlockRetilts passes: a tilt far from the answer reads loosely, sigma 2,
@@ -258,7 +253,7 @@ inline std::pair<double, double> direction_block_bracket(const TiltedSegment& s,
     const std::vector<CountedPmf> ups = blocks.terms(true), lows = blocks.terms(false);
     double up = std::numeric_limits<double>::infinity();
     for (int pass = 0; pass < kBlockRetilts; ++pass) {  // each under the exponent's tilt at the best upper side so far
-        const double lam = summed_exponent_tilt(ups, std::isfinite(up) ? up : near);
+        const double lam = exponent_tilt(ups, std::isfinite(up) ? up : near);
         const TiltedComposition side =
             compose_tilted(ups, lam * blocks.h, true, fft, kTiltMaxPoints, kDefaultCompositionTail, kTiltWindowTail);
         const double found = upper_epsilon(side, delta, std::min(up, side.top()));
@@ -268,8 +263,7 @@ inline std::pair<double, double> direction_block_bracket(const TiltedSegment& s,
         if (done) break;
     }
     if (!(std::isfinite(up) && up > 0.0)) return {0.0, up};
-    const TiltedComposition low =
-        compose_tilted(lows, summed_exponent_tilt(lows, up) * blocks.h, false, fft, kTiltMaxPoints);
+    const TiltedComposition low = compose_tilted(lows, exponent_tilt(lows, up) * blocks.h, false, fft, kTiltMaxPoints);
     return {lower_epsilon(low, delta, up), up};
 }
 

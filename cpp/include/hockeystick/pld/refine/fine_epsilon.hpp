@@ -35,6 +35,7 @@
 #include "hockeystick/pld/reads/max_of_outputs.hpp"
 #include "hockeystick/pld/refine/aligned_lower.hpp"
 #include "hockeystick/pld/refine/epsilon_refinement.hpp"
+#include "hockeystick/pld/refine/epsilon_tolerance.hpp"
 #include "hockeystick/pld/refine/rare_delta_grids.hpp"
 #include "hockeystick/pld/refine/split_read.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
@@ -59,12 +60,9 @@ struct FineEpsilonPoint {
 
 namespace fine_epsilon_detail {
 
-// Whether [lower, upper] is within the default tolerance scaled by `share` (an exact bracket always is, an infinite
-// upper side over a finite lower side never).
+// Whether [lower, upper] is within the default tolerance scaled by `share`.
 inline bool within(double lower, double upper, double share = 1.0) {
-    const double tolerance = std::max(share * kDefaultEpsilonAccuracy,
-                                      share * kDefaultEpsilonRelativeAccuracy * (std::isfinite(upper) ? upper : 0.0));
-    return (lower == upper ? 0.0 : upper - lower) <= tolerance;
+    return kDefaultEpsilonTolerance.scaled(share).within(lower, upper);
 }
 
 // A reader of its own of the point, on `fft`, its rounds discretized with the point's tail where given.

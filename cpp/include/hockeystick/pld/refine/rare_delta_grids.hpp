@@ -42,15 +42,12 @@
 #include <vector>
 
 #include "hockeystick/pld/refine/aligned_lower.hpp"
+#include "hockeystick/pld/refine/epsilon_tolerance.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 
 namespace hockeystick {
 namespace pld {
 
-// The default's epsilon tolerance, max(kDefaultEpsilonAccuracy, kDefaultEpsilonRelativeAccuracy eps) (python
-// pld/refine/question.py's DEFAULT_ACCURACY and DEFAULT_RELATIVE_ACCURACY read them).
-constexpr double kDefaultEpsilonAccuracy = 1e-3;
-constexpr double kDefaultEpsilonRelativeAccuracy = 2.5e-4;
 // The grid of the default's fine reads, half the peers' default 1e-4 (python question.FINE_INTERVAL).
 constexpr double kRareDeltaFineGrid = 5e-5;
 // A bracket within this share of the default epsilon tolerance (in epsilon: the header's comment) is not read further

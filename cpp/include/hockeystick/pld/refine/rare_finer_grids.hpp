@@ -44,6 +44,7 @@
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/refine/aligned_lower.hpp"
+#include "hockeystick/pld/refine/epsilon_tolerance.hpp"
 #include "hockeystick/pld/refine/rare_delta_grids.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 
@@ -82,17 +83,9 @@ struct FinerCaps {
 
 namespace finer_detail {
 
-// The default's epsilon tolerance at eps: max(kDefaultEpsilonAccuracy, kDefaultEpsilonRelativeAccuracy eps), eps
-// read as 0 where infinite, scaled by `share`.
-inline double tolerance(double eps, double share = 1.0) {
-    return std::max(share * kDefaultEpsilonAccuracy,
-                    share * kDefaultEpsilonRelativeAccuracy * (std::isfinite(eps) ? eps : 0.0));
-}
-
-// Whether [lower, upper] is no wider than `share` of the default tolerance at upper (an exact bracket always is, an
-// infinite upper side over a finite lower side never).
+// Whether [lower, upper] is within `share` of the default tolerance.
 inline bool within(double lower, double upper, double share = 1.0) {
-    return (lower == upper ? 0.0 : upper - lower) <= tolerance(upper, share);
+    return kDefaultEpsilonTolerance.scaled(share).within(lower, upper);
 }
 
 // The domain both reads share: rare participation (0 < q <= kTiltRareRate), at least kAlignedLeastRounds rounds,
@@ -139,7 +132,7 @@ inline int finer_halvings(double first, double second, double lower, std::int64_
                           std::int64_t max_points = kFinerUpperMaxPoints) {
     const double fall = first - second;
     if (!(std::isfinite(fall) && fall > 0.0 && window > 0)) return 0;
-    const double target = lower + kFinerTargetShare * finer_detail::tolerance(lower);
+    const double target = lower + kFinerTargetShare * kDefaultEpsilonTolerance.at(lower);
     int most = 0;
     for (int k = 1; k < kFinerUpperHalvings; ++k) {
         if (static_cast<double>(window) * std::ldexp(1.0, k + 1) > static_cast<double>(max_points)) continue;

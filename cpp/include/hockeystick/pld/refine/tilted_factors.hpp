@@ -59,6 +59,7 @@
 #include "hockeystick/pld/reads/max_of_outputs.hpp"
 #include "hockeystick/pld/refine/aligned_lower.hpp"
 #include "hockeystick/pld/refine/epsilon_refinement.hpp"
+#include "hockeystick/pld/refine/epsilon_tolerance.hpp"
 #include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/rare_delta_grids.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
@@ -92,17 +93,6 @@ inline double add_pure_epsilon(const std::vector<TiltedSegment>& segments) {
     const double k = static_cast<double>(segments.size());
     return exact_sum(terms.data(), static_cast<std::int64_t>(terms.size())) * (1.0 + (k + 8.0) * tilted_detail::kUnit);
 }
-
-// How wide an epsilon bracket may be: max(accuracy, relative_accuracy eps), eps read as 0 where infinite.
-struct EpsilonTolerance {
-    double accuracy, relative_accuracy;
-
-    double at(double eps) const { return std::max(accuracy, relative_accuracy * (std::isfinite(eps) ? eps : 0.0)); }
-
-    // Whether [lower, upper] is no wider than the tolerance at upper (an exact bracket always is, one with an infinite
-    // upper side over a finite lower side never).
-    bool within(double lower, double upper) const { return (lower == upper ? 0.0 : upper - lower) <= at(upper); }
-};
 
 // The ladder of grids of the header's comment from `h`: read(h, cut) is one grid's own bracket (the points of the
 // remove direction's upper windows cut at kTiltWindowTail appended to `cut`), throwing std::length_error or
