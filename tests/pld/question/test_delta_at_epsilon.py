@@ -14,13 +14,13 @@ import pytest
 
 from hockeystick import pld
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.aligned_lower import aligned_lower_delta
 from hockeystick.pld.refine.tilted_question import (
     MAX_POINTS,
     TiltedReader,
 )
 
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
+from ..refine.aligned_core import aligned_lower_delta
 
 # the round trip's slack: delta_up(eps_up(d)) <= d (1 + ROUND_TRIP), delta_lo(eps_lo(d)) >= d (1 -
 # ROUND_TRIP)

@@ -19,6 +19,9 @@ ALIGNED_UP_TO: float = CORE.aligned_up_to
 TAIL: float = CORE.aligned_tail
 MAX_ALIGNED_CELLS: int = CORE.aligned_max_cells
 UNIT_ROUNDOFF = 2.0**-53
+# the tilted window's tails tried where the one of 1e-3 delta passes the cap, and the least delta the read takes
+CUT_TAILS: tuple[float, ...] = CORE.aligned_cut_tails
+LEAST_DELTA: float = CORE.aligned_least_delta
 
 
 class RareRound:
@@ -101,3 +104,29 @@ def aligned_lower_epsilon(
         max_points=max_points,
     )
     return float(lower)
+
+
+def aligned_lower_delta(
+    sigma: float,
+    q: float,
+    rounds: int,
+    eps: np.ndarray,
+    centre: float,
+    level: float,
+    h: float,
+    max_points: int,
+) -> tuple[np.ndarray, int]:
+    """The core's certified lower deltas at each of ``eps`` of the aligned cells on grid ``h`` (one
+    composition under the exponent's tilt at ``centre``, its tails sized for ``level``) and the
+    points of the window read."""
+    found, points = CORE.aligned_lower_delta(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=int(rounds),
+        eps=np.asarray(eps, dtype=np.float64),
+        centre=centre,
+        level=level,
+        interval=h,
+        max_points=max_points,
+    )
+    return np.asarray(found), int(points)

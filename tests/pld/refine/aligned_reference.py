@@ -1,9 +1,9 @@
 """The tests' independent reference for the core's aligned cells' reads (pld/refine/aligned_lower.hpp's
-aligned_read, aligned_lower_delta, through ``refine.aligned_lower``): the core's one-round aligned PMF
+aligned_read, aligned_lower_delta): the core's one-round aligned PMF
 (``aligned_core.aligned_pmf``, looked up when called, so that a test may give it other cells) composed
 under the Chernoff exponent's tilt by the package's Python composition (``compose.tilted.compose_tilted``,
 whose reads a test may charge otherwise) and read there, the rule of the core's reads: the window's tails
-1e-3 of the delta expected, else the least of ``aligned_lower.CUT_TAILS`` that fits the cap; the argument
+1e-3 of the delta expected, else the least of ``aligned_core.CUT_TAILS`` that fits the cap; the argument
 moved by T b, rounded on the safe side."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import numpy as np
 
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import aligned_lower
 from hockeystick.pld.refine.tilted_question import exponent_tilt
 
 from . import aligned_core
@@ -26,7 +25,7 @@ def composed_within(
     """The optimistic composition of ``rounds`` copies of ``pmf`` under ``theta`` (lam h), its tails
     1e-3 ``level``, or, past ``max_points``, the least of ``CUT_TAILS`` whose window fits; and whether
     a ``CUT_TAILS`` tail was taken.  The last tail's ValueError (past the cap) is raised."""
-    tails = [1e-3 * level] + [t for t in aligned_lower.CUT_TAILS if t > 1e-3 * level]
+    tails = [1e-3 * level] + [t for t in aligned_core.CUT_TAILS if t > 1e-3 * level]
     for i, tail in enumerate(tails):
         try:
             window = tilted.compose_tilted(

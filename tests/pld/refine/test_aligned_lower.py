@@ -1,4 +1,4 @@
-"""The aligned-cells lower epsilon (``pld.refine.aligned_lower``): each cell's mean bound against a
+"""The aligned-cells lower epsilon (the core's aligned_lower.hpp): each cell's mean bound against a
 50-digit quadrature, and the epsilon against certified brackets read by other means."""
 
 from __future__ import annotations

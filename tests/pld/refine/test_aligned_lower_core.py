@@ -1,5 +1,5 @@
 """The aligned cells' lower PMF as the core builds it (cpp/include/hockeystick/pld/refine/aligned_lower.hpp through
-``_core.pld_refine``; ``pld.refine.aligned_lower`` is its front end).
+``_core.pld_refine``, read here through ``aligned_core``).
 
 Held against 30-digit mpmath: one round's PMF has its mean loss at most the round's (every atom at most its
 cell's conditional mean: Jensen) and within a small share of a grid step of it (a PMF rounded down a cell per round

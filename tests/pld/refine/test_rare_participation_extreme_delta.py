@@ -18,8 +18,10 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import aligned_lower, question, tilted_question
+from hockeystick.pld.refine import question, tilted_question
 from hockeystick.training import DPSGD
+
+from . import aligned_core
 
 # sigma 0.6, q 1e-5, 10^6 rounds: its accuracy's first tilted grid passes the windows' cap at small delta
 RARE = (0.6, 1e-5, 10**6, 1.0)
@@ -45,12 +47,12 @@ def test_a_bracket_within_the_tolerance_is_not_read(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.slow
 def test_below_the_aligned_least_delta_the_lower_side_is_read_on_a_grid() -> None:
-    """At delta 1e-50 (below ``aligned_lower.LEAST_DELTA``) the default bracket of the rare run is
+    """At delta 1e-50 (below the aligned cells' least delta) the default bracket of the rare run is
     within the warning tolerance max(0.01, 1 % of epsilon), without its warning, and raised well above the max-of-outputs
     test's lower side (14.764, against 15.252 on the grid 5e-5), and both sides stay between the
     independent certified bounds."""
     delta = 1e-50
-    assert delta < aligned_lower.LEAST_DELTA
+    assert delta < aligned_core.LEAST_DELTA
     sigma, q, rounds, _ = RARE
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

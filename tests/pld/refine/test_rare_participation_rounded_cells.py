@@ -1,4 +1,4 @@
-"""Rare participation's lower side past the aligned cells (``refine.aligned_lower``: losses of u =
+"""Rare participation's lower side past the aligned cells (the core's aligned_lower.hpp: losses of u =
 q (e^z - 1) >= ``ALIGNED_UP_TO``): cells centred on the grid losses' edges, each atom at its grid
 loss where the cell's mean x is certified at least that edge (Jensen in x: the loss is convex in
 x), else a cell lower.

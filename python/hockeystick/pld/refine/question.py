@@ -85,7 +85,7 @@ FINE_INTERVAL = DEFAULT_INTERVAL / 2
 # estimate on the grid twice coarser: sigma 0.5, q 1e-5, 10^6 rounds, delta 1e-8 reads 2.159259 on
 # 5e-5 against dp_accounting's 2.159087 on 1e-4, and 2.158789 on 2.5e-5; sigma 0.5, q 1e-4, 10^6
 # rounds, delta 1e-8 reads 6.377582 on 5e-5, 6.377131 on 2.5e-5 and 6.377003 on 1.25e-5 (the
-# aligned cells' lower side, ``aligned_lower``, reads on these grids too)
+# aligned cells' lower side, the core's aligned_lower.hpp, reads on these grids too)
 RARE_FINE_RATE = float(_core.pld_refine.tilt_rare_rate)
 # the refinement's brackets the default's fine read (``tilted_question.FineSettle``) is tried on: at
 # most this many default tolerances wide.  The fine read lowers the upper side only (to within ~1e-4

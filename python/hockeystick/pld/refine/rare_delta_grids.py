@@ -11,7 +11,7 @@ side is lowered to the tilted read's (``TiltedReader.delta_upper``, under the Ch
 tilt at the centre of eps's bucket, ``tilted_question.fine_delta_key``, so that the eps of a bucket
 share the composition), and the lower side raised to the tilted read of the optimistic PMFs on a
 grid at most q (``TiltedReader.delta_lower``) and to the aligned cells' read
-(``aligned_lower.aligned_lower_delta``) on the first grids, until the bracket is within
+(the core's ``aligned_lower_delta``, pld/refine/aligned_lower.hpp) on the first grids, until the bracket is within
 ``RELATIVE_WIDTH`` of its lower side, or, the next window past ``CHEAP_POINTS``, within
 ``WIDTH_SHARE`` of the default epsilon tolerance (read in epsilon: the bracket [lo, up] is within a
 width w where lo is at least the last upper read's delta at eps + w) or with the upper side's
@@ -44,9 +44,9 @@ CHEAP_POINTS: int = _core.pld_refine.rare_delta_cheap_points
 def applies(point: Point, eps: float, lower: float, upper: float) -> bool:
     """Whether the delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` is read here (the
     core's ``rare_delta_applies``): rare participation (0 < q <= ``question.RARE_FINE_RATE``), at
-    least ``aligned_lower.LEAST_ROUNDS`` rounds sampling the record more than
+    least the aligned cells' least rounds (the core's ``kAlignedLeastRounds``) sampling the record more than
     ``tilted_question.SPLIT_SAMPLED_ROUNDS`` times on average, a finite eps > 0 and an upper side
-    at least ``aligned_lower.LEAST_DELTA``, more than ``RELATIVE_WIDTH`` above the lower side."""
+    at least the aligned cells' least delta (``kAlignedLeastDelta``), more than ``RELATIVE_WIDTH`` above the lower side."""
     _, q, rounds, _ = point
     return bool(
         _core.pld_refine.rare_delta_applies(

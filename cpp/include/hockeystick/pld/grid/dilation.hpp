@@ -39,13 +39,10 @@ namespace pld {
 // reads 0 times infinity.
 constexpr double kDilationMaxStep = 700.0;
 
-// The pessimistic fine PMF `fine` (its masses within `entry_error` each of the true ones, its loss shift in
-// fine.loss_shift, its mass at +infinity in fine.p_inf) split onto the grid ratio * fine.h (the header's comment): a
-// pessimistic PMF without loss shift whose curve bounds the fine one's true curve from above at every eps.  Throws
-// std::invalid_argument for a ratio below 1, a coarse step ratio * h above kDilationMaxStep, an empty PMF, a mass not
-// finite, a loss shift not finite and >= 0 or past the indices' range, or an entry error not finite and >= 0.
-inline GridPMF dilated(const GridPMF& fine, double entry_error, std::int64_t ratio) {
-    constexpr double u = 0x1p-53;
+namespace dilation_detail {
+
+// dilated's refusals (its comment), std::invalid_argument each.
+inline void require_dilatable(const GridPMF& fine, double entry_error, std::int64_t ratio) {
     if (ratio < 1) throw std::invalid_argument("dilated: the ratio of the grids must be >= 1");
     if (fine.p.empty()) throw std::invalid_argument("dilated: the fine PMF has no mass point");
     for (const double x : fine.p)
@@ -54,14 +51,26 @@ inline GridPMF dilated(const GridPMF& fine, double entry_error, std::int64_t rat
         throw std::invalid_argument("dilated: a loss shift must be finite and >= 0");
     if (!(entry_error >= 0.0 && entry_error < std::numeric_limits<double>::infinity()))
         throw std::invalid_argument("dilated: an entry error must be finite and >= 0");
-    const double h = fine.h;
-    const double h_c = static_cast<double>(ratio) * h;
-    if (!(h_c <= kDilationMaxStep))
+    if (!(static_cast<double>(ratio) * fine.h <= kDilationMaxStep))
         throw std::invalid_argument("dilated: the coarse step ratio * h must be at most 700 (a loss step)");
     // the indices the shifted atoms take stay far inside the 64-bit range
-    if (!(fine.loss_shift / h + std::fabs(static_cast<double>(fine.k_lo)) + static_cast<double>(fine.p.size()) <
+    if (!(fine.loss_shift / fine.h + std::fabs(static_cast<double>(fine.k_lo)) + static_cast<double>(fine.p.size()) <
           0x1p61))
         throw std::invalid_argument("dilated: the loss shift over h passes the grid indices' range");
+}
+
+}  // namespace dilation_detail
+
+// The pessimistic fine PMF `fine` (its masses within `entry_error` each of the true ones, its loss shift in
+// fine.loss_shift, its mass at +infinity in fine.p_inf) split onto the grid ratio * fine.h (the header's comment): a
+// pessimistic PMF without loss shift whose curve bounds the fine one's true curve from above at every eps.  Throws
+// std::invalid_argument for a ratio below 1, a coarse step ratio * h above kDilationMaxStep, an empty PMF, a mass not
+// finite, a loss shift not finite and >= 0 or past the indices' range, or an entry error not finite and >= 0.
+inline GridPMF dilated(const GridPMF& fine, double entry_error, std::int64_t ratio) {
+    constexpr double u = 0x1p-53;
+    dilation_detail::require_dilatable(fine, entry_error, ratio);
+    const double h = fine.h;
+    const double h_c = static_cast<double>(ratio) * h;
     // the loss shift as whole fine cells (moving the indices, exactly) and a rest below one cell, rounded up
     std::int64_t cells = static_cast<std::int64_t>(std::floor(fine.loss_shift / h));
     double rest = std::max(0.0, fine.loss_shift - static_cast<double>(cells) * h) * (1.0 + 4.0 * u);

@@ -1,8 +1,8 @@
 // A certified lower epsilon of many rounds of the Poisson-subsampled Gaussian whose losses are tiny against any grid
 // (rare participation: q <= 1e-4, 10^4 to 10^8 rounds): each round's loss replaced by its conditional means on cells
 // whose means lie exactly on a shifted grid (Jensen), then composed under an exponential tilt (pld/reads/tilted.hpp)
-// (python/hockeystick/pld/refine/aligned_lower.py is its front end; the C library's question reads it through
-// pld/refine/tilted_question.hpp).
+// (the default's fine epsilon read, rare participation's finer grids and its finer delta grids read it: fine_epsilon.hpp,
+// rare_finer_grids.hpp, rare_delta_grids.hpp, for the package and the C library alike).
 //
 // The optimistic PMF rounds each round's loss down to the grid, a bias of up to a cell per round: where the loss is
 // of order q (1e-5) against cells of 2.5e-5 to 1e-4, over 10^6 rounds it moves the lower epsilon by ~0.7 (sigma 0.6,
