@@ -1,5 +1,5 @@
 """The aligned cells' lower read of rare participation (cpp/include/hockeystick/pld/refine/aligned_lower.hpp through
-pld/refine/aligned_lower.py), timed.
+its binding, _core.pld_refine.aligned_pmf and aligned_read), timed.
 
     python bench/bench_aligned_lower.py [--calls 3]    # median CPU seconds per call of each read
 
@@ -22,8 +22,31 @@ from collections.abc import Callable
 import numpy as np
 from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
-from hockeystick.pld.refine.aligned_lower import aligned_lower_epsilon, aligned_pmf
-from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+from hockeystick import _core
+from hockeystick.pld.refine.tilted_question import MAX_POINTS
+
+
+def aligned_pmf(sigma: float, q: float, h: float) -> tuple[np.ndarray, float]:
+    """One round's aligned PMF on grid ``h``: its masses and offset (the core's)."""
+    _, p, offset = _core.pld_refine.aligned_pmf(sigma=sigma, sampling_rate=q, interval=h)
+    return np.asarray(p), float(offset)
+
+
+def aligned_lower_epsilon(
+    sigma: float, q: float, rounds: int, delta: float, near: float, h: float
+) -> float:
+    """The aligned cells' certified lower epsilon at ``delta`` searched below ``near`` (the core's)."""
+    lower, _, _ = _core.pld_refine.aligned_read(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        delta=delta,
+        near=near,
+        interval=h,
+        max_points=MAX_POINTS,
+    )
+    return float(lower)
+
 
 READS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("PMF, sigma 0.6, q 1e-5, h 2.5e-5", lambda: aligned_pmf(0.6, 1e-5, 2.5e-5)),
@@ -31,9 +54,7 @@ READS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("PMF, sigma 0.5, q 1e-4, h 2.5e-5", lambda: aligned_pmf(0.5, 1e-4, 2.5e-5)),
     (
         "read, sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10",
-        lambda: aligned_lower_epsilon(
-            0.6, 1e-5, 10**6, 1e-10, 1.0783, 2.5e-5, exponent_tilt, MAX_POINTS
-        ),
+        lambda: aligned_lower_epsilon(0.6, 1e-5, 10**6, 1e-10, 1.0783, 2.5e-5),
     ),
 )
 
@@ -49,8 +70,8 @@ def median_seconds(read: Callable[[], object], calls: int) -> float:
 
 
 def test_aligned_lower_reads_smoke():
-    pmf, offset = aligned_pmf(2.0, 1e-5, 5e-5)
-    assert np.all(pmf.p >= 0.0) and 0.99 < float(np.sum(pmf.p)) <= 1.0 and abs(offset) < 1e-4
+    p, offset = aligned_pmf(2.0, 1e-5, 5e-5)
+    assert np.all(p >= 0.0) and 0.99 < float(np.sum(p)) <= 1.0 and abs(offset) < 1e-4
 
 
 if __name__ == "__main__":
