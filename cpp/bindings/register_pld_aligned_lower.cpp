@@ -10,6 +10,7 @@
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/fine_epsilon.hpp>
+#include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/split_read.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -291,6 +292,7 @@ class KeptReader {
           max_cells_(max_cells),
           tail_(tail),
           threads_(hb::region_threads(workers)),
+          workers_(workers),
           compose_(workers, hb::tilted_options(), true, max_points_),
           reader_(checked_sigma(sigma, q), q, checked_rounds(rounds), compose_.fft(), max_cells, max_points_) {
         if (std::isnan(tail) || tail < 0.0 || tail >= 1.0)
@@ -407,17 +409,8 @@ class KeptReader {
     py::tuple fine_epsilon(const input_array& delta, const input_array& lower, const input_array& upper,
                            const input_array& add_upper, double sigma, double sensitivity,
                            std::int64_t split_max_points) {
-        require_brackets(delta, lower, upper, add_upper);
-        if (!(sigma > 0.0 && std::isfinite(sigma) && sensitivity > 0.0 && std::isfinite(sensitivity)))
-            throw py::value_error("sigma and sensitivity must be finite and > 0 (the run as given)");
-        if (split_max_points < 1)
-            throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
-        pld::FineEpsilonPoint point{reader_.sigma(),
-                                    reader_.sampling_rate(),
-                                    reader_.rounds(),
-                                    {pld::OutputSegment{sigma, reader_.sampling_rate(), sensitivity, reader_.rounds()}},
-                                    tail_,
-                                    max_cells_};
+        const pld::FineEpsilonPoint point = checked_point(delta, lower, upper, add_upper, sigma, sensitivity);
+        checked_points(split_max_points);
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
         const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
@@ -431,6 +424,37 @@ class KeptReader {
                 lo[i] = b.first;
                 up[i] = b.second;
             }
+        }
+        return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
+    }
+
+    // The default's last epsilon reads (pld/refine/last_epsilon_reads.hpp) of each bracket (lower, upper) at delta
+    // (one-dimensional arrays of one size, as add_upper: certified upper sides of the add direction's epsilon, inf
+    // where none): the fine read where `fine_done` is false (by this reader), then, no tail given, the wide reads, the
+    // rare upper read and the finer grids (their windows within upper_max_points and lower_max_points), then the
+    // coarser grids from the first grid `policy` gives; the run as given (sigma and sensitivity), the split's windows
+    // within split_max_points: the certified brackets, never wider than given.
+    py::tuple last_epsilon_reads(const input_array& delta, const input_array& lower, const input_array& upper,
+                                 const input_array& add_upper, bool fine_done, double sigma, double sensitivity,
+                                 const pld::GridPolicy& policy, std::int64_t split_max_points,
+                                 std::int64_t upper_max_points, std::int64_t lower_max_points) {
+        const pld::FineEpsilonPoint point = checked_point(delta, lower, upper, add_upper, sigma, sensitivity);
+        checked_points(split_max_points);
+        checked_points(upper_max_points);
+        checked_points(lower_max_points);
+        const std::vector<double> at(delta.data(), delta.data() + delta.size());
+        const std::vector<double> adds(add_upper.data(), add_upper.data() + add_upper.size());
+        std::vector<double> lo(lower.data(), lower.data() + lower.size());
+        std::vector<double> up(upper.data(), upper.data() + upper.size());
+        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        const hb::PocketfftComposition plain(workers_, pld::ComposeOptions{}, false, pld::kTiltMaxPoints);
+        const hb::PocketfftComposition finer(workers_, hb::tilted_options(), true, upper_max_points);
+        {
+            py::gil_scoped_release release;
+            const hb::caller_region_threads region(threads_);
+            pld::last_epsilon_reads(point, at, lo, up, adds, fine_done, reader_,
+                                    {compose_.fft(), plain.fft(), finer.fft(), {split.fft(), split_max_points}}, policy,
+                                    {upper_max_points, lower_max_points});
         }
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
     }
@@ -460,6 +484,19 @@ class KeptReader {
         if (n < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(n));
         return n;
     }
+    // The fine epsilon read's point of this reader's run, sigma and sensitivity as given, after require_brackets.
+    pld::FineEpsilonPoint checked_point(const input_array& delta, const input_array& lower, const input_array& upper,
+                                        const input_array& add_upper, double sigma, double sensitivity) const {
+        require_brackets(delta, lower, upper, add_upper);
+        if (!(sigma > 0.0 && std::isfinite(sigma) && sensitivity > 0.0 && std::isfinite(sensitivity)))
+            throw py::value_error("sigma and sensitivity must be finite and > 0 (the run as given)");
+        return {reader_.sigma(),
+                reader_.sampling_rate(),
+                reader_.rounds(),
+                {pld::OutputSegment{sigma, reader_.sampling_rate(), sensitivity, reader_.rounds()}},
+                tail_,
+                max_cells_};
+    }
     // delta, lower, upper and add_upper one-dimensional of one size, each delta in (0, 1), no NaN, else a ValueError.
     static void require_brackets(const input_array& delta, const input_array& lower, const input_array& upper,
                                  const input_array& add_upper) {
@@ -487,6 +524,7 @@ class KeptReader {
     std::int64_t max_cells_;
     double tail_;
     int threads_;
+    py::object workers_;  // the FFT workers of the compositions each read makes (None: all cores)
     hb::PocketfftComposition compose_;
     pld::TiltedReader reader_;
 };
@@ -654,6 +692,73 @@ static void register_constants(py::module_& m) {
     m.attr("tilt_screen_coarsening") = pld::kTiltScreenCoarsening;
 }
 
+namespace {
+
+// The kept reader's class, TiltedPointReader (aligned_lower_binding::KeptReader).
+void register_tilted_point_reader(py::module_ m) {
+    namespace ab = aligned_lower_binding;
+    py::class_<ab::KeptReader>(m, "TiltedPointReader",
+                               "A tilted reader of the Poisson-subsampled Gaussian kept between reads "
+                               "(pld/refine/tilted_question.hpp's TiltedReader): its cut upper reads remembered from "
+                               "grid to grid, its delta reads' compositions and discretized rounds held.")
+        .def(py::init<double, double, std::int64_t, std::int64_t, std::int64_t, double, const py::object&>(),
+             py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("max_cells"),
+             py::arg("max_points"), py::arg("tail") = 0.0, py::arg("workers") = py::none())
+        .def("exponent_read", &ab::KeptReader::exponent_read, py::kw_only(), py::arg("delta"), py::arg("interval"),
+             py::arg("upper"), py::arg("least"),
+             "The certified upper epsilon at delta on the grid `interval` under the Chernoff exponent's tilt at "
+             "`upper`, searched from `least` first (TiltedReader::exponent_read), and the points of the least "
+             "window read; (inf, 0) where a window passes the caps.")
+        .def("delta_upper", &ab::KeptReader::delta_upper, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("centre"), py::arg("level"),
+             "Certified upper deltas at each of eps on the grid `interval` under the Chernoff exponent's tilt at "
+             "`centre`, the tails `level` allows, the add direction screened (TiltedReader::delta_upper); a "
+             "ValueError where a window passes the cap.")
+        .def("delta_lower", &ab::KeptReader::delta_lower, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("centre"), py::arg("level"),
+             "Certified lower deltas at each of eps on the grid `interval` from the optimistic rounds under the "
+             "Chernoff exponent's tilt at `centre` (TiltedReader::delta_lower); 0 from a direction past the cap.")
+        .def("add_screen", &ab::KeptReader::add_screen, py::kw_only(), py::arg("eps"), py::arg("interval"),
+             py::arg("level"), py::arg("centre"),
+             "A certified upper bound on the add direction's delta at each of eps, read on a grid "
+             "tilt_screen_coarsening times coarser than `interval` (TiltedReader::add_screens).")
+        .def("fine_delta_brackets", &ab::KeptReader::fine_delta_brackets, py::kw_only(), py::arg("eps"),
+             py::arg("lower"), py::arg("upper"), py::arg("read_lower"), py::arg("split_max_points"),
+             "The default's fine delta read of the brackets (lower, upper) at eps, one dimension each "
+             "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
+             "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
+             "windows within split_max_points); (lower, upper), certified.")
+        .def("fine_epsilon", &ab::KeptReader::fine_epsilon, py::kw_only(), py::arg("delta"), py::arg("lower"),
+             py::arg("upper"), py::arg("add_upper"), py::arg("sigma"), py::arg("sensitivity"),
+             py::arg("split_max_points"),
+             "Each epsilon bracket (lower, upper) at delta read by the default's fine epsilon read "
+             "(pld/refine/fine_epsilon.hpp): the max-of-outputs test of the run (sigma, sensitivity as given), the "
+             "fine upper read, the split read, the aligned cells' lower side and the rare upper read; certified.")
+        .def(
+            "last_epsilon_reads", &ab::KeptReader::last_epsilon_reads, py::kw_only(), py::arg("delta"),
+            py::arg("lower"), py::arg("upper"), py::arg("add_upper"), py::arg("fine_done"), py::arg("sigma"),
+            py::arg("sensitivity"), py::arg("policy"), py::arg("split_max_points"), py::arg("upper_max_points"),
+            py::arg("lower_max_points"),
+            "The default's last epsilon reads of each bracket at delta (pld/refine/last_epsilon_reads.hpp): the fine "
+            "read unless fine_done, then, no tail given, the wide reads, the rare upper read and the finer grids, then "
+            "the coarser grids; certified, never wider than given.")
+        .def("split_epsilon", &ab::KeptReader::split_epsilon, py::kw_only(), py::arg("delta"), py::arg("interval"),
+             py::arg("lower"), py::arg("upper"), py::arg("split_max_points"),
+             "The epsilon bracket (lower, upper) at delta intersected with the split read of the remove direction on "
+             "the grid `interval` (pld/refine/split_read.hpp's split_epsilon_read: as given unless lower > 0, not "
+             "exact and T q at most tilt_split_sampled_rounds), its windows within split_max_points; certified.")
+        .def("window_points", &ab::KeptReader::window_points, py::arg("interval"),
+             "The points a delta read on the grid `interval` needed (TiltedReader::window_points).")
+        .def("keep_windows", &ab::KeptReader::keep_windows, py::arg("points"),
+             "Forgets the held compositions least recently used until each side's hold at most `points` points.")
+        .def("forget_windows", &ab::KeptReader::forget_windows,
+             "Forgets the held compositions (the discretized rounds stay).")
+        .def("held_points", &ab::KeptReader::held_points,
+             "The window points held: (the upper delta reads', the lower delta reads').");
+}
+
+}  // namespace
+
 void register_pld_aligned_lower(py::module_ m) {
     namespace ab = aligned_lower_binding;
     register_constants(m);
@@ -708,56 +813,7 @@ void register_pld_aligned_lower(py::module_ m) {
         "whose windows fit (pld/refine/tilted_question.hpp's TiltedReader::fine_read; `add_upper`: certified upper "
         "sides of the add direction's epsilon already known, inf where none), and the grid whose read was finite "
         "(0: none).");
-    py::class_<ab::KeptReader>(m, "TiltedPointReader",
-                               "A tilted reader of the Poisson-subsampled Gaussian kept between reads "
-                               "(pld/refine/tilted_question.hpp's TiltedReader): its cut upper reads remembered from "
-                               "grid to grid, its delta reads' compositions and discretized rounds held.")
-        .def(py::init<double, double, std::int64_t, std::int64_t, std::int64_t, double, const py::object&>(),
-             py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("max_cells"),
-             py::arg("max_points"), py::arg("tail") = 0.0, py::arg("workers") = py::none())
-        .def("exponent_read", &ab::KeptReader::exponent_read, py::kw_only(), py::arg("delta"), py::arg("interval"),
-             py::arg("upper"), py::arg("least"),
-             "The certified upper epsilon at delta on the grid `interval` under the Chernoff exponent's tilt at "
-             "`upper`, searched from `least` first (TiltedReader::exponent_read), and the points of the least "
-             "window read; (inf, 0) where a window passes the caps.")
-        .def("delta_upper", &ab::KeptReader::delta_upper, py::kw_only(), py::arg("eps"), py::arg("interval"),
-             py::arg("centre"), py::arg("level"),
-             "Certified upper deltas at each of eps on the grid `interval` under the Chernoff exponent's tilt at "
-             "`centre`, the tails `level` allows, the add direction screened (TiltedReader::delta_upper); a "
-             "ValueError where a window passes the cap.")
-        .def("delta_lower", &ab::KeptReader::delta_lower, py::kw_only(), py::arg("eps"), py::arg("interval"),
-             py::arg("centre"), py::arg("level"),
-             "Certified lower deltas at each of eps on the grid `interval` from the optimistic rounds under the "
-             "Chernoff exponent's tilt at `centre` (TiltedReader::delta_lower); 0 from a direction past the cap.")
-        .def("add_screen", &ab::KeptReader::add_screen, py::kw_only(), py::arg("eps"), py::arg("interval"),
-             py::arg("level"), py::arg("centre"),
-             "A certified upper bound on the add direction's delta at each of eps, read on a grid "
-             "tilt_screen_coarsening times coarser than `interval` (TiltedReader::add_screens).")
-        .def("fine_delta_brackets", &ab::KeptReader::fine_delta_brackets, py::kw_only(), py::arg("eps"),
-             py::arg("lower"), py::arg("upper"), py::arg("read_lower"), py::arg("split_max_points"),
-             "The default's fine delta read of the brackets (lower, upper) at eps, one dimension each "
-             "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
-             "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
-             "windows within split_max_points); (lower, upper), certified.")
-        .def("fine_epsilon", &ab::KeptReader::fine_epsilon, py::kw_only(), py::arg("delta"), py::arg("lower"),
-             py::arg("upper"), py::arg("add_upper"), py::arg("sigma"), py::arg("sensitivity"),
-             py::arg("split_max_points"),
-             "Each epsilon bracket (lower, upper) at delta read by the default's fine epsilon read "
-             "(pld/refine/fine_epsilon.hpp): the max-of-outputs test of the run (sigma, sensitivity as given), the "
-             "fine upper read, the split read, the aligned cells' lower side and the rare upper read; certified.")
-        .def("split_epsilon", &ab::KeptReader::split_epsilon, py::kw_only(), py::arg("delta"), py::arg("interval"),
-             py::arg("lower"), py::arg("upper"), py::arg("split_max_points"),
-             "The epsilon bracket (lower, upper) at delta intersected with the split read of the remove direction on "
-             "the grid `interval` (pld/refine/split_read.hpp's split_epsilon_read: as given unless lower > 0, not "
-             "exact and T q at most tilt_split_sampled_rounds), its windows within split_max_points; certified.")
-        .def("window_points", &ab::KeptReader::window_points, py::arg("interval"),
-             "The points a delta read on the grid `interval` needed (TiltedReader::window_points).")
-        .def("keep_windows", &ab::KeptReader::keep_windows, py::arg("points"),
-             "Forgets the held compositions least recently used until each side's hold at most `points` points.")
-        .def("forget_windows", &ab::KeptReader::forget_windows,
-             "Forgets the held compositions (the discretized rounds stay).")
-        .def("held_points", &ab::KeptReader::held_points,
-             "The window points held: (the upper delta reads', the lower delta reads').");
+    register_tilted_point_reader(m);
     m.def("aligned_read", &ab::aligned_epsilon, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("rounds"), py::arg("delta"), py::arg("near"), py::arg("interval"), py::arg("max_points"),
           py::arg("workers") = py::none(),

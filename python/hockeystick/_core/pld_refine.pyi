@@ -450,6 +450,21 @@ class TiltedPointReader:
         sensitivity: float,
         split_max_points: int,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def last_epsilon_reads(
+        self,
+        *,
+        delta: npt.ArrayLike,
+        lower: npt.ArrayLike,
+        upper: npt.ArrayLike,
+        add_upper: npt.ArrayLike,
+        fine_done: bool,
+        sigma: float,
+        sensitivity: float,
+        policy: GridPolicy,
+        split_max_points: int,
+        upper_max_points: int,
+        lower_max_points: int,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def window_points(self, interval: float) -> int: ...
     def keep_windows(self, points: int) -> None: ...
     def forget_windows(self) -> None: ...

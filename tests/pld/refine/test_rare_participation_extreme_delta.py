@@ -1,7 +1,8 @@
 """The default's lower side under rare participation below the aligned cells' least delta (issue 90
 items 1 and 4): there the aligned and rare participation reads are off, and the accuracy's first
 tilted grid passes the windows' cap, so a bracket still wider than the tolerance is read on the
-coarser grids the C library's descent falls back to (``tilted_question.coarser_brackets``).
+coarser grids the C library's descent falls back to (the last step of the core's
+pld/refine/last_epsilon_reads.hpp, ``tilted_question.last_brackets``).
 Without that read the lower side was the max-of-outputs test's alone, 0.49 below the upper side at
 delta 1e-50.
 
@@ -16,7 +17,6 @@ import warnings
 import numpy as np
 import pytest
 
-from hockeystick import _core
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, tilted_question
 from hockeystick.training import DPSGD
@@ -27,22 +27,16 @@ from . import aligned_core
 RARE = (0.6, 1e-5, 10**6, 1.0)
 
 
-def test_a_bracket_within_the_tolerance_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``coarser_brackets`` reads only brackets wider than the default tolerance: one within it is
-    returned as given, element by element, and no grid is read for it."""
-    read: list[float] = []
-
-    def tilted_coarser_bracket(*, delta, lower, upper, **point):
-        read.append(delta)
-        return lower, upper
-
-    monkeypatch.setattr(_core.pld_refine, "tilted_coarser_bracket", tilted_coarser_bracket)
-    lower, upper = np.array([9.0, 9.0]), np.array([9.0005, 9.5])
-    assert question.within_tolerance(lower[0], upper[0])
-    assert not question.within_tolerance(lower[1], upper[1])
-    got = tilted_question.coarser_brackets(RARE, np.array([1e-30, 1e-31]), lower, upper)
+def test_a_bracket_within_the_tolerance_is_not_read() -> None:
+    """The coarser grids read only brackets wider than the default tolerance: with the fine read made
+    and a tail given (no wide, rare or finer reads), one within it is returned as given, bit for
+    bit, at a delta whose first tilted grid passes the windows' cap."""
+    lower, upper = np.array([9.0, 9.0]), np.array([9.0005, 9.0009])
+    assert np.all(question.within_tolerance(lower, upper))
+    got = tilted_question.last_brackets(
+        RARE, np.array([1e-30, 1e-31]), lower, upper, tail=1e-40, fine_done=True
+    )
     assert np.array_equal(got[0], lower) and np.array_equal(got[1], upper)
-    assert read == [1e-31]
 
 
 @pytest.mark.slow

@@ -13,21 +13,21 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
 3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off
    relative to a Chernoff bound), its upper side then lowered to the RDP conversion's where no tail
    was given (``question.rdp_upper``);
-4. the fine read on ``question.FINE_INTERVAL`` (``tilted_question.fine_brackets``) where not yet
-   exact; under rare participation, a bracket it leaves within the tolerance but wider than half of
-   it read again on a finer grid (``tilted_question.rare_upper``: nothing later refines a bracket
-   within the tolerance);
-5. no tail given, the tilted factors' reads where a bracket is still wide
-   (``tilted_factors.wide_brackets``: rare participation), and where they bring it within the
-   tolerance but not within half of it, its upper side read on a finer grid as in step 4
-   (``tilted_question.rare_brackets``);
+4. the fine read on ``question.FINE_INTERVAL`` where not yet exact; under rare participation, a
+   bracket it leaves within the tolerance but wider than half of it read again on a finer grid
+   (nothing later refines a bracket within the tolerance);
+5. no tail given, the tilted factors' ladder and blocks of rounds where a bracket is still wide
+   (rare participation), and where they bring it within the tolerance but not within half of it,
+   its upper side read on a finer grid as in step 4;
 6. no tail given, under rare participation, a bracket still wide read on grids finer than the
    tilted reads' window cap, and one within the tolerance but wider than a sixteenth of it given the
-   aligned cells' lower read (``refine.rare_finer_grids``);
+   aligned cells' lower read;
 7. a bracket still wider than the tolerance read on the coarser grids the C library's tilted
-   descent falls back to where its first grid's windows pass their cap
-   (``tilted_question.coarser_brackets``: at a delta below the aligned cells' least, many rounds
-   of a rare record, the only tilted lower side).
+   descent falls back to where its first grid's windows pass their cap (at a delta below the
+   aligned cells' least, many rounds of a rare record, the only tilted lower side).
+Steps 4 to 7 are one read of the core per point (pld/refine/last_epsilon_reads.hpp, through
+``tilted_question.last_brackets``), the one the C library's ``hs_subsampled_gaussian_epsilon``
+makes after its refinement and tilted descent.
 
 Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
@@ -58,7 +58,7 @@ import numpy as np
 from ...base.accountant import Quantity
 from ..grid.distribution import Bound
 from ..mechanisms.constructors import DEFAULT_INTERVAL
-from ..refine import question, tilted_factors, tilted_question
+from ..refine import question, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
 from ..refine.kept_readers import KeptValues
 from ..refine.near_one import NearOne
@@ -473,34 +473,20 @@ def _last_reads(
     add_uppers: list[np.ndarray | None],
     readers: dict[int, tilted_question.TiltedReader],
 ) -> list[Bracket]:
-    """Steps 4 to 7 of the module docstring: the fine read where the refinement did not take it
-    already (the indices ``fine_read``), each given its point's certified upper side of the add
-    direction where known (``add_uppers``) and the reader of its earlier fine read where one was
-    made (``readers``: its discretized rounds reused); then, no ``tail`` given, the tilted factors'
-    reads where a bracket is still wide (the upper side of one they bring within the tolerance but
-    not within half of it read again on a finer grid), and, under rare participation, step 6; last,
-    step 7."""
-    read = [
-        b
-        if i in fine_read
-        else tilted_question.fine_brackets(p, x, *b, tail, add_uppers[i], threads, readers.get(i))
+    """Steps 4 to 7 of the module docstring, each point's in one core read
+    (``tilted_question.last_brackets``, pld/refine/last_epsilon_reads.hpp): the fine read where the
+    refinement did not take it already (the indices ``fine_read``), each given its point's certified
+    upper side of the add direction where known (``add_uppers``) and the reader of its earlier fine
+    read where one was made (``readers``: its discretized rounds reused); then, no ``tail`` given,
+    the tilted factors' reads where a bracket is still wide (the upper side of one they bring within
+    the tolerance but not within half of it read again on a finer grid), and, under rare
+    participation, step 6; last, step 7."""
+    return [
+        tilted_question.last_brackets(
+            p, x, *b, tail, add_uppers[i], threads, readers.get(i), fine_done=i in fine_read
+        )
         for i, (p, x, b) in enumerate(zip(pts, xs, found))
         if b is not None
-    ]
-    if tail is None:
-        wide = [not np.all(question.within_tolerance(lo, up)) for lo, up in read]
-        read = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, read)]
-        read = [
-            tilted_question.rare_brackets(p, x, lo, up, None, threads) if w else (lo, up)
-            for p, x, (lo, up), w in zip(pts, xs, read, wide)
-        ]
-        if any(p[1] <= question.RARE_FINE_RATE for p in pts):
-            from ..refine.rare_finer_grids import finer_brackets  # lazy: rare participation only
-
-            read = [finer_brackets(p, x, lo, up, threads) for p, x, (lo, up) in zip(pts, xs, read)]
-    return [
-        tilted_question.coarser_brackets(p, x, lo, up, tail, threads)
-        for p, x, (lo, up) in zip(pts, xs, read)
     ]
 
 

@@ -172,39 +172,3 @@ def tilted_factors_brackets(
     return each_bracket(
         delta, lower, upper, lambda at, lo, up: tilted_factors_bracket(segments, at, lo, up, fine)
     )
-
-
-def wide_brackets(
-    point: tuple[float, float, float, float],
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket of ``point`` (sigma, q, rounds, sensitivity) at ``delta`` still wider than the
-    default tolerance (``question.within_tolerance``) intersected with ``tilted_factors_bracket``'s
-    of its one segment (without the fine read, which the default made): the engine's reads,
-    certified, where the default's own left it wide (rare participation, q <= 1e-4 and T q >= 1:
-    sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-12 takes [1.903, 3.226] to [1.903, 1.909]); the
-    others as given, and all at q = 1.
-
-    Parameters
-    ----------
-    point : tuple of float
-        (sigma, sampling rate, rounds, sensitivity).
-    delta, lower, upper : numpy.ndarray
-        The deltas and their certified brackets (one shape after broadcasting).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        The certified (lower, upper) brackets, of ``lower``'s shape.
-    """
-    sigma, q, rounds, sensitivity = point
-    segments: list[Segment] = [((sigma, q, sensitivity), int(rounds))]
-
-    def read(at: float, lo: float, up: float) -> tuple[float, float]:
-        if q < 1.0 and not question.within_tolerance(np.array(lo), np.array(up)):
-            return tilted_factors_bracket(segments, at, lo, up, fine=False)
-        return lo, up
-
-    return each_bracket(delta, lower, upper, read)

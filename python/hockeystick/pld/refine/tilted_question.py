@@ -23,9 +23,9 @@ C library's ``hs_subsampled_gaussian_epsilon`` makes.  It is read for every brac
 left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``), whatever
 limited it; for an ``accuracy=`` finer than the default's, on that tolerance's grids instead
 (``default_reads.tilted_to_accuracy``).  On ``question.FINE_INTERVAL`` the upper side is read for
-every default bracket not yet exact (``fine_brackets``, the core's ``TiltedReader::fine_read``); last,
-for a default bracket every other read leaves wider than the tolerance, on the coarser grids the C
-library's descent falls back to (``coarser_brackets``).
+every default bracket not yet exact (``fine_brackets``, the core's ``TiltedReader::fine_read``); the
+default's last reads of a point, from that fine read to the coarser grids the C library's descent
+falls back to, are one core read (``last_brackets``, pld/refine/last_epsilon_reads.hpp).
 """
 
 from __future__ import annotations
@@ -48,8 +48,7 @@ from ..mechanisms.constructors import (
 from . import question
 from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
-from .each_bracket import each_bracket
-from .grid_start import Point, StartGrid
+from .grid_start import Point, StartGrid, grid_policy
 from .kept_readers import KeptReaders
 from .tilt_search import pmf_tilt
 
@@ -247,42 +246,6 @@ def tilted_brackets(
     return np.asarray(low), np.asarray(up)
 
 
-def coarser_brackets(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None = None,
-    threads: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point`` still
-    wider than the default tolerance intersected with the tilted one on the first of
-    ``_core.pld_refine.tilt_fine_grids`` coarser than the tolerance's first grid whose windows fit:
-    the core's read (pld/refine/tilted_question.hpp's ``TiltedReader::fine_bracket``, certified;
-    at ``tail`` where given), the one the C library's descent makes where its first grid passes the
-    windows' cap; the others as given; at q = 1 as given (closed form).  Below the aligned cells'
-    least delta (``aligned_lower.LEAST_DELTA``) the rare participation reads are off and, many
-    rounds of a rare record past that first grid's cap, nothing else reads a tilted grid: at sigma
-    0.6, q 1e-5, 10^6 rounds, delta 1e-100 the lower side goes from the max-of-outputs test's
-    25.306 to 31.452, 0.007 below the upper side."""
-    first = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY)
-
-    def read(at: float, lo: float, up: float) -> tuple[float, float]:
-        if point[1] >= 1.0 or question.within_tolerance(np.array(lo), np.array(up)):
-            return lo, up
-        low, high = _core.pld_refine.tilted_coarser_bracket(
-            **core_point(point, threads),
-            delta=at,
-            lower=lo,
-            upper=up,
-            start=first.first(point, np.array([at]), "epsilon"),
-            tail=0.0 if tail is None else tail,
-        )
-        return float(low), float(high)
-
-    return each_bracket(delta, lower, upper, read)
-
-
 def fine_brackets(
     point: Point,
     delta: np.ndarray,
@@ -329,6 +292,54 @@ def fine_brackets(
                 sigma=sigma,
                 sensitivity=sensitivity,
                 split_max_points=DEFAULT_MAX_POINTS,
+            )
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+def last_brackets(
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    add_upper: np.ndarray | None = None,
+    threads: int = 0,
+    reader: TiltedReader | None = None,
+    fine_done: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` read by the default's last
+    epsilon reads (the core's pld/refine/last_epsilon_reads.hpp, bound as
+    ``TiltedPointReader.last_epsilon_reads``; pld/question/default_reads.py, steps 4 to 7): the
+    fine read (``fine_brackets``) unless ``fine_done``; then, no ``tail`` given, a bracket still
+    wider than the default tolerance read by the tilted factors' ladder and blocks of rounds, one
+    they bring within the tolerance but not within half of it under rare participation with its
+    upper side read again on the rare grids (``rare_upper``), and under rare participation the
+    finer grids past the tilted windows' cap (``rare_finer_grids``); last, a bracket still wider
+    than the tolerance read on the coarser grids above the tolerance's first grid.  Every read is
+    certified and intersected with the bracket given; as given at q = 1 (closed form).
+    ``add_upper``, ``threads`` and ``reader`` as ``fine_brackets``'."""
+    lows = np.array(lower, dtype=np.float64).reshape(-1)
+    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
+    ups = np.array(upper, dtype=np.float64).reshape(-1)
+    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
+    sigma, q, rounds, sensitivity = point
+    if q < 1.0 and flat.size:
+        reader = TiltedReader(point, tail, threads) if reader is None else reader
+        from .window_heap import heap_windows  # the wide reads' large windows keep their memory
+
+        with heap_windows():
+            lows, ups = reader.core.last_epsilon_reads(
+                delta=np.ascontiguousarray(flat),
+                lower=lows,
+                upper=ups,
+                add_upper=np.ascontiguousarray(adds, dtype=np.float64),
+                fine_done=fine_done,
+                sigma=sigma,
+                sensitivity=sensitivity,
+                policy=grid_policy(),
+                split_max_points=DEFAULT_MAX_POINTS,
+                upper_max_points=int(_core.pld_refine.finer_upper_max_points),
+                lower_max_points=int(_core.pld_refine.finer_lower_max_points),
             )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
@@ -419,27 +430,6 @@ def rare_lower(point: Point, delta: float, lower: float, upper: float, threads: 
         **core_point(point, threads), delta=delta, lower=lower, upper=upper
     )
     return float(found)
-
-
-def rare_brackets(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None = None,
-    threads: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` that a later read than the fine
-    one brought within the tolerance (the tilted factors' reads of a wide bracket), where
-    ``rare_pending``, its upper side lowered to ``rare_upper``'s read (certified; at ``tail``, on
-    ``threads``); the others as given."""
-
-    def read(at: float, lo: float, up: float) -> tuple[float, float]:
-        if point[1] < 1.0 and rare_pending(point[1], lo, up):
-            up = max(lo, min(up, rare_upper(point, at, up, tail, threads)))
-        return lo, up
-
-    return each_bracket(delta, lower, upper, read)
 
 
 class FineSettle:
