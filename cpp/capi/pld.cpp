@@ -374,8 +374,8 @@ constexpr pld::EpsilonTolerance kDefaultTolerance = pld::kDefaultEpsilonToleranc
 
 // `plain` (the handle's certified epsilon bracket at delta) intersected with its run's read, as the package reads a
 // PLD whose factors describe their run (python pld/question/reader.py): one kind of round, the epsilon question's
-// default (hs_subsampled_gaussian_epsilon at accuracy 1e-3, then where still wide the tilted factors' ladder and the
-// blocks of rounds: refine.cpp's run_epsilon_bracket); several, the tilted factors' ladder and fine reads
+// default (hs_subsampled_gaussian_epsilon at accuracy 1e-3 with the default's last reads, among them the tilted
+// factors' ladder and the blocks of rounds where still wide: refine.cpp's run_epsilon_bracket); several, the tilted factors' ladder and fine reads
 // (pld/refine/tilted_factors.hpp: ladder_bracket, fine_bracket) and the split read of few sampled rounds
 // (pld/refine/split_read.hpp's factors_split_epsilon); the handle's own where the run's read is refused (its grids or
 // windows past the library's limits).  Both certified, so is their intersection.

@@ -371,9 +371,9 @@ std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta);
 std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon);
 
 // The certified epsilon bracket of `rounds` rounds of one Poisson-subsampled Gaussian (sigma, 0 < q < 1) at the
-// default accuracy, as hs_subsampled_gaussian_epsilon reads it (refine.cpp), then, where still wider than the default
-// tolerance, the tilted factors' ladder and the blocks of rounds (refine.cpp's wide_epsilon_read), as the package's
-// default: the run read of a handle of one kind.
+// default accuracy, as hs_subsampled_gaussian_epsilon reads it (refine.cpp: its refinement, tilted descent and the
+// default's last reads, pld/refine/last_epsilon_reads.hpp), as the package's default: the run read of a handle of one
+// kind.
 std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long rounds, double delta);
 
 // The certified delta bracket of that run at epsilon at the default accuracy, as hs_subsampled_gaussian_delta reads it

@@ -17,27 +17,26 @@
 // or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
 // grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit (the delta call's rounds
 // discretized with the tails of the level below the plain upper side, tilted_delta_level, and its add direction not
-// read past its pure epsilon, add_pure_epsilon, as the package's fine delta read); after the descent, the
-// epsilon's upper side is lowered to the package's fine read (TiltedReader's fine_upper: each direction on half the
-// peers' grid under the Chernoff exponent's tilt at the upper side); before those grids, the lower side is
-// raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
+// read past its pure epsilon, add_pure_epsilon, as the package's fine delta read); before those grids, the lower side
+// is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
 // against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
 // grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
 // (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
 // grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt), and one still wider has
 // its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then
-// 2.5e-5, the package's rare_upper, its windows uncut within kTiltRareMaxPoints), and a delta bracket still wider
-// than asked under rare participation is read on the finer delta grids (rare_delta_grids.hpp: the upper side under
-// the tilt on grids each a quarter of the one before from 1.25e-5, the lower side by the optimistic PMFs below the
-// rate and the aligned cells, as the package's default delta reads them).  A refined bracket that meets the
-// accuracy but is not exact (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the same fine read
-// (fine_upper), as the package's default reads every bracket not exact.  A handle's run of one kind of round read at
-// the default accuracy (run_epsilon_bracket) and still wider than the default tolerance is read again by the tilted
-// factors' ladder and, for many rounds of a rate far below the grid, by the blocks of rounds (wide_epsilon_read), as
-// the package's default reads it.  The Python package's
-// front door reads the same way (pld/refine/tilted_question.py, its fine_brackets, over the same headers through the
-// binding).  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
-// bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
+// 2.5e-5, its windows uncut within kTiltRareMaxPoints), and a delta bracket still wider than asked under rare
+// participation is read on the finer delta grids (rare_delta_grids.hpp: the upper side under the tilt on grids each a
+// quarter of the one before from 1.25e-5, the lower side by the optimistic PMFs below the rate and the aligned cells,
+// as the package's default delta reads them).  A refined epsilon bracket that meets the accuracy but is not exact
+// (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the fine read (TiltedReader's fine_upper:
+// each direction on half the peers' grid under the Chernoff exponent's tilt at the upper side).  Then the epsilon
+// call makes the package default's last reads (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors'
+// ladder and blocks of rounds where still wider than the default tolerance, the rare upper read, rare participation's
+// finer grids, the coarser grids; python pld/question/default_reads.py, steps 4 to 7), so that its default bracket
+// is the package's to the FFT backends' round-off; a handle's run of one kind of round (run_epsilon_bracket) is read
+// the same way.  The Python package's front door reads the same headers through the binding.  Every bracket
+// intersected is certified.  The status is set from the last bracket, after every read: a bracket still wider than
+// asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
@@ -46,17 +45,15 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
-#include <hockeystick/pld/refine/block_reads.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
-#include <hockeystick/pld/refine/rare_finer_grids.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
-#include <hockeystick/pld/refine/tilted_factors.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
@@ -334,7 +331,9 @@ pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accurac
 // read's upper side is max(l', min(u', u)) with l' >= l, so it is <= epsilon where u <= epsilon (l' <= u, both
 // certified) and > epsilon where l > epsilon; the finer read (refined to the grid cap at an accuracy no grid reaches)
 // is made only in between.  A sigma whose deciding read cannot build its first grid (invalid_argument_error) is not
-// certified.
+// certified.  The default's last reads (last_read) are not made: each lowers an upper side by at most the tolerance
+// at seconds a sigma, and the refined upper side is certified without them, so the sigma returned is certified and
+// at most a tolerance's worth of epsilon above the least the epsilon call would certify.
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     try {
         const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false, epsilon); };
@@ -369,34 +368,43 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
         "upper epsilon is at most accuracy above the truth)"};
 }
 
-// `r` (a certified epsilon bracket at delta to `accuracy`) read again by rare participation's last reads where they
-// apply (pld/refine/rare_finer_grids.hpp: the finer grids past the tilted windows' cap where wider than the default
-// tolerance, the aligned cells' tight read where within it but wider than a sixteenth of it), as the package's
-// default reads them (python pld/question/default_reads.py, step 6): sigma 0.5, q 1e-6, 10^8 rounds at delta 1e-8
-// reads [0.96529, 0.97038] without them, the package's [0.965936, 0.966832] with them.  The calibration's reads
-// (certified) do not take them: they raise a lower side the calibration does not read, and lower an upper side by at
-// most the tolerance at seconds a sigma.
-pld::RefinedBracket rare_finer_read(double sigma, double q, long long rounds, double delta, double accuracy,
-                                    pld::RefinedBracket r) {
+// `r` (a certified epsilon bracket at delta to `accuracy`) read again by the default's last reads
+// (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors' ladder and blocks where still wider than the
+// default tolerance, the rare upper read, rare participation's finer grids, the coarser grids), as the package's
+// default reads every bracket after its refinement and tilted descent (python pld/question/default_reads.py, steps 4
+// to 7), so that the default bracket is the package's: sigma 2, q 1e-6, 10^8 rounds at delta 1e-8 reads
+// [0.0199, 0.0290] without them, the package's [0.022887, 0.022902] with them.  The calibration (certified) does not
+// take them: they raise a lower side the calibration does not read, and lower an upper side by at most the tolerance
+// at seconds a sigma; its refined upper side is certified alike.  As given where a read is refused.
+pld::RefinedBracket last_read(double sigma, double q, long long rounds, double delta, double accuracy,
+                              pld::RefinedBracket r) {
     const std::int64_t t = rounds;
-    if (!pld::finer_applies(q, t, delta, r.lower, r.upper) && !pld::tight_applies(q, t, delta, r.lower, r.upper))
+    const pld::FineEpsilonPoint point{
+        sigma, q, t, {pld::OutputSegment{sigma, q, 1.0, t}}, 0.0, hockeystick_c::kMaxCells};
+    std::vector<double> lower{r.lower}, upper{r.upper};
+    try {
+        hockeystick_c::CompositionFft fft, split;
+        pld::TiltedReader kept(sigma, q, t, fft, hockeystick_c::kMaxCells);
+        pld::last_epsilon_reads(point, {delta}, lower, upper, {HUGE_VAL}, false, kept,
+                                {fft, fft, fft, {split, hockeystick_c::kMaxPoints}});
+    } catch (const std::length_error&) {  // a discretization or window past the caps: the bracket as given
         return r;
-    hockeystick_c::CompositionFft fft;
-    pld::TiltedReader reader(sigma, q, rounds, fft, hockeystick_c::kMaxCells, pld::kFinerUpperMaxPoints);
-    const std::pair<double, double> b = pld::rare_finer_bracket(reader, delta, r.lower, r.upper, fft);
-    r.lower = b.first;
-    r.upper = b.second;
+    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+        return r;
+    }
+    r.lower = lower.front();
+    r.upper = upper.front();
     r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
     return r;
 }
 
 // hs_subsampled_gaussian_epsilon's bracket, before its status: refined to `accuracy`, no looser than the default's,
-// then rare participation's last reads.
+// then the default's last reads.
 pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long rounds, double delta, double accuracy) {
     const auto refine = [&](double a) { return epsilon_refined(sigma, sampling_rate, rounds, delta, a); };
     const auto width = [](double lo, double up) { return up - lo; };
-    return rare_finer_read(sigma, sampling_rate, rounds, delta, accuracy,
-                           no_looser_than_default(refine(accuracy), accuracy, refine, width));
+    return last_read(sigma, sampling_rate, rounds, delta, accuracy,
+                     no_looser_than_default(refine(accuracy), accuracy, refine, width));
 }
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
@@ -439,37 +447,13 @@ hs_status written(const pld::RefinedBracket& r, const char* question, const char
                                  "): no grid within the library's limits narrows it further; it is written, certified");
 }
 
-// `b` (a certified epsilon bracket at delta of the rounds, the default's) where still wider than the default
-// tolerance intersected with the tilted factors' ladder of the run (pld/refine/tilted_factors.hpp's ladder_bracket)
-// and, where still wider, with its blocks of rounds (pld/refine/block_reads.hpp: many rounds of a rate far below the
-// grid), as the package's default reads a bracket its own reads leave wide (python pld/refine/tilted_factors.py's
-// wide_brackets): sigma 2, q 1e-6, 10^6 rounds at delta 1e-12 [0.00227, 0.00377] -> [0.0029860, 0.0029867].  As given
-// where the run's reads are refused.  Certified: every read is.
-std::pair<double, double> wide_epsilon_read(double sigma, double q, long long rounds, double delta,
-                                            std::pair<double, double> b) {
-    const pld::EpsilonTolerance tol{pld::kDefaultEpsilonAccuracy, pld::kDefaultEpsilonRelativeAccuracy};
-    if (!(q < 1.0) || tol.within(b.first, b.second)) return b;
-    try {
-        const std::vector<pld::TiltedSegment> run{{sigma, q, static_cast<std::int64_t>(rounds), 1.0}};
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedFactorsReader reader(run, fft, hockeystick_c::kMaxCells);
-        b = reader.ladder_bracket(delta, b.first, b.second, tol);
-        if (!tol.within(b.first, b.second))
-            b = pld::block_bracket(run, delta, b.first, b.second, reader.question_tail(delta), tol, fft, fft,
-                                   hockeystick_c::kMaxCells);
-    } catch (const std::length_error&) {  // a discretization or window past the caps
-    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
-    }
-    return {b.first, std::max(b.first, b.second)};
-}
-
 }  // namespace
 
 namespace hockeystick_c {
 
 std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long rounds, double delta) {
     const pld::RefinedBracket r = epsilon_read(sigma, q, rounds, delta, kDefaultAccuracy);
-    return wide_epsilon_read(sigma, q, rounds, delta, {r.lower, r.upper});
+    return {r.lower, r.upper};
 }
 
 std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon) {
