@@ -490,6 +490,9 @@ class KeptReader {
         require_brackets(delta, lower, upper, add_upper);
         if (!(sigma > 0.0 && std::isfinite(sigma) && sensitivity > 0.0 && std::isfinite(sensitivity)))
             throw py::value_error("sigma and sensitivity must be finite and > 0 (the run as given)");
+        if (sigma / sensitivity != reader_.sigma())
+            throw py::value_error("sigma / sensitivity must be the reader's sigma (the run it reads), got " +
+                                  hb::listed(sigma / sensitivity) + " against " + hb::listed(reader_.sigma()));
         return {reader_.sigma(),
                 reader_.sampling_rate(),
                 reader_.rounds(),
@@ -508,7 +511,16 @@ class KeptReader {
         });
         check_each(lower, [](double v) { return not_nan("lower", v); });
         check_each(upper, [](double v) { return not_nan("upper", v); });
-        check_each(add_upper, [](double v) { return not_nan("add_upper", v); });
+        check_each(add_upper, [](double v) {
+            return v >= 0.0
+                       ? std::string()
+                       : "add_upper must be >= 0 (a certified upper epsilon of the add direction; inf: none), got " +
+                             hb::listed(v);
+        });
+        for (py::ssize_t i = 0; i < lower.size(); ++i)
+            if (lower.data()[i] > upper.data()[i])
+                throw py::value_error("lower must be at most upper (a certified bracket), got [" +
+                                      hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
     }
     static void require_delta(double delta) {
         if (!(delta > 0.0 && delta < 1.0))

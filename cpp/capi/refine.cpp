@@ -375,9 +375,12 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
 // to 7), so that the default bracket is the package's: sigma 2, q 1e-6, 10^8 rounds at delta 1e-8 reads
 // [0.0199, 0.0290] without them, the package's [0.022887, 0.022902] with them.  The calibration (certified) does not
 // take them: they raise a lower side the calibration does not read, and lower an upper side by at most the tolerance
-// at seconds a sigma; its refined upper side is certified alike.  As given where a read is refused.
+// at seconds a sigma; its refined upper side is certified alike.  At an accuracy coarser than the default's they are
+// not made either, as the package's refinement to such an accuracy does not make them.  As given where a read is
+// refused or its windows find no memory: the bracket in hand is certified already.
 pld::RefinedBracket last_read(double sigma, double q, long long rounds, double delta, double accuracy,
                               pld::RefinedBracket r) {
+    if (accuracy > kDefaultAccuracy) return r;
     const std::int64_t t = rounds;
     const pld::FineEpsilonPoint point{
         sigma, q, t, {pld::OutputSegment{sigma, q, 1.0, t}}, 0.0, hockeystick_c::kMaxCells};
@@ -387,9 +390,9 @@ pld::RefinedBracket last_read(double sigma, double q, long long rounds, double d
         pld::TiltedReader kept(sigma, q, t, fft, hockeystick_c::kMaxCells);
         pld::last_epsilon_reads(point, {delta}, lower, upper, {HUGE_VAL}, false, kept,
                                 {fft, fft, fft, {split, hockeystick_c::kMaxPoints}});
-    } catch (const std::length_error&) {  // a discretization or window past the caps: the bracket as given
+    } catch (const std::logic_error&) {  // a discretization or window past the caps, a tilt past the doubles' moments
         return r;
-    } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+    } catch (const std::bad_alloc&) {  // no memory for a window: the bracket in hand
         return r;
     }
     r.lower = lower.front();
@@ -406,9 +409,6 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
     return last_read(sigma, sampling_rate, rounds, delta, accuracy,
                      no_looser_than_default(refine(accuracy), accuracy, refine, width));
 }
-
-// The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
-// HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
 
 // `r` (a certified delta bracket at epsilon to the relative `accuracy`) not exact, with a positive upper side, read
 // again by the default's fine delta read (pld/refine/fine_delta.hpp: the max-of-outputs test's lower side, the tilted
@@ -438,6 +438,8 @@ pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rou
                            fine_delta_read(reader, epsilon, accuracy, r));
 }
 
+// The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
+// HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
 hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
     if (r.met) return HS_OK;
     return hockeystick_c::fail(

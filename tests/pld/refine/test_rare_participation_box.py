@@ -11,7 +11,7 @@ the environment: it walks the same reads on other numbers, at 1 to 7 CPU s a poi
 run (sigma 0.6, q 1e-5, 10^6 rounds) is read at delta 1e-10 and 1e-12 under the same rule by
 ``test_rare_participation_peer_default``, which covers the box's corner at q 1e-5, T q 10 and the
 small-sigma end there (its delta 1e-8: ``test_rare_participation_fine_upper``).  At 10^7 and 10^8 rounds (``FINER``: sigma 0.5, the points only the reads on
-grids finer than the tilted reads' cap bring within the tolerance, ``refine.rare_finer_grids``; one
+grids finer than the tilted reads' cap bring within the tolerance, the core's rare_finer_grids.hpp; one
 of each round count, all six with ``HOCKEYSTICK_BOX=all``), dp_accounting's
 composition takes minutes a point, so the rule is checked in its stronger form there.  Each point
 is read once, by one test: its bracket and dp_accounting's composition are the module's
@@ -29,7 +29,7 @@ pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
 # the corners read, (sigma, q, T, delta), each with its branch of the default's chain: the reads
 # that move its bracket (step 3: the tilted reads past the PLD's charges; the fine read; the tilted
-# factors' ladder and its blocks; the aligned cells' tight read of ``rare_finer_grids``, raising the
+# factors' ladder and its blocks; the aligned cells' tight read of rare_finer_grids.hpp, raising the
 # lower side or not), the regime it covers.  The corner sigma 0.5, q 1e-5, 10^6 rounds, delta 1e-12
 # is covered by the issue's run there (sigma 0.6, the same rate, rounds and delta, under this rule:
 # test_rare_participation_peer_default), its delta 1e-8 by test_rare_participation_fine_upper

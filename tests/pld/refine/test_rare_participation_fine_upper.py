@@ -18,8 +18,10 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import question, rare_finer_grids, tilted_question
+from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.tilted_question import rare_pending, rare_upper
+
+from . import rare_finer_core
 
 # sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its fine read's window (~1.2 M points on 5e-5) fits
 # the cap on the grid twice finer, not four times finer
@@ -53,7 +55,7 @@ def test_the_rare_grids_and_rate_are_the_cores() -> None:
     assert question.RARE_FINE_RATE == _core.pld_refine.tilt_rare_rate
     quarter, half = _core.pld_refine.tilt_rare_upper_grids
     assert (quarter, half) == (question.FINE_INTERVAL / 4, question.FINE_INTERVAL / 2)
-    assert rare_finer_grids.FIRST_INTERVAL == _core.pld_refine.tilt_rare_lower_grid == quarter
+    assert rare_finer_core.FIRST_INTERVAL == _core.pld_refine.tilt_rare_lower_grid == quarter
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Rare participation's reads on grids finer than the tilted reads' window cap
-(``refine.rare_finer_grids``): the grid choices and the capped reader's reads held on the safe side
+(the core's rare_finer_grids.hpp): the grid choices and the capped reader's reads held on the safe side
 of independent references.  The default bracket at the points of the box that only these reads
 bring within the tolerance (sigma 0.5, q 1e-5, 10^7 rounds, delta 1e-10: [4.26820, 4.27287] without
 them) is held to the box's rule by ``test_rare_participation_box`` (its ``FINER`` points).
@@ -19,9 +19,9 @@ from hockeystick import _core
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question, tilted_question
-from hockeystick.pld.refine.rare_finer_grids import FIRST_INTERVAL, finer_bracket, finer_brackets
 
 from .aligned_core import aligned_lower_epsilon
+from .rare_finer_core import FIRST_INTERVAL, finer_bracket, finer_brackets
 from .tilted_windows import composed, remove_round, upper_read
 
 CORE = _core.pld_refine

@@ -5,7 +5,7 @@ be the truth), our upper side is at most it; where it is below our certified low
 the truth, and no certified upper side can reach it.
 
 A bracket within the tolerance but wider than a sixteenth of it has its lower side read by the
-aligned cells on ``rare_finer_grids.FIRST_INTERVAL`` (the core's ``tight_bracket``,
+aligned cells on ``rare_finer_core.FIRST_INTERVAL`` (the core's ``tight_bracket``,
 cpp/include/hockeystick/pld/refine/rare_finer_grids.hpp): at the
 issue's run (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10) dp_accounting's 1.077178 fell between our
 sides [1.077060, 1.077423]; the cells certify 1.077214.  At sigma 0.5, q 1e-4, 10^4 rounds, delta
@@ -25,9 +25,9 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.rare_finer_grids import FIRST_INTERVAL, finer_bracket
 
 from .rare_box import RareReads, assert_box_rule, references
+from .rare_finer_core import FIRST_INTERVAL, finer_bracket
 from .tilted_windows import upper_read
 
 TIGHT_SHARE = _core.pld_refine.finer_tight_share

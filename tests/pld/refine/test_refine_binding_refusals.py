@@ -85,3 +85,36 @@ def test_the_finer_grid_choices_refuse_what_they_cannot_choose_from() -> None:
         CORE.finer_halvings(first=2.04, second=2.02, lower=2.0, window=-1)
     with pytest.raises(ValueError, match="max_points must be at least 1"):
         CORE.finer_lower_grid(window=1000, max_points=0)
+
+
+def _kept() -> _core.pld_refine.TiltedPointReader:
+    return CORE.TiltedPointReader(
+        sigma=1.0, sampling_rate=1e-3, rounds=10, max_cells=CELLS, max_points=1 << 22
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"sigma": 0.3}, "sigma / sensitivity must be the reader's sigma"),
+        ({"add_upper": np.array([-math.inf])}, "add_upper must be >= 0"),
+        ({"lower": np.array([0.6]), "upper": np.array([0.5])}, "lower must be at most upper"),
+    ],
+)
+def test_the_fine_read_refuses_another_run_a_negative_add_side_and_crossed_sides(
+    change: dict, named: str
+) -> None:
+    """The max-of-outputs test of the fine read is the reader's own run: a sigma of another run would
+    certify its lower side (sigma 0.3 read 19.29 where the run's epsilon at 1e-12 is about 0.53)."""
+    given = {
+        "delta": np.array([1e-12]),
+        "lower": np.array([0.0]),
+        "upper": np.array([2.0]),
+        "add_upper": np.array([math.inf]),
+        "sigma": 1.0,
+        "sensitivity": 1.0,
+        "split_max_points": 1 << 24,
+    }
+    given.update(change)
+    with pytest.raises(ValueError, match=named):
+        _kept().fine_epsilon(**given)

@@ -1,5 +1,5 @@
 """Rare participation's delta at an epsilon read on grids finer than the fine read's, as its epsilon
-is (``rare_finer_grids``): the front end of the core's reads (pld/refine/rare_delta_grids.hpp's
+is (the core's rare_finer_grids.hpp): the front end of the core's reads (pld/refine/rare_delta_grids.hpp's
 ``rare_delta_brackets``, whose comment states them, and which the C library's delta call makes too).
 
 Over many rounds of a sampling rate far below the grid (q <= ``question.RARE_FINE_RATE``), nearly

@@ -64,7 +64,7 @@ MAX_POINTS: int = _core.pld_refine.tilt_max_points
 # (``tilted.compose_tilted``'s ``window_tail``; the core's kTiltWindowTail, whose comment gives the
 # reason)
 WINDOW_TAIL: float = _core.pld_refine.tilt_window_tail
-# the split read (``TiltedReader.split_bracket``; the core's fine delta read) is tried where the
+# the split read (the core's split_read.hpp, in its fine epsilon and delta reads) is tried where the
 # rounds sample the record at most this many times on average (T q; the core's
 # kTiltSplitSampledRounds, whose comment gives the reason)
 SPLIT_SAMPLED_ROUNDS: float = _core.pld_refine.tilt_split_sampled_rounds
@@ -185,28 +185,6 @@ class TiltedReader:
         times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
         return self.core.add_screen(eps=eps, interval=h, level=delta, centre=centre)
 
-    def split_bracket(
-        self, delta: float, h: float, lower: float, upper: float
-    ) -> tuple[float, float]:
-        """(``lower``, ``upper``), a certified epsilon bracket at ``delta``, intersected with the
-        core's split read on grid ``h`` (pld/refine/split_read.hpp's ``split_epsilon_read``): the
-        remove direction's rounds (both sides, discretized with the tail ``delta`` allows, or the
-        reader's ``tail``) read as a sum over how many pass lower / T, each term composed at unit
-        mass, so its charges are relative to it; the upper side kept only where the add
-        direction's screen (``add_screen``) certifies its epsilon at most it, the lower side the
-        remove direction's either way (eps >= eps_remove).  As given unless lower > 0, the bracket
-        is not exact and T q is at most ``SPLIT_SAMPLED_ROUNDS``, or where the split does not apply
-        (too many terms, nothing below the split, a window past ``fft.DEFAULT_MAX_POINTS``).
-        Certified."""
-        low, up = self.core.split_epsilon(
-            delta=delta,
-            interval=h,
-            lower=lower,
-            upper=upper,
-            split_max_points=DEFAULT_MAX_POINTS,
-        )
-        return float(low), float(up)
-
 
 def tilted_brackets(
     point: Point,
@@ -314,7 +292,7 @@ def last_brackets(
     wider than the default tolerance read by the tilted factors' ladder and blocks of rounds, one
     they bring within the tolerance but not within half of it under rare participation with its
     upper side read again on the rare grids (``rare_upper``), and under rare participation the
-    finer grids past the tilted windows' cap (``rare_finer_grids``); last, a bracket still wider
+    finer grids past the tilted windows' cap (rare_finer_grids.hpp); last, a bracket still wider
     than the tolerance read on the coarser grids above the tolerance's first grid.  Every read is
     certified and intersected with the bracket given; as given at q = 1 (closed form).
     ``add_upper``, ``threads`` and ``reader`` as ``fine_brackets``'."""
@@ -414,20 +392,6 @@ def rare_upper(
     given = 0.0 if tail is None else tail
     found = _core.pld_refine.tilted_rare_upper(
         **core_point(point, threads), delta=delta, upper=upper, tail=given
-    )
-    return float(found)
-
-
-def rare_lower(point: Point, delta: float, lower: float, upper: float, threads: int = 0) -> float:
-    """``lower`` (a certified lower epsilon at ``delta`` of ``point``) raised to the core's rare
-    participation lower read where higher (pld/refine/tilted_question.hpp's
-    ``TiltedReader::rare_lower``, the read the C library's epsilon call makes after
-    ``rare_upper``'s): the aligned cells (``aligned_lower``) on
-    ``_core.pld_refine.tilt_rare_lower_grid``, searched below ``upper``, its window within
-    ``tilt_rare_lower_max_points``, on ``threads`` FFT threads (0: all cores); as given outside
-    the aligned cells' domain or where its window or cells pass their caps.  Certified."""
-    found = _core.pld_refine.tilted_rare_lower(
-        **core_point(point, threads), delta=delta, lower=lower, upper=upper
     )
     return float(found)
 

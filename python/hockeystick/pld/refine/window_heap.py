@@ -1,7 +1,7 @@
 """glibc's malloc serving the large tilted windows from its heap while the reads that compose them run.
 
 The tilted factors' reads (``tilted_factors``) and the reads past the tilted reads' cap
-(``rare_finer_grids``) compose windows of 10^6 to 5e7 points; each composition's blocks (its FFT
+(the core's rare_finer_grids.hpp) compose windows of 10^6 to 5e7 points; each composition's blocks (its FFT
 buffers, the window, its untilted masses: tens to hundreds of MiB each) are above the mmap
 threshold ``malloc_thresholds`` sets (32 MiB, the ceiling of glibc's own adjustment).  So glibc
 maps every such block, the kernel zeroes its pages as they are first touched, and the block is

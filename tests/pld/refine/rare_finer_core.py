@@ -1,26 +1,19 @@
-"""Rare participation's last epsilon reads: the front end of the core's
-(cpp/include/hockeystick/pld/refine/rare_finer_grids.hpp, bound as
-``_core.pld_refine.rare_finer_brackets``).
-
-A default bracket of a point with q at most ``question.RARE_FINE_RATE`` still wider than the
-tolerance is read on grids finer than the tilted reads' window cap (``tilted_question.MAX_POINTS``)
-allows, under larger caps of their own: the upper side on ``FIRST_INTERVAL``, the lower side by the
-aligned cells on the finest grid whose window fits, the upper side again on half of
-``FIRST_INTERVAL`` and on the grid the fall between the two reads points to.  One within the
-tolerance but wider than a sixteenth of it has its lower side raised to the aligned cells' read on
-``FIRST_INTERVAL``.  The header's opening comment gives the reasons and figures.  Every read is
-certified, so each bracket is the intersection of the reads with the one given.
-"""
+"""The tests' handle on rare participation's last epsilon reads (the core's
+cpp/include/hockeystick/pld/refine/rare_finer_grids.hpp, bound as
+``_core.pld_refine.rare_finer_brackets``), which the package's default makes inside the core's last
+reads (last_epsilon_reads.hpp): the finer grids past the tilted windows' cap where a bracket is
+wider than the tolerance, the aligned cells' tight read where it is within it but wider than a
+sixteenth of it.  The header's opening comment gives the reasons and figures."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ... import _core
-from . import question
-from .grid_start import Point
-from .tilted_question import core_point
-from .window_heap import heap_windows
+from hockeystick import _core
+from hockeystick.pld.refine import question
+from hockeystick.pld.refine.grid_start import Point
+from hockeystick.pld.refine.tilted_question import core_point
+from hockeystick.pld.refine.window_heap import heap_windows
 
 # the first grid of the upper side's reads (the core's kFinerFirstGrid: the rare lower read's)
 FIRST_INTERVAL = float(_core.pld_refine.finer_first_grid)
