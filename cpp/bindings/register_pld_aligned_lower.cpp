@@ -1,11 +1,12 @@
 // Binding of the aligned cells' lower PMF (pld/refine/aligned_lower.hpp), in _core.pld_refine: one round's lower PMF
 // on a grid (built with the GIL released), and the pieces it is built from over arrays of cells or grid indices, each
 // element an item of loops.hpp's loop (GIL released, its thread rule; a NaN output raises a ValueError naming the
-// argument).  The package's front end is python/hockeystick/pld/refine/aligned_lower.py.  Beside them, the reads of
-// the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's epsilon
-// call both make, the tilted grids' descent (grid_descent), the fine upper read (fine_read), the rare participation reads (rare_upper, rare_lower),
-// the coarser grids' bracket (fine_bracket), the default's fine delta read (fine_delta_brackets) and the delta reads'
-// bucket and level (tilted_delta_centre, tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
+// argument): the tests read them (the package's default reads the cells inside the core's reads).  Beside them, the
+// reads of the core's TiltedReader (pld/refine/tilted_question.hpp) that the package's default and the C library's
+// epsilon call both make: the tilted grids' descent (grid_descent), the fine upper read (fine_read), the rare
+// participation upper read (rare_upper), the kept reader (TiltedPointReader: the fine epsilon read, the default's last
+// reads, the fine delta read and the split), and the delta reads' bucket and level (tilted_delta_centre,
+// tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
@@ -172,27 +173,6 @@ double rare_upper(double sigma, double q, std::int64_t rounds, double delta, dou
                   double tail, const py::object& workers) {
     return rare_read(sigma, q, rounds, max_cells, tail, workers,
                      [&](pld::TiltedReader& r) { return r.rare_upper(delta, upper); });
-}
-
-double rare_lower(double sigma, double q, std::int64_t rounds, double delta, double lower, double upper,
-                  std::int64_t max_cells, const py::object& workers) {
-    return rare_read(sigma, q, rounds, max_cells, 0.0, workers,
-                     [&](pld::TiltedReader& r) { return r.rare_lower(delta, lower, upper); });
-}
-
-// (lower, upper) at delta intersected with the tilted bracket on the first of kTiltFineGrids coarser than `start`
-// whose windows fit (TiltedReader::fine_bracket over grid_bracket, upper the best so far); as given where none fits.
-std::pair<double, double> coarser_bracket(double sigma, double q, std::int64_t rounds, double delta, double lower,
-                                          double upper, double start, std::int64_t max_cells, double tail,
-                                          const py::object& workers) {
-    if (!(delta > 0.0 && delta < 1.0))
-        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
-    if (!(start > 0.0 && std::isfinite(start)))
-        throw py::value_error("start must be finite and > 0 (the grid whose windows passed the cap), got " +
-                              hb::listed(start));
-    return rare_read(sigma, q, rounds, max_cells, tail, workers, [&](pld::TiltedReader& r) {
-        return r.fine_bracket(lower, upper, start, [&](double h) { return r.grid_bracket(delta, h, upper); });
-    });
 }
 
 // Each bracket (lower, upper) at delta (arrays of one shape, as start) intersected with the tilted grids' descent from
@@ -596,25 +576,6 @@ std::pair<py::array_t<double>, std::int64_t> aligned_delta(double sigma, double 
     return {out, found.second};
 }
 
-// aligned_lower_side (pld/refine/aligned_lower.hpp): `lower` raised to the aligned cells' read on the fine grids, a
-// bracket wide where it passes the tolerance max(accuracy, relative_accuracy upper).
-double aligned_side(double sigma, double q, std::int64_t rounds, double delta, double lower, double upper,
-                    double accuracy, double relative_accuracy, std::int64_t max_points, const py::object& workers) {
-    if (!(delta > 0.0 && delta < 1.0))
-        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
-    if (std::isnan(lower) || std::isnan(upper)) throw py::value_error("lower and upper must not be NaN");
-    if (!(accuracy > 0.0 && std::isfinite(accuracy)))
-        throw py::value_error("accuracy must be finite and > 0, got " + hb::listed(accuracy));
-    if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
-        throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
-    const auto wide = [&](double lo, double up) {
-        return !(lo == up || up - lo <= std::max(accuracy, relative_accuracy * (std::isfinite(up) ? up : 0.0)));
-    };
-    return aligned_call(sigma, q, rounds, pld::kAlignedGrid, max_points, workers, [&](pld::RealFftBackend& fft) {
-        return pld::aligned_lower_side(sigma, q, rounds, delta, lower, upper, pld::round_tilt, wide, fft, max_points);
-    });
-}
-
 // Each delta bracket (lower, upper) at eps (arrays of one shape) of the Poisson-subsampled Gaussian (sigma per unit
 // sensitivity, q, rounds; max_cells cells a direction) intersected with rare participation's finer delta grids
 // (pld/refine/rare_delta_grids.hpp's rare_delta_brackets: their lower side where read_lower) where
@@ -804,11 +765,6 @@ void register_pld_aligned_lower(py::module_ m) {
           "sensitivity) lowered to the tilted read on the first of tilt_rare_upper_grids whose windows fit "
           "tilt_rare_max_points (pld/refine/tilted_question.hpp's TiltedReader::rare_upper); tail > 0: both "
           "directions' tail.");
-    m.def("tilted_rare_lower", &ab::rare_lower, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
-          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("max_cells"),
-          py::arg("workers") = py::none(),
-          "`lower` (a certified lower epsilon at delta) raised to the aligned cells' read on tilt_rare_lower_grid "
-          "below `upper` (pld/refine/tilted_question.hpp's TiltedReader::rare_lower).");
     m.def(
         "tilted_descent", &ab::descent, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"),
         py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("start"), py::arg("accuracy"),
@@ -838,22 +794,10 @@ void register_pld_aligned_lower(py::module_ m) {
           "The aligned cells' certified lower deltas at each of eps, under the Chernoff exponent's tilt at `centre`, "
           "the window's tails sized for `level`, and the window's points (pld/refine/aligned_lower.hpp's "
           "aligned_lower_delta).");
-    m.def("aligned_lower_side", &ab::aligned_side, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
-          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("accuracy"),
-          py::arg("relative_accuracy"), py::arg("max_points"), py::arg("workers") = py::none(),
-          "`lower` raised to the aligned cells' read on half the fine grid (then on it, or on a grid twice finer) "
-          "where higher, under rare participation (pld/refine/aligned_lower.hpp's aligned_lower_side).");
     m.def("tilted_delta_key", &ab::delta_key, py::kw_only(), py::arg("eps"), py::arg("upper"),
           "The delta reads' (centre, level) at eps whose certified upper delta is `upper`: the centre of eps's bucket "
           "(pld/refine/tilted_question.hpp's tilted_delta_centre), under whose Chernoff exponent's tilt the bucket "
           "is composed, and the level its tails are sized for (tilted_delta_level).");
-    m.def("tilted_coarser_bracket", &ab::coarser_bracket, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
-          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("start"),
-          py::arg("max_cells"), py::arg("tail") = 0.0, py::arg("workers") = py::none(),
-          "(lower, upper) at delta (a certified epsilon bracket of the Poisson-subsampled Gaussian, sigma per unit "
-          "sensitivity) intersected with the tilted bracket on the first of tilt_fine_grids coarser than `start` "
-          "whose windows fit (pld/refine/tilted_question.hpp's TiltedReader::fine_bracket); tail > 0: both "
-          "directions' tail.");
     m.def("aligned_pmf", &ab::pmf, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("interval"),
           py::arg("centred") = true,
           "One round's aligned-cells lower PMF of the Poisson-subsampled Gaussian's remove direction (sigma per unit "

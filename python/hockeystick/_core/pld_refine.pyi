@@ -375,17 +375,6 @@ def tilted_rare_upper(
     tail: float = 0.0,
     workers: int | None = None,
 ) -> float: ...
-def tilted_rare_lower(
-    *,
-    sigma: float,
-    sampling_rate: float,
-    rounds: int,
-    delta: float,
-    lower: float,
-    upper: float,
-    max_cells: int,
-    workers: int | None = None,
-) -> float: ...
 def tilted_delta_key(*, eps: float, upper: float) -> tuple[float, float]: ...
 def tilted_descent(
     *,
@@ -526,19 +515,6 @@ def aligned_lower_delta(
     max_points: int,
     workers: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], int]: ...
-def aligned_lower_side(
-    *,
-    sigma: float,
-    sampling_rate: float,
-    rounds: int,
-    delta: float,
-    lower: float,
-    upper: float,
-    accuracy: float,
-    relative_accuracy: float,
-    max_points: int,
-    workers: int | None = None,
-) -> float: ...
 def tilted_fine_upper(
     *,
     sigma: float,
@@ -552,19 +528,6 @@ def tilted_fine_upper(
     tail: float = 0.0,
     workers: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
-def tilted_coarser_bracket(
-    *,
-    sigma: float,
-    sampling_rate: float,
-    rounds: int,
-    delta: float,
-    lower: float,
-    upper: float,
-    start: float,
-    max_cells: int,
-    tail: float = 0.0,
-    workers: int | None = None,
-) -> tuple[float, float]: ...
 
 class TiltedFactorsReader:
     def __init__(
