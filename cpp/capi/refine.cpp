@@ -151,18 +151,29 @@ std::pair<double, double> delta_bracket_on(double sigma, double q, long long rou
     return hockeystick_c::plain_delta_bracket(*p, epsilon);
 }
 
+// The refusal of a round the refinement cannot discretize on its grid h, naming the calls' own arguments.
+std::string undiscretized(double sigma, double q, double h, const char* why) {
+    return "sigma=" + hockeystick_c::shown(sigma) + " at sampling_rate=" + hockeystick_c::shown(q) +
+           " cannot be discretized on the refinement's grid " + hockeystick_c::shown(h) + " (" + why +
+           "): no certified bracket is computed for this setting; a larger sigma, or a sampling_rate further from 1, "
+           "is read";
+}
+
 // One direction of the Poisson-subsampled Gaussian, `rounds` rounds on grid h, its rounds discretized with `tail`
 // (pld/grid/cells.hpp) and its windows with `window`, composed as `direct` says: a handle whose one direction's
-// pessimistic side is composed, its optimistic side (built where `optimistic`) on first need.
+// pessimistic side is composed, its optimistic side (built where `optimistic`) on first need.  A round the library
+// cannot discretize on h (more than kMaxCells loss cells, or loss edges double precision cannot place within the grid)
+// is refused naming sigma and sampling_rate, the calls' own arguments: the refinement chose h, its caller did not.
 Handle one_direction(double sigma, double q, long long rounds, double h, bool remove, bool optimistic, double tail,
                      double window, DirectBins direct) {
     pld::Cells cells;
     try {
         cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, hockeystick_c::kMaxCells, optimistic);
     } catch (const std::length_error&) {
-        throw invalid_argument_error{"value_discretization_interval=" + hockeystick_c::shown(h) +
-                                     " with sigma = " + hockeystick_c::shown(sigma) + " would need more than " +
-                                     std::to_string(hockeystick_c::kMaxCells) + " loss cells"};
+        throw invalid_argument_error{undiscretized(sigma, q, h, "more loss cells than the library holds")};
+    } catch (const std::invalid_argument&) {
+        throw invalid_argument_error{
+            undiscretized(sigma, q, h, "loss edges double precision cannot place within a quarter of its spacing")};
     }
     pld::GridPMF upper = pld::pessimistic_pmf(cells);
     pld::GridPMF lower = optimistic ? pld::optimistic_pmf(cells) : pld::GridPMF{};

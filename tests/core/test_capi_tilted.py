@@ -600,3 +600,22 @@ def test_rare_participation_the_c_epsilon_call_makes_the_front_doors_last_reads(
     assert abs(lower - float(front[0])) <= 1e-8 and abs(upper - float(front[1])) <= 1e-8
     tolerance = max(1e-3, 2.5e-4 * upper)
     assert upper - lower <= (tolerance / 16 if q == 1e-4 else tolerance)
+
+
+@pytest.mark.parametrize(
+    ("sigma", "q", "why"),
+    [
+        (5e-324, 0.3, "more loss cells than the library holds"),
+        (1e-3, 1.0 - 1e-16, "loss edges double precision cannot place"),
+    ],
+)
+def test_a_round_the_refinement_cannot_discretize_is_refused_naming_the_calls_arguments(
+    lib, sigma, q, why
+):
+    """The refinement chooses its grid, its caller does not: a refusal names sigma and sampling_rate, not the
+    value_discretization_interval the epsilon call never takes, and writes no bracket."""
+    status, lower, upper = asked(lib, "epsilon", sigma, q, 10, 1e-5, 1e-3)
+    message = lib.last_error()
+    assert status == HS_INVALID_ARGUMENT and (lower, upper) == (-1.0, -1.0)
+    assert message.startswith("sigma=") and "sampling_rate=" in message and why in message
+    assert "value_discretization_interval" not in message
