@@ -1,8 +1,10 @@
-// Binding of a .delta step's screened brackets (pld/refine/screened_step.hpp), in _core.pld_refine: the one-round
-// factors' fields read under the GIL, then every composition (register_pld_compose.cpp's, through
-// pocketfft_composition.hpp), read, decision and bracket of the step without it, the GIL taken again only to ask the
-// package for the add direction's factors of the points whose screen did not clear.
-// The package's front end is python/hockeystick/pld/refine/dominated_direction.py's delta_sides.
+// Bindings of a refinement step's screened brackets, .delta's (pld/refine/screened_step.hpp) and .epsilon's
+// (pld/refine/screened_epsilon_step.hpp), in _core.pld_refine: the one-round factors' fields read under the GIL, then
+// every composition (register_pld_compose.cpp's, through pocketfft_composition.hpp), read, decision and bracket of the
+// step without it, the GIL taken again only to ask the package for the add direction's factors of the points whose
+// screen did not clear.  The package's front ends are python/hockeystick/pld/refine/dominated_direction.py's
+// delta_sides and epsilon_brackets.
+#include <hockeystick/pld/refine/screened_epsilon_step.hpp>
 #include <hockeystick/pld/refine/screened_step.hpp>
 
 #include <pybind11/numpy.h>
@@ -10,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -87,6 +90,50 @@ py::array_t<double> array_of(const std::vector<double>& v) {
     return out;
 }
 
+// The package's add_direction(rest) as the core's add_items: each point's (upper terms, lower terms) as items of the
+// pool, under the GIL (the step calls it without).
+auto add_items_of(const py::function& add_direction, FactorPool& pool) {
+    return [&add_direction, &pool](const std::vector<std::size_t>& rest) {
+        py::gil_scoped_acquire gil;
+        std::vector<pld::AddItems> out;
+        for (const py::handle sides : add_direction(rest)) {
+            const py::tuple pair = py::reinterpret_borrow<py::tuple>(sides);
+            out.push_back({pool.item(pair[0]), pool.item(pair[1])});
+        }
+        return out;
+    };
+}
+
+// The step's composition: register_pld_compose.cpp's on scipy.fft's workers, with the direct bins asked.
+pld::ComposeOptions step_options(bool direct_bins, double direct_min_charge) {
+    pld::ComposeOptions options;
+    options.direct_bins = direct_bins;
+    options.direct_min_charge = direct_min_charge;
+    return options;
+}
+
+// A step point's window tail, remove direction (upper terms, lower terms) and screen's upper terms, as items of the
+// pool (ScreenedPoint's and EpsilonStepPoint's fields).
+template <class Point>
+void read_directions(Point& p, double window, const py::handle& remove, const py::handle& screen, FactorPool& pool) {
+    p.window = window;
+    const py::tuple sides = py::reinterpret_borrow<py::tuple>(remove);
+    p.remove_upper = pool.item(sides[0]);
+    p.remove_lower = pool.item(sides[1]);
+    p.screen_upper = pool.item(screen);
+}
+
+// run() without the GIL, a composition's refusal raised as the facade's compose_many raises it.
+template <class Run>
+auto without_gil(Run run) {
+    try {
+        py::gil_scoped_release release;
+        return run();
+    } catch (const std::length_error& e) { hb::raise_composition_refusal(e); } catch (const std::invalid_argument& e) {
+        hb::raise_composition_refusal(e);
+    }
+}
+
 // _core.pld_refine.screened_delta_step (its docstring).
 py::list screened_delta_step(const pld::PointsRules& rules, const std::vector<input_array>& xs,
                              const std::vector<std::int64_t>& own,
@@ -102,32 +149,13 @@ py::list screened_delta_step(const pld::PointsRules& rules, const std::vector<in
     std::vector<pld::ScreenedPoint> points(n);
     for (std::size_t i = 0; i < n; ++i) {
         points[i] = screened_point(xs[i], own[i], before[i]);
-        points[i].window = windows[i];
-        const py::tuple sides = py::reinterpret_borrow<py::tuple>(removes[i]);
-        points[i].remove_upper = pool.item(sides[0]);
-        points[i].remove_lower = pool.item(sides[1]);
-        points[i].screen_upper = pool.item(screens[i]);
+        read_directions(points[i], windows[i], removes[i], screens[i], pool);
     }
-    pld::ComposeOptions options;
-    options.direct_bins = direct_bins;
-    options.direct_min_charge = direct_min_charge;
-    const hb::PocketfftComposition compose(std::move(workers), options, true, max_points);
-    auto add_items = [&](const std::vector<std::size_t>& rest) {
-        py::gil_scoped_acquire gil;
-        std::vector<pld::AddItems> out;
-        for (const py::handle sides : add_direction(rest)) {
-            const py::tuple pair = py::reinterpret_borrow<py::tuple>(sides);
-            out.push_back({pool.item(pair[0]), pool.item(pair[1])});
-        }
-        return out;
-    };
-    std::vector<pld::ScreenedBracket> found;
-    try {
-        py::gil_scoped_release release;
-        found = pld::screened_step(rules, points, pool.factors, floor, settled, compose, add_items);
-    } catch (const std::length_error& e) { hb::raise_composition_refusal(e); } catch (const std::invalid_argument& e) {
-        hb::raise_composition_refusal(e);
-    }
+    const hb::PocketfftComposition compose(std::move(workers), step_options(direct_bins, direct_min_charge), true,
+                                           max_points);
+    auto add_items = add_items_of(add_direction, pool);
+    const std::vector<pld::ScreenedBracket> found = without_gil(
+        [&] { return pld::screened_step(rules, points, pool.factors, floor, settled, compose, add_items); });
     py::list out;
     for (const pld::ScreenedBracket& s : found) {
         const pld::StepBracket& b = s.bracket;
@@ -138,6 +166,35 @@ py::list screened_delta_step(const pld::PointsRules& rules, const std::vector<in
         out.append(py::make_tuple(array_of(b.lower), array_of(b.upper), fixed, add,
                                   py::make_tuple(s.decisions.cleared, s.decisions.settled, s.decisions.add_lower)));
     }
+    return out;
+}
+
+// _core.pld_refine.screened_epsilon_step (its docstring).
+py::list screened_epsilon_step(const std::vector<input_array>& deltas, const std::vector<double>& windows,
+                               const py::sequence& removes, const py::sequence& screens,
+                               const py::function& add_direction, bool direct_bins, double direct_min_charge,
+                               py::object workers, std::int64_t max_points) {
+    const std::size_t n = deltas.size();
+    if (windows.size() != n || py::len(removes) != n || py::len(screens) != n)
+        throw std::invalid_argument("internal: deltas, windows, removes and screens: one entry a point");
+    FactorPool pool;
+    std::vector<pld::EpsilonStepPoint> points(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const input_array& d = deltas[i];
+        if (d.ndim() != 1) throw std::invalid_argument("internal: a point's deltas must be one-dimensional");
+        for (py::ssize_t j = 0; j < d.size(); ++j)
+            if (std::isnan(d.data()[j])) throw py::value_error("delta must not be NaN");
+        points[i].delta.assign(d.data(), d.data() + d.size());
+        read_directions(points[i], windows[i], removes[i], screens[i], pool);
+    }
+    const hb::PocketfftComposition compose(std::move(workers), step_options(direct_bins, direct_min_charge), true,
+                                           max_points);
+    auto add_items = add_items_of(add_direction, pool);
+    const std::vector<pld::EpsilonStepBracket> found =
+        without_gil([&] { return pld::screened_epsilon_step(points, pool.factors, compose, add_items); });
+    py::list out;
+    for (const pld::EpsilonStepBracket& b : found)
+        out.append(py::make_tuple(array_of(b.lower), array_of(b.upper), array_of(b.add)));
     return out;
 }
 
@@ -155,4 +212,14 @@ void register_pld_screened_step(py::module_ m) {
           "add_direction(rest) gives the add direction's (upper terms, lower terms) of each point of rest (indices, "
           "those whose screen did not clear).  Each point's (lower, upper, fixed (2, m), the add direction's upper "
           "side or None, (cleared, settled, add_lower)).");
+    m.def(
+        "screened_epsilon_step", &screened_epsilon_step, py::kw_only(), py::arg("deltas"), py::arg("windows"),
+        py::arg("removes"), py::arg("screens"), py::arg("add_direction"), py::arg("direct_bins"),
+        py::arg("direct_min_charge"), py::arg("workers"), py::arg("max_points"),
+        "An .epsilon step's brackets, the add direction screened on a coarse grid "
+        "(pld/refine/screened_epsilon_step.hpp), without the GIL: per point its deltas deltas[i], its windows' tail "
+        "windows[i], its remove direction's (upper terms, lower terms) and its screen's upper terms, each a list of "
+        "(GridPMF, count); add_direction(rest) gives the add direction's (upper terms, lower terms) of each point of "
+        "rest (indices, those whose screen did not clear).  Each point's (lower, upper, the add direction's certified "
+        "upper side), epsilon at least 0.");
 }

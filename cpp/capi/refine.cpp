@@ -1,8 +1,8 @@
 // The C interface's refinements to an accuracy: epsilon at delta (hs_subsampled_gaussian_epsilon: the core's
-// epsilon_refinement.hpp over each grid's bracket as the package's refinement reads it, epsilon_bracket_on: the remove
-// direction composed with its truncations sized to delta and the accuracy, pld/refine/refinement_tails.hpp, the add
-// direction screened on a coarser grid, pld/refine/direction_screen.hpp, and composed on the grid only where the
-// screen does not clear; every grid after the first, and the first at a delta below 1e-8, with the low band of its
+// epsilon_refinement.hpp over each grid's bracket as the package's refinement reads it, epsilon_bracket_on: the core's
+// screened epsilon step, pld/refine/screened_epsilon_step.hpp, over one point: the remove direction composed with its
+// truncations sized to delta and the accuracy, pld/refine/refinement_tails.hpp, the add direction screened on a
+// coarser grid and composed on the grid only where the screen does not clear; every grid after the first, and the first at a delta below 1e-8, with the low band of its
 // many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
 // (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by
 // hs_pld_composition_delta_bracket's plain bracket, then the fine delta read of pld/refine/fine_delta.hpp) and the
@@ -53,12 +53,14 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
+#include <hockeystick/pld/refine/screened_epsilon_step.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -159,13 +161,14 @@ std::string undiscretized(double sigma, double q, double h, const char* why) {
            "is read";
 }
 
-// One direction of the Poisson-subsampled Gaussian, `rounds` rounds on grid h, its rounds discretized with `tail`
-// (pld/grid/cells.hpp) and its windows with `window`, composed as `direct` says: a handle whose one direction's
-// pessimistic side is composed, its optimistic side (built where `optimistic`) on first need.  A round the library
-// cannot discretize on h (more than kMaxCells loss cells, or loss edges double precision cannot place within the grid)
-// is refused naming sigma and sampling_rate, the calls' own arguments: the refinement chose h, its caller did not.
-Handle one_direction(double sigma, double q, long long rounds, double h, bool remove, bool optimistic, double tail,
-                     double window, DirectBins direct) {
+// One round of one direction of the Poisson-subsampled Gaussian on grid h, discretized with `tail`
+// (pld/grid/cells.hpp): its pessimistic PMF, and its optimistic one where `optimistic`.  A round the library cannot
+// discretize on h (more than kMaxCells loss cells, or loss edges double precision cannot place within the grid) is
+// refused naming sigma and sampling_rate, the calls' own arguments: the refinement chose h, its caller did not.
+struct OneRound {
+    pld::GridPMF upper, lower;
+};
+OneRound one_round(double sigma, double q, double h, bool remove, bool optimistic, double tail) {
     pld::Cells cells;
     try {
         cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, hockeystick_c::kMaxCells, optimistic);
@@ -175,34 +178,25 @@ Handle one_direction(double sigma, double q, long long rounds, double h, bool re
         throw invalid_argument_error{
             undiscretized(sigma, q, h, "loss edges double precision cannot place within a quarter of its spacing")};
     }
-    pld::GridPMF upper = pld::pessimistic_pmf(cells);
-    pld::GridPMF lower = optimistic ? pld::optimistic_pmf(cells) : pld::GridPMF{};
-    auto c = std::make_shared<hockeystick_c::Composition>();
-    c->h = h;
-    c->directions.push_back(
-        {{std::make_shared<const hockeystick_c::BuiltFactor>(std::move(upper), std::move(lower)), rounds}});
-    c->direct_bins = direct.on;
-    c->direct_min_charge = direct.min_charge;
-    c->tail = window;
-    return Handle(new hs_pld(std::move(c), rounds), hs_pld_free);
+    return {pld::pessimistic_pmf(cells), optimistic ? pld::optimistic_pmf(cells) : pld::GridPMF{}};
 }
 
-// The certified upper epsilon at delta of a one-direction handle's pessimistic side, at least 0.
-double screen_epsilon(const hs_pld& p, double delta) {
-    double e = 0.0;
-    pld::composed_epsilon(p.upper_side(0), &delta, 1, &e);
-    return std::max(e, 0.0);
+// A one-round PMF as a factor of the epsilon step (pld/refine/step_items.hpp): its view as the library composes it
+// (pld/grid/pmf_view.hpp's factor_view), read with its suffix sums' slack, no other charge.
+pld::StepFactor step_factor(const pld::GridPMF& pmf, bool pessimistic) {
+    pld::GridCharges charges;
+    charges.slack = pld::suffix_sum_slack(static_cast<std::int64_t>(pmf.p.size()));
+    return {pld::side_read(pld::factor_view(pmf, pessimistic), pmf.h, charges, pessimistic), 0.0};
 }
 
-// A refinement's epsilon bracket on grid h at delta to `accuracy`, as the package's refinement reads each grid
-// (python/hockeystick/pld/refine/dominated_direction.py's epsilon_brackets): epsilon = max(eps_remove, eps_add)
-// (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  The remove direction is composed on h, its rounds and windows truncated
-// at the tails refinement_tails.hpp sizes to delta and the accuracy; the add direction's pessimistic side is
-// composed first on a grid kScreenCoarsening times coarser (the screen, its rounds at the default tail), and where
-// that upper side U_a is at or below the remove direction's lower side (pld/refine/direction_screen.hpp's
-// screen_clears) the bracket is the remove direction's: eps_add <= U_a <= eps_remove.  Elsewhere the add direction
-// is composed on h too and each side is the larger of the two directions'.  The package's bracket on that grid, up
-// to the round-off of the two FFTs (cpp/backends/ here, pocketfft there).  A grid after the first that cannot be built (too many cells or points) gives [0, inf],
+// A refinement's epsilon bracket on grid h at delta to `accuracy`, as the package's refinement reads each grid: the
+// core's screened epsilon step (pld/refine/screened_epsilon_step.hpp; python/hockeystick/pld/refine/
+// dominated_direction.py's epsilon_brackets is its other front end) over one point, epsilon = max(eps_remove, eps_add)
+// (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  The remove direction on h, its rounds and windows truncated at the tails
+// refinement_tails.hpp sizes to delta and the accuracy; the screen, the add direction's pessimistic side on a grid
+// kScreenCoarsening times coarser, its rounds at the default tail; the add direction on h, at the default tail, only
+// where the screen does not clear.  Every window is cut at the window tail and composed on the library's FFT backend
+// with the direct bins asked.  A grid after the first that cannot be built (too many cells or points) gives [0, inf],
 // certified and uninformative, so the loop keeps the brackets it has and stops.
 std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long rounds, double delta, double h,
                                              double accuracy, bool first, DirectBins direct) {
@@ -211,18 +205,36 @@ std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long r
         pld::refinement_tails(sigma, q, static_cast<double>(rounds), delta, tail, accuracy);
     std::pair<double, double> out{0.0, HUGE_VAL};
     const hs_status s = guarded([&] {
-        const Handle remove = one_direction(sigma, q, rounds, h, true, true, cut.round, cut.window, direct);
-        const std::pair<double, double> r = hockeystick_c::plain_epsilon_bracket(*remove, delta);
         const double coarse = std::min(h * hockeystick_c::kScreenCoarsening, hockeystick_c::kMaxInterval);
-        const Handle screen = one_direction(sigma, q, rounds, coarse, false, false, tail, cut.window, direct);
-        const double bound = screen_epsilon(*screen, delta);
-        if (pld::screen_clears(&bound, &r.first, 1, -HUGE_VAL)) {
-            out = r;
-            return HS_OK;
-        }
-        const Handle add = one_direction(sigma, q, rounds, h, false, true, tail, cut.window, direct);
-        const std::pair<double, double> a = hockeystick_c::plain_epsilon_bracket(*add, delta);
-        out = {std::max(r.first, a.first), std::max(r.second, a.second)};
+        std::deque<OneRound> rounds_kept;  // the factors' masses, alive while the step reads them
+        rounds_kept.push_back(one_round(sigma, q, h, true, true, cut.round));
+        rounds_kept.push_back(one_round(sigma, q, coarse, false, false, tail));
+        std::vector<pld::StepFactor> factors{step_factor(rounds_kept[0].upper, true),
+                                             step_factor(rounds_kept[0].lower, false),
+                                             step_factor(rounds_kept[1].upper, true)};
+        pld::EpsilonStepPoint point;
+        point.delta = {delta};
+        point.window = cut.window;
+        point.remove_upper = {{0, rounds}};
+        point.remove_lower = {{1, rounds}};
+        point.screen_upper = {{2, rounds}};
+        auto add_items = [&](const std::vector<std::size_t>&) {
+            rounds_kept.push_back(one_round(sigma, q, h, false, true, tail));
+            factors.push_back(step_factor(rounds_kept.back().upper, true));
+            factors.push_back(step_factor(rounds_kept.back().lower, false));
+            return std::vector<pld::AddItems>{{{{3, rounds}}, {{4, rounds}}}};
+        };
+        hockeystick_c::CompositionFft fft;
+        pld::ComposeOptions options;
+        options.direct_bins = direct.on;
+        options.direct_min_charge = direct.min_charge;
+        auto compose = [&](const std::vector<pld::PmfView>& views, double grid,
+                           const std::vector<std::vector<pld::Term>>& items, bool pessimistic, double window) {
+            return pld::compose_many(views, grid, items, pessimistic, window, hockeystick_c::kMaxPoints, fft, options);
+        };
+        const std::vector<pld::EpsilonStepBracket> b =
+            pld::screened_epsilon_step(std::vector<pld::EpsilonStepPoint>{point}, factors, compose, add_items);
+        out = {b.front().lower.front(), b.front().upper.front()};
         return HS_OK;
     });
     if (s == HS_INVALID_ARGUMENT && !first) return {0.0, HUGE_VAL};

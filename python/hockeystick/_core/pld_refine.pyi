@@ -175,6 +175,18 @@ def screened_delta_step(
         tuple[bool, bool, bool],
     ]
 ]: ...
+def screened_epsilon_step(
+    *,
+    deltas: list[npt.NDArray[np.float64]],
+    windows: list[float],
+    removes: list[tuple[list[tuple[Any, int]], list[tuple[Any, int]]]],
+    screens: list[list[tuple[Any, int]]],
+    add_direction: Callable[[list[int]], list[tuple[list[tuple[Any, int]], list[tuple[Any, int]]]]],
+    direct_bins: bool,
+    direct_min_charge: float,
+    workers: int | None,
+    max_points: int,
+) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]]: ...
 def plan_next_grid(
     *,
     h: float,

@@ -110,6 +110,42 @@ def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, 
         )  # it fails (the lower side is 0 at delta = 0.1): the fine add direction decides
 
 
+@pytest.mark.parametrize("sigma, q, rounds, h", POINTS)
+@pytest.mark.parametrize("direct", [False, True])
+def test_the_add_side_is_the_screens_or_the_add_directions_own_read(sigma, q, rounds, h, direct):
+    """The third value is a certified upper side of the add direction's epsilon from this grid's compositions alone
+    (the composition engine's read, never a question reader's): the screen's pessimistic read where the screen clears,
+    else the smaller of it and the add direction's own on the fine grid; never below that direction's certified lower
+    side, and, the screen clearing, at most the remove direction's lower side (it then sets no side)."""
+    lo, _, add = dominated_direction.epsilon_brackets(
+        [(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15, direct_bins=direct
+    )[0]
+
+    def add_direction(grid: float, optimistic: bool):
+        (one,) = mechanisms.subsampled_gaussians(
+            sigma,
+            q,
+            value_discretization_interval=grid,
+            tail=1e-15,
+            optimistic=optimistic,
+            directions="add",
+        )
+        composed = one.self_compose(rounds)
+        compose_all([composed], True, direct_bins=direct)
+        if optimistic:
+            compose_all([composed], False, direct_bins=direct)
+        return composed
+
+    screen = add_direction(dominated_direction.COARSENING * h, False)
+    screened = screen.epsilon(DELTAS, composition_only=True)
+    fine_lo, fine_up = add_direction(h, True).epsilon(DELTAS, bound="both", composition_only=True)
+    if np.all(screened <= lo):
+        np.testing.assert_array_equal(add, screened)
+    else:
+        np.testing.assert_array_equal(add, np.minimum(fine_up, screened))
+    assert np.all(add >= fine_lo)
+
+
 @pytest.mark.parametrize("sigma, q, rounds", [(0.8, 1e-3, 20_000), (1.0, 0.02, 2000)])
 def test_accuracy_bracket_holds_dp_accountings_estimates(sigma, q, rounds):
     """The accountant's certified bracket lies between dp_accounting's optimistic and pessimistic epsilon

@@ -21,6 +21,7 @@ import pytest
 from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
+from hockeystick import _core
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction, round_cache, truncation
 from hockeystick.pld.refine.grid_rules import points_rules
@@ -91,13 +92,13 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
     windows = []
-    compose = dominated_direction.compose_all
+    step = _core.pld_refine.screened_epsilon_step
 
-    def recording_compose(plds, *args, **kwargs):
-        windows.extend(p.tail for p in plds)
-        return compose(plds, *args, **kwargs)
+    def recording_step(**kwargs):  # the core step composes every window at its point's window tail
+        windows.extend(kwargs["windows"])
+        return step(**kwargs)
 
-    monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
+    monkeypatch.setattr(_core.pld_refine, "screened_epsilon_step", recording_step)
     acc = pld.SubsampledGaussianPLD(
         sigma=point[0], sampling_rate=point[1], rounds=point[2], accuracy=1e-3
     )

@@ -35,19 +35,18 @@ cpp/include/hockeystick/pld/refine/direction_screen.hpp).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
 from ... import _core
+from ..compose import fft
 from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import (
     PrivacyLossDistribution,
     _side_terms,
     _with_every_side,
-    brackets,
     compose_all,
 )
 from ..grid.pmf import GridPMF
@@ -177,57 +176,32 @@ def epsilon_brackets(
     the plain transform, is what leaves an epsilon at a small delta wide after many rounds, whatever
     the grid.
     """
-    workers = threads or None
     rounds_tails, windows = _tails(
         points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy
     )
-
-    def bracket_of(
-        plds: list[PrivacyLossDistribution], xs: list[np.ndarray]
-    ) -> list[tuple[np.ndarray, np.ndarray]]:
-        # one direction each; with the direct bins both sides are composed here, which ``brackets``
-        # then reads, and without them ``brackets`` composes an optimistic side only where it can
-        # set the maximum
-        if direct_bins:
-            for pessimistic in (True, False):
-                compose_all(
-                    plds,
-                    pessimistic,
-                    workers=workers,
-                    direct_bins=direct_bins,
-                    direct_min_charge=direct_min_charge,
-                )
-        return brackets(plds, "epsilon", xs, workers)
-
-    remove = bracket_of(
-        _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows),
-        list(deltas),
-    )
+    removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(
-        screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+
+    def add_direction(rest: list[int]) -> list[tuple[Terms, Terms]]:
+        return [_sides(add) for add in _fine_add_rounds(points, hs, rest, tail, threads, windows)]
+
+    found = _core.pld_refine.screened_epsilon_step(
+        deltas=[np.asarray(d, dtype=np.float64).reshape(-1) for d in deltas],
+        windows=windows,
+        removes=[_sides(remove) for remove in removes],
+        screens=[_side_terms(screen.directions[0], True) for screen in screens],
+        add_direction=add_direction,
+        direct_bins=bool(direct_bins),
+        direct_min_charge=float(
+            _core.pld_compose.direct_min_charge if direct_min_charge is None else direct_min_charge
+        ),
+        workers=threads or None,
+        max_points=fft.DEFAULT_MAX_POINTS,  # at call time, as compose_all's compositions read it
     )
-    screened = [
-        np.asarray(screen.epsilon(d), dtype=np.float64) for screen, d in zip(screens, deltas)
+    return [
+        tuple(np.reshape(side, np.shape(d)) for side in sides)  # type: ignore[misc]
+        for sides, d in zip(found, deltas)
     ]
-    cleared = _core.pld_refine.screen_clears(screened, [lo for lo, _ in remove], floor=-math.inf)
-    rest = [i for i, ok in enumerate(cleared) if not ok]
-    add = (
-        bracket_of(
-            _fine_add_rounds(points, hs, rest, tail, threads, windows),
-            [deltas[i] for i in rest],
-        )
-        if rest
-        else []
-    )
-    out = [(lo, up, up_a) for (lo, up), up_a in zip(remove, screened)]
-    for i, (lo, up) in zip(rest, add):
-        out[i] = (
-            np.maximum(remove[i][0], lo),
-            np.maximum(remove[i][1], up),
-            np.minimum(up, screened[i]),
-        )
-    return out
 
 
 def _first_composed(plds: Sequence[PrivacyLossDistribution], pessimistic: bool) -> list[GridPMF]:

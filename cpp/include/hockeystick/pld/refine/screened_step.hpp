@@ -16,8 +16,8 @@
 //      side L_a where U_a' <= L_r fails somewhere;
 //   4. the bracket from those sides (step_sides.hpp).
 //
-// Every composition is batched as the package batches it (compose/grouping.hpp), and an item that is one factor once
-// on the side asked for is that factor as it is, with its own charges; a composed window is read as GridPMF reads it
+// Every composition is batched as the package batches it, and an item that is one factor once on the side asked for
+// is that factor as it is, with its own charges (step_items.hpp); a composed window is read as GridPMF reads it
 // (charged_sides.hpp), so the brackets are the doubles of the package's PMF-by-PMF formulas
 // (tests/pld/refine/test_screened_step.py).
 #pragma once
@@ -32,26 +32,13 @@
 #include <utility>
 #include <vector>
 
-#include "hockeystick/pld/compose/grouping.hpp"
-#include "hockeystick/pld/compose/options.hpp"
 #include "hockeystick/pld/reads/charged_sides.hpp"
-#include "hockeystick/pld/reads/epsilon_bracket.hpp"  // charges_of
 #include "hockeystick/pld/refine/direction_screen.hpp"
+#include "hockeystick/pld/refine/step_items.hpp"
 #include "hockeystick/pld/refine/step_sides.hpp"
-#include "hockeystick/support/pairwise_sum.hpp"
 
 namespace hockeystick {
 namespace pld {
-
-// A one-round PMF as a composition factor and as a read (its masses, grid step, charges and side), with its finite
-// mass where it is pessimistic (GridPMF.finite_mass: the fixed part of a side it sets alone reads it).
-struct StepFactor {
-    SideRead read{};
-    double finite_mass = 0.0;
-};
-
-// One direction of a point on one side: (factor index into the step's factors, count) terms.
-using StepItem = std::vector<std::pair<std::size_t, std::int64_t>>;
 
 // A point of the step: its arguments (own and right offsets, step_sides.hpp's RefinedPoint), its record of earlier
 // grids (none before its first), its window's tail, its remove direction on both sides and its screen.
@@ -60,11 +47,6 @@ struct ScreenedPoint {
     std::optional<PointRecord> before{};
     double window = 0.0;
     StepItem remove_upper{}, remove_lower{}, screen_upper{};
-};
-
-// The add direction of a point whose screen did not clear, on both sides.
-struct AddItems {
-    StepItem upper{}, lower{};
 };
 
 // What decided a point's sides: whether the screen cleared it, whether it settled (no lower side), whether the add
@@ -80,85 +62,6 @@ struct ScreenedBracket {
 };
 
 namespace detail {
-
-// A composed window (or a factor passed through) as a read, its masses kept alive by the owner of `kept`.
-struct StepWindow {
-    SideRead read{};
-    double finite_mass = 0.0;
-};
-
-// The item's terms with a positive count, and their grid step (one for all, as compose_many asks).
-inline StepItem live_terms(const std::vector<StepFactor>& factors, const StepItem& item, double& h) {
-    StepItem live;
-    for (const auto& term : item)
-        if (term.second > 0) live.push_back(term);
-    if (live.empty()) throw std::invalid_argument("compose needs at least one factor with a positive count");
-    h = factors[live[0].first].read.h;
-    for (const auto& term : live)
-        if (factors[term.first].read.h != h)
-            throw std::invalid_argument("all factors must share one value_discretization_interval");
-    return live;
-}
-
-// One batch (one tail, one grid step) composed: each factor listed once, the windows kept in `kept` (a deque: their
-// masses stay where they are) and read as the facade's GridPMF reads them.
-template <class Compose>
-void compose_batch(const std::vector<StepFactor>& factors, const std::vector<StepItem>& live,
-                   const std::vector<std::size_t>& members, double h, double tail, bool pessimistic, Compose& compose,
-                   std::deque<ComposedPMF>& kept, std::vector<StepWindow>& out) {
-    std::map<std::size_t, std::int64_t> index;
-    std::vector<PmfView> views;
-    std::vector<std::vector<Term>> terms;
-    for (const std::size_t i : members) {
-        terms.emplace_back();
-        for (const auto& [f, count] : live[i]) {
-            const auto found = index.emplace(f, static_cast<std::int64_t>(views.size()));
-            if (found.second) views.push_back(factors[f].read.pmf);
-            terms.back().push_back({found.first->second, count});
-        }
-    }
-    std::vector<ComposedPMF> done = compose(views, h, terms, pessimistic, tail);
-    for (std::size_t k = 0; k < members.size(); ++k) {
-        kept.push_back(std::move(done[k]));
-        const ComposedPMF& r = kept.back();
-        const PmfView view{r.p.data(), static_cast<std::int64_t>(r.p.size()), r.k_lo, r.p_inf, r.loss_shift};
-        double mass = 0.0;  // GridPMF.finite_mass, read on the pessimistic side alone
-        if (pessimistic) mass = r.finite_mass.has_value() ? *r.finite_mass : numpy_sum(r.p.data(), view.n);
-        out[members[k]] = {side_read(view, h, charges_of(r), pessimistic), mass};
-    }
-}
-
-// compose(views, h, terms, pessimistic, tail) -> std::vector<ComposedPMF>: each item of `items` (terms over
-// `factors`) composed on one side at its tail, in the package's batches (compose/grouping.hpp); an item that is one
-// factor once on the side asked for is that factor, as _split passes it.
-template <class Compose>
-std::vector<StepWindow> compose_items(const std::vector<StepFactor>& factors, const std::vector<const StepItem*>& items,
-                                      const std::vector<double>& tails, bool pessimistic, Compose& compose,
-                                      std::deque<ComposedPMF>& kept) {
-    std::vector<StepWindow> out(items.size());
-    std::vector<StepItem> live(items.size());
-    std::vector<std::size_t> composed;  // the items composed, with their tails and grid steps
-    std::vector<double> composed_tails, steps;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        double h = 0.0;
-        live[i] = live_terms(factors, *items[i], h);
-        const StepFactor& only = factors[live[i][0].first];
-        if (live[i].size() == 1 && live[i][0].second == 1 && only.read.pessimistic == pessimistic) {
-            out[i] = {only.read, only.finite_mass};
-        } else {
-            composed.push_back(i);
-            composed_tails.push_back(tails[i]);
-            steps.push_back(h);
-        }
-    }
-    for (const std::vector<std::size_t>& batch : composition_batches(composed_tails, steps)) {
-        std::vector<std::size_t> members;
-        for (const std::size_t k : batch) members.push_back(composed[k]);
-        compose_batch(factors, live, members, steps[batch[0]], composed_tails[batch[0]], pessimistic, compose, kept,
-                      out);
-    }
-    return out;
-}
 
 // The window's charged side at the point's arguments (GridPMF.delta, no suffix maxima on the optimistic side).
 inline std::vector<double> read_window(const StepWindow& w, const RefinedPoint& point) {
@@ -256,7 +159,7 @@ std::vector<ScreenedBracket> screened_step(const PointsRules& rules, const std::
     for (const ScreenedPoint& p : points) items.push_back(&p.remove_upper);
     for (const ScreenedPoint& p : points) items.push_back(&p.screen_upper);
     for (std::size_t k = 0; k < 2 * n; ++k) tails.push_back(points[k % n].window);
-    const std::vector<detail::StepWindow> done = detail::compose_items(factors, items, tails, true, compose, kept);
+    const std::vector<StepWindow> done = compose_items(factors, items, tails, true, compose, kept);
     for (std::size_t i = 0; i < n; ++i) {
         remove.windows[i] = done[i];
         remove.values[i] = detail::read_window(done[i], points[i].point);
