@@ -1,42 +1,45 @@
-// The C interface's refinements to an accuracy: epsilon at delta (hs_subsampled_gaussian_epsilon: the core's
-// epsilon_refinement.hpp over each grid's bracket as the package's refinement reads it, epsilon_bracket_on: the core's
-// screened epsilon step, pld/refine/screened_epsilon_step.hpp, over one point: the remove direction composed with its
-// truncations sized to delta and the accuracy, pld/refine/refinement_tails.hpp, the add direction screened on a
-// coarser grid and composed on the grid only where the screen does not clear; every grid after the first, and the first at a delta below 1e-8, with the low band of its
-// many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
-// (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by
-// hs_pld_composition_delta_bracket's plain bracket, then the fine delta read of pld/refine/fine_delta.hpp) and the
-// calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over hs_subsampled_gaussian_epsilon's certified
-// upper side).
+// The C interface's refinements to an accuracy: epsilon at delta (hs_subsampled_gaussian_epsilon: at its default
+// accuracy or finer, the package default's chain after its fixed grid, default_epsilon: the core's default refinement,
+// pld/refine/default_refinement.hpp, at the question tail with the fine read beside its ladder, the tilted descent
+// where still wider than the default tolerance, the last reads; where that is wider than asked, and at a coarser
+// accuracy, the core's epsilon_refinement.hpp to the accuracy), each grid's bracket read as the package's refinement
+// reads it (epsilon_step_read: the core's screened epsilon step, pld/refine/screened_epsilon_step.hpp, over one point:
+// the remove direction composed with its truncations sized to delta and the accuracy, pld/refine/refinement_tails.hpp,
+// the add direction screened on a coarser grid and composed on the grid only where the screen does not clear; every
+// grid after the first, and the first at a delta below 1e-8, with the low band of its many-round rows recomputed
+// accurately: DirectBins), delta at epsilon to a relative accuracy (hs_subsampled_gaussian_delta: delta_refinement.hpp
+// over hs_pld_self_compose's handle read by hs_pld_composition_delta_bracket's plain bracket, then the fine delta read
+// of pld/refine/fine_delta.hpp) and the calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over the
+// refinement's certified upper side).
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
-// composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
-// intersect it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/reads/tilted.hpp: each
-// direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
-// accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls,
-// or, where the start grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine
-// grids kTiltFineGrids (a quarter and half the peers' 1e-4, then theirs) whose windows fit (the delta call's rounds
-// discretized with the tails of the level below the plain upper side, tilted_delta_level, and its add direction not
-// read past its pure epsilon, add_pure_epsilon, as the package's fine delta read); before those grids, the lower side
-// is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value
-// against a threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those
-// grids, an epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
+// composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls intersect
+// it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/reads/tilted.hpp: each direction
+// composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the accuracy's start
+// grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls, or, where the start
+// grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine grids kTiltFineGrids (a
+// quarter and half the peers' 1e-4, then theirs) whose windows fit (the delta call's rounds discretized with the tails
+// of the level below the plain upper side, tilted_delta_level, and its add direction not read past its pure epsilon,
+// add_pure_epsilon, as the package's fine delta read); before those grids, the lower side is raised to the
+// max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value against a
+// threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those grids, an
+// epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
 // (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
 // grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt), and one still wider has
-// its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then
-// 2.5e-5, its windows uncut within kTiltRareMaxPoints), and a delta bracket still wider than asked under rare
-// participation is read on the finer delta grids (rare_delta_grids.hpp: the upper side under the tilt on grids each a
-// quarter of the one before from 1.25e-5, the lower side by the optimistic PMFs below the rate and the aligned cells,
-// as the package's default delta reads them).  A refined epsilon bracket that meets the accuracy but is not exact
-// (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the fine read (TiltedReader's fine_upper:
-// each direction on half the peers' grid under the Chernoff exponent's tilt at the upper side).  Then the epsilon
-// call makes the package default's last reads (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors'
-// ladder and blocks of rounds where still wider than the default tolerance, the rare upper read, rare participation's
-// finer grids, the coarser grids; python pld/question/default_reads.py, steps 4 to 7), so that its default bracket
-// is the package's to the FFT backends' round-off; a handle's run of one kind of round (run_epsilon_bracket) is read
-// the same way.  The Python package's front door reads the same headers through the binding.  Every bracket
-// intersected is certified.  The status is set from the last bracket, after every read: a bracket still wider than
-// asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
+// its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then 2.5e-5,
+// its windows uncut within kTiltRareMaxPoints), and a delta bracket still wider than asked under rare participation is
+// read on the finer delta grids (rare_delta_grids.hpp: the upper side under the tilt on grids each a quarter of the one
+// before from 1.25e-5, the lower side by the optimistic PMFs below the rate and the aligned cells, as the package's
+// default delta reads them).  A refined epsilon bracket that meets the accuracy but is not exact
+// (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the fine read (TiltedReader's fine_upper: each
+// direction on half the peers' grid under the Chernoff exponent's tilt at the upper side).  Then the epsilon call makes
+// the package default's last reads (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors' ladder and
+// blocks of rounds where still wider than the default tolerance, the rare upper read, rare participation's finer grids,
+// the coarser grids; python pld/question/default_reads.py, steps 4 to 7), so that its default bracket is the package's
+// (steps 2 to 7, its RDP conversion aside) to the FFT backends' round-off; a handle's run of one kind of round
+// (run_epsilon_bracket) is read the same way.  The Python package's front door reads the same headers through the
+// binding.  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
+// bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
@@ -45,6 +48,7 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
+#include <hockeystick/pld/refine/default_refinement.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
@@ -63,6 +67,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -189,21 +194,20 @@ pld::StepFactor step_factor(const pld::GridPMF& pmf, bool pessimistic) {
     return {pld::side_read(pld::factor_view(pmf, pessimistic), pmf.h, charges, pessimistic), 0.0};
 }
 
-// A refinement's epsilon bracket on grid h at delta to `accuracy`, as the package's refinement reads each grid: the
-// core's screened epsilon step (pld/refine/screened_epsilon_step.hpp; python/hockeystick/pld/refine/
-// dominated_direction.py's epsilon_brackets is its other front end) over one point, epsilon = max(eps_remove, eps_add)
-// (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  The remove direction on h, its rounds and windows truncated at the tails
-// refinement_tails.hpp sizes to delta and the accuracy; the screen, the add direction's pessimistic side on a grid
-// kScreenCoarsening times coarser, its rounds at the default tail; the add direction on h, at the default tail, only
-// where the screen does not clear.  Every window is cut at the window tail and composed on the library's FFT backend
-// with the direct bins asked.  A grid after the first that cannot be built (too many cells or points) gives [0, inf],
-// certified and uninformative, so the loop keeps the brackets it has and stops.
-std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long rounds, double delta, double h,
-                                             double accuracy, bool first, DirectBins direct) {
-    const double tail = pld::kDefaultCompositionTail;
+// A refinement's epsilon bracket on grid h at delta to `accuracy` (with its add direction's certified upper side), as
+// the package's refinement reads each grid: the core's screened epsilon step (pld/refine/screened_epsilon_step.hpp;
+// python/hockeystick/pld/refine/ dominated_direction.py's epsilon_brackets is its other front end) over one point,
+// epsilon = max(eps_remove, eps_add) (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  The remove direction on h, its rounds
+// and windows truncated at the tails refinement_tails.hpp sizes to delta, the accuracy and `tail`; the screen, the add
+// direction's pessimistic side on a grid kScreenCoarsening times coarser, its rounds at `tail`; the add direction on h,
+// at `tail`, only where the screen does not clear.  Every window is cut at the window tail and composed on the
+// library's FFT backend with the direct bins asked.  A grid after the first that cannot be built (too many cells or
+// points) gives none.
+std::optional<pld::EpsilonStepRead> epsilon_step_read(double sigma, double q, long long rounds, double delta, double h,
+                                                      double accuracy, double tail, bool first, DirectBins direct) {
     const pld::RefinementTails cut =
         pld::refinement_tails(sigma, q, static_cast<double>(rounds), delta, tail, accuracy);
-    std::pair<double, double> out{0.0, HUGE_VAL};
+    std::optional<pld::EpsilonStepRead> out;
     const hs_status s = guarded([&] {
         const double coarse = std::min(h * hockeystick_c::kScreenCoarsening, hockeystick_c::kMaxInterval);
         std::deque<OneRound> rounds_kept;  // the factors' masses, alive while the step reads them
@@ -234,12 +238,20 @@ std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long r
         };
         const std::vector<pld::EpsilonStepBracket> b =
             pld::screened_epsilon_step(std::vector<pld::EpsilonStepPoint>{point}, factors, compose, add_items);
-        out = {b.front().lower.front(), b.front().upper.front()};
+        out = pld::EpsilonStepRead{b.front().lower.front(), b.front().upper.front(), b.front().add.front()};
         return HS_OK;
     });
-    if (s == HS_INVALID_ARGUMENT && !first) return {0.0, HUGE_VAL};
+    if (s == HS_INVALID_ARGUMENT && !first) return std::nullopt;
     if (s != HS_OK) raise_status(s);
     return out;
+}
+
+// epsilon_step_read's bracket at the default composition tail, [0, inf] where a grid after the first is refused.
+std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long rounds, double delta, double h,
+                                             double accuracy, bool first, DirectBins direct) {
+    const std::optional<pld::EpsilonStepRead> r =
+        epsilon_step_read(sigma, q, rounds, delta, h, accuracy, pld::kDefaultCompositionTail, first, direct);
+    return r ? std::make_pair(r->lower, r->upper) : std::make_pair(0.0, HUGE_VAL);
 }
 
 void require_sampling(double q, long long rounds) {
@@ -424,13 +436,118 @@ pld::RefinedBracket last_read(double sigma, double q, long long rounds, double d
     return r;
 }
 
-// hs_subsampled_gaussian_epsilon's bracket, before its status: refined to `accuracy`, no looser than the default's,
-// then the default's last reads.
+// The package default's fine read beside the default refinement's ladder (python pld/refine/tilted_question.py's
+// FineSettle): tried once, the first time the bracket is finite and within fine_epsilon.hpp's kFineSettleWidths
+// default tolerances, its bracket the fine epsilon read's (fine_epsilon.hpp, certified) where that brings it within
+// the tolerance (the point then asks no finer grid); elsewhere the kept reader forgets its windows (its discretized
+// rounds serve the last reads).
+struct FineSettle {
+    const pld::FineEpsilonPoint& point;
+    double delta;
+    pld::TiltedReader& kept;
+    pld::RealFftBackend& fft;
+    const pld::SplitComposition& split;
+    bool tried = false, read = false;
+
+    std::optional<std::pair<double, double>> operator()(double lower, double upper, double add) {
+        if (tried || !std::isfinite(upper) ||
+            !pld::kDefaultEpsilonTolerance.scaled(pld::kFineSettleWidths).within(lower, upper))
+            return std::nullopt;
+        tried = true;
+        const std::pair<double, double> b =
+            pld::fine_epsilon_bracket(point, delta, lower, upper, add, kept, fft, split);
+        if (!pld::kDefaultEpsilonTolerance.within(b.first, b.second)) {
+            kept.forget_windows();
+            return std::nullopt;
+        }
+        read = true;
+        return b;
+    }
+};
+
+// The package default's epsilon bracket of rounds of (sigma, q) at delta after its fixed grid (python
+// pld/question/default_reads.py, steps 2 to 7; the fixed grid, step 1, is the package's alone): the core's default
+// refinement (pld/refine/default_refinement.hpp) to half the default tolerance at the question tail, each grid read by
+// epsilon_step_read, the fine read beside its ladder (FineSettle); where still wider than the tolerance, the tilted
+// descent on the tolerance's grids (TiltedReader::grid_descent); then the last reads (last_epsilon_reads.hpp) with the
+// fine read's reader.  Every bracket is certified and each read intersected with the ones before.
+pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, double delta) {
+    const double t = static_cast<double>(rounds);
+    const double tail = pld::question_tail(t, delta);
+    const pld::EpsilonTolerance refined = pld::kDefaultEpsilonTolerance.scaled(0.5);
+    pld::RefinedPoint p;
+    p.sigma = sigma;
+    p.q = q;
+    p.rounds = t;
+    p.x = {delta};
+    p.own = 1;
+    p.coarsest_fit = pld::coarsest_fit(sigma, q, 1.0, tail);
+    pld::PointsRules rules;
+    rules.kind = pld::PointsWidth::epsilon;
+    rules.accuracy = refined.accuracy;
+    rules.relative_accuracy = refined.relative_accuracy;
+    const pld::DirectBinsRule direct;
+    const double start =
+        pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, refined.accuracy, refined.relative_accuracy, rules.policy);
+    const double first = std::max(pld::within_window(sigma, q, t, 1.0, start, rules.policy), p.coarsest_fit);
+    const std::optional<double> charge =
+        pld::direct_first(delta, direct) ? std::optional<double>(pld::direct_charge(delta, direct)) : std::nullopt;
+    const pld::FineEpsilonPoint point{
+        sigma, q, rounds, {pld::OutputSegment{sigma, q, 1.0, rounds}}, 0.0, hockeystick_c::kMaxCells};
+    hockeystick_c::CompositionFft fft, split;
+    const pld::SplitComposition splits{split, hockeystick_c::kMaxPoints};
+    pld::TiltedReader kept(sigma, q, rounds, fft, hockeystick_c::kMaxCells);
+    FineSettle settle{point, delta, kept, fft, splits};
+    int grids = 0;
+    const auto read = [&](double h, const pld::StepBins& b) {
+        const bool first_grid = grids++ == 0;
+        const DirectBins bins{b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge};
+        return epsilon_step_read(sigma, q, rounds, delta, h, refined.accuracy, tail, first_grid, bins);
+    };
+    const pld::DefaultRefined r =
+        pld::default_refinement(p, rules, first, charge, direct.same_grid_charge, read, settle);
+    std::vector<double> lower{r.lower}, upper{r.upper};
+    if (!pld::kDefaultEpsilonTolerance.within(lower[0], upper[0])) {  // past the plain composition's charges
+        const pld::EpsilonTolerance& d = pld::kDefaultEpsilonTolerance;
+        const double from = pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, d.accuracy, d.relative_accuracy);
+        pld::TiltedReader descent(sigma, q, rounds, fft, hockeystick_c::kMaxCells);
+        const pld::TiltedReader::Descent b =
+            descent.grid_descent(delta, lower[0], upper[0], from, d.accuracy, d.relative_accuracy);
+        lower[0] = b.lower;
+        upper[0] = b.upper;
+    }
+    const std::vector<double> held_lower = lower, held_upper = upper;
+    try {
+        pld::last_epsilon_reads(point, {delta}, lower, upper, {HUGE_VAL}, settle.read, kept, {fft, fft, fft, splits});
+    } catch (const std::logic_error&) {  // a discretization or window past the caps, a tilt past the doubles' moments
+        lower = held_lower;
+        upper = held_upper;
+    } catch (const std::bad_alloc&) {  // no memory for a window: the bracket in hand
+        lower = held_lower;
+        upper = held_upper;
+    }
+    pld::RefinedBracket out;
+    out.lower = lower[0];
+    out.upper = std::max(lower[0], upper[0]);
+    out.met = pld::kDefaultEpsilonTolerance.within(out.lower, out.upper);
+    return out;
+}
+
+// hs_subsampled_gaussian_epsilon's bracket, before its status.  At an accuracy coarser than the default's, refined to
+// it on the library's own grids (epsilon_refined).  Otherwise the package default's bracket (default_epsilon); where
+// that is wider than asked (a finer accuracy, or an epsilon above 4, where the default tolerance grows with epsilon),
+// refined to the accuracy on the library's own grids, intersected with it (both certified: more accuracy is never
+// looser than the default), and read by the default's last reads.
 pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long rounds, double delta, double accuracy) {
-    const auto refine = [&](double a) { return epsilon_refined(sigma, sampling_rate, rounds, delta, a); };
-    const auto width = [](double lo, double up) { return up - lo; };
-    return last_read(sigma, sampling_rate, rounds, delta, accuracy,
-                     no_looser_than_default(refine(accuracy), accuracy, refine, width));
+    if (accuracy > kDefaultAccuracy) return epsilon_refined(sigma, sampling_rate, rounds, delta, accuracy);
+    pld::RefinedBracket d = default_epsilon(sigma, sampling_rate, rounds, delta);
+    d.met = d.lower == d.upper || d.upper - d.lower <= accuracy;
+    if (d.met) return d;
+    pld::RefinedBracket r = epsilon_refined(sigma, sampling_rate, rounds, delta, accuracy);
+    r.lower = std::max(r.lower, d.lower);
+    r.upper = std::max(r.lower, std::min(r.upper, d.upper));
+    r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
+    return last_read(sigma, sampling_rate, rounds, delta, accuracy, r);
 }
 
 // `r` (a certified delta bracket at epsilon to the relative `accuracy`) not exact, with a positive upper side, read

@@ -75,6 +75,9 @@ def epsilon_start(
 def question_tail(
     rounds: float, delta: float, *, share: float, default_tail: float, smallest_tail: float
 ) -> float: ...
+def round_tail_span(
+    sigma: float, sampling_rate: float, *, sensitivity: float, tail: float
+) -> float: ...
 def refine(*, front: Any) -> None: ...
 
 class PointsRules:
@@ -109,6 +112,18 @@ def refine_points(
     points: list[tuple[float, float, float, float]],
     coarsest_fit: list[float],
 ) -> tuple[list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]], int]: ...
+def default_refinement(
+    *,
+    point: tuple[float, float, float, float],
+    delta: float,
+    coarsest_fit: float,
+    rules: PointsRules,
+    first_grid: float,
+    charge: float | None,
+    same_grid_charge: float,
+    step_read: Callable[[float, bool, float | None], tuple[float, float, float] | None],
+    settle: Callable[[float, float, float | None], tuple[float, float] | None],
+) -> tuple[float, float, bool, bool, bool]: ...
 def points_step(
     *,
     rules: PointsRules,
@@ -222,6 +237,7 @@ def direct_bins_charge(
 
 # a bracket at most this share of its upper side wide is exact (pld/refine/epsilon_refinement.hpp)
 exact_relative: float
+fine_settle_widths: float
 
 def refine_epsilon(
     sigma: float,

@@ -1,4 +1,5 @@
-"""A read beside the refinement's grid ladder (``Refinement.refined``'s ``settle``): a point it settles asks no finer
+"""A read beside the default refinement's grid ladder (``Refinement.default_refined``'s ``settle``, the core's
+pld/refine/default_refinement.hpp): a point it settles asks no finer
 grid and ends with the settled bracket; the default's fine read (``tilted_question.FineSettle``) settles the README
 run at delta 1e-10 after one grid, within the default tolerance and with the fine read's upper side; the add
 direction's upper side the refinement passes on is certified, and skipping the add direction's read on it leaves
@@ -40,7 +41,7 @@ def test_a_settled_point_asks_no_finer_grid_and_ends_with_the_settled_bracket():
         asked.append((i, lower.copy(), upper.copy()))
         return lower, upper + 1.0  # wider than the grid's: the loop must still take it and stop
 
-    (bracket,) = refinement(accountant).refined([README], [np.array([1e-10])], "epsilon", 0, settle)
+    bracket = refinement(accountant).default_refined(README, 1e-10, 0, settle)
     assert len(asked) == 1  # one grid: the point asked no finer one
     i, lower, upper = asked[0]
     assert i == 0 and math.isfinite(upper[0]) and lower[0] > 0.0
@@ -56,7 +57,7 @@ def test_without_a_settlement_the_ladder_goes_on_as_before():
         calls.append(i)
         return None
 
-    (settled,) = refinement(accountant).refined([README], [np.array([1e-10])], "epsilon", 0, never)
+    settled = refinement(accountant).default_refined(README, 1e-10, 0, never)
     (plain,) = refinement(accountant).refined([README], [np.array([1e-10])], "epsilon", 0)
     assert len(calls) >= 2  # asked after every grid
     np.testing.assert_array_equal(settled[0], plain[0])

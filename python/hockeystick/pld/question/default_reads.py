@@ -6,9 +6,10 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
 
 1. the fixed grid of ``DEFAULT_INTERVAL`` where it fits the question
    (``refine.question.fixed_grid_fits``);
-2. where that is missing or wider than the default tolerance, the refinement to half of it
-   (``points.Refinement``) at the question's tail (``question.tail_of``, or the tail given), a point
-   settled a grid early where the fine read brings it within the tolerance
+2. where that is missing or wider than the default tolerance, the refinement to half of it at the
+   question's tail (``question.tail_of``, or the tail given): the core's default refinement
+   (pld/refine/default_refinement.hpp, through ``points.Refinement.default_refined``), a point
+   settled a grid early where the fine read beside its ladder brings it within the tolerance
    (``tilted_question.FineSettle``);
 3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off
    relative to a Chernoff bound), its upper side then lowered to the RDP conversion's where no tail
@@ -26,8 +27,9 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    descent falls back to where its first grid's windows pass their cap (at a delta below the
    aligned cells' least, many rounds of a rare record, the only tilted lower side).
 Steps 4 to 7 are one read of the core per point (pld/refine/last_epsilon_reads.hpp, through
-``tilted_question.last_brackets``), the one the C library's ``hs_subsampled_gaussian_epsilon``
-makes after its refinement and tilted descent.
+``tilted_question.last_brackets``).  The C library's ``hs_subsampled_gaussian_epsilon`` makes steps
+2 to 7 with the same core reads (its RDP conversion aside), so its bracket at its default accuracy
+is this one's where the fixed grid does not answer.
 
 Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
@@ -389,10 +391,11 @@ def _refine_to_question(
     fine_read: set[int],
     readers: dict[int, tilted_question.TiltedReader],
 ) -> None:
-    """Into ``found[i]`` for each i of ``todo``: step 2 of the module docstring (the fine read's
-    settled points into ``fine_read``, the readers of those it read and did not settle into
-    ``readers``, for their last read), intersected with the fixed grid's where that is there, then
-    step 3 where it stays wider than the tolerance."""
+    """Into ``found[i]`` for each i of ``todo`` (each point at one delta): step 2 of the module
+    docstring, the core's default refinement (``Refinement.default_refined``) with the fine read
+    beside its ladder (its settled points into ``fine_read``, the readers of those it read and did
+    not settle into ``readers``, for their last read), intersected with the fixed grid's where that
+    is there, then step 3 where it stays wider than the tolerance."""
     from ..refine.points import Refinement  # loaded on use: the fixed grid settles most questions
 
     tailed = copy.copy(front)
@@ -406,11 +409,16 @@ def _refine_to_question(
         front._near_one,
         question.REFINED_RELATIVE_ACCURACY,
     )
-    points, deltas = [pts[i] for i in todo], [xs[i] for i in todo]
-    settle = tilted_question.FineSettle(points, deltas, given_tail(front), threads)
-    refined = refinement.refined(points, deltas, "epsilon", threads, settle)
-    fine_read.update(todo[j] for j in settle.read)
-    readers.update((todo[j], reader) for j, reader in settle.readers.items())
+    refined = []
+    for i in (
+        todo
+    ):  # each point at its one delta (``each_epsilon_bracket``), the fine read beside its ladder
+        settle = tilted_question.FineSettle([pts[i]], [xs[i]], given_tail(front), threads)
+        refined.append(refinement.default_refined(pts[i], float(xs[i][0]), threads, settle))
+        if settle.read:
+            fine_read.add(i)
+        if settle.readers:
+            readers[i] = settle.readers[0]
     for i, (lo, up) in zip(todo, refined):
         before = found[i]
         if before is not None:

@@ -18,7 +18,7 @@ from ... import _core
 from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
-from . import constants
+from . import constants, tuning
 from .bracket_width import bracket_width, offset_rows
 from .controller import refine_delta, refine_epsilon, refine_many
 from .grid_rules import Before, points_rules
@@ -38,7 +38,7 @@ Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 PointStep = tuple[
     int, float, np.ndarray, np.ndarray, tuple[np.ndarray, "np.ndarray | None", bool, bool]
 ]
-# a certified read beside the grid ladder (``Refinement.refined``'s ``settle``): given a point's
+# a certified read beside the grid ladder (``Refinement.default_refined``'s ``settle``): given a point's
 # index, its bracket so far (the intersection over its grids) and the least certified upper side of
 # its add direction over its grids (None where no grid gave one), a bracket that settles the point
 # (each side certified; the point then asks no finer grid), or None where the ladder goes on
@@ -77,7 +77,6 @@ class Refinement:
         xs: list[np.ndarray],
         method: Quantity,
         threads: int = 0,
-        settle: Settle | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets
         ``accuracy`` (or on which the bracket stopped narrowing).
@@ -104,22 +103,17 @@ class Refinement:
         arguments drive the refinement and are returned.  ``threads``: the OpenMP and scipy.fft
         threads of the C++ calls (0: all cores).
 
-        ``settle``: a certified read beside the ladder, asked after each grid with the point's
-        bracket so far; a bracket it returns is the point's (it asks no finer grid).  The caller
-        decides when it reads and when its read settles (the default's fine read,
-        ``SubsampledGaussianPLD``: the refinement then stops a grid early).
-
         The first refinement of a process raises glibc's malloc thresholds to their ceilings
         (``malloc_thresholds``): its windows then reuse the memory their predecessors freed.
         """
         from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
 
         raise_malloc_thresholds()
-        if settle is None and self.one_epsilon(points, xs, method):
+        if self.one_epsilon(points, xs, method):
             return [self.core_refined(points[0], float(xs[0][0]), threads)]
-        if settle is None and self.one_delta(points, xs, method):
+        if self.one_delta(points, xs, method):
             return [self.core_delta(points[0], xs[0], threads)]
-        front = PointsFront(self, points, xs, method, threads, settle)
+        front = PointsFront(self, points, xs, method, threads)
         kind = cast(Literal["relative", "epsilon"], self.delta_accuracy)
         rules = points_rules(self.accuracy, self.relative_accuracy, method, kind)
         fits = [coarsest_fit(p, self.steps.tail) for p in points]
@@ -180,6 +174,75 @@ class Refinement:
         ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
             warn_gave_up(1)
             lower, upper = held
+        return np.array([lower]), np.array([upper])
+
+    def default_refined(
+        self, point: Point, delta: float, threads: int, settle: Settle
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``refined`` of one point at one delta with a read beside the ladder (``settle``, asked
+        with point index 0), through the core's default refinement
+        (cpp/include/hockeystick/pld/refine/default_refinement.hpp, the C library's epsilon call's
+        too): the first grid ``StartGrid.first``'s within ``MAX_WINDOW``, no finer than the
+        point's ``coarsest_fit``; each grid's bracket ``StepBrackets.brackets``' with the direct bins
+        the core's rule asks (``round_off_charges``' charge on the first grid); a grid whose window
+        no memory holds stops the point (``warn_gave_up``), its bracket the grids' before.
+
+        Parameters
+        ----------
+        point : (float, float, float, float)
+            (sigma, q, rounds, sensitivity), 0 < q < 1.
+        delta : float
+            The delta asked.
+        threads : int
+            OpenMP threads of the C++ calls (0: all).
+        settle : callable
+            The read beside the ladder (``Settle``).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The certified (lower, upper), each of one element.
+        """
+        from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
+
+        raise_malloc_thresholds()
+        x = np.array([float(delta)])
+        tail = self.steps.tail
+        fit = coarsest_fit(point, tail)
+
+        def step_read(
+            h: float, direct: bool, charge: float | None
+        ) -> tuple[float, float, float] | None:
+            try:
+                ((lo, up, _, add),) = self.steps.brackets(
+                    [0], [point], {0: h}, [x], "epsilon", {}, [1], threads, direct, charge
+                )
+            except ValueError as error:
+                if not window_refused(error):
+                    raise
+                warn_gave_up(1)
+                return None
+            return float(lo[0]), float(up[0]), float(cast(np.ndarray, add)[0])
+
+        def settled(lower: float, upper: float, add: float | None) -> tuple[float, float] | None:
+            read = settle(
+                0, np.array([lower]), np.array([upper]), None if add is None else np.array([add])
+            )
+            return None if read is None else (float(read[0][0]), float(read[1][0]))
+
+        lower, upper, _, fit_stopped, _ = _core.pld_refine.default_refinement(
+            point=point,
+            delta=float(delta),
+            coarsest_fit=fit,
+            rules=points_rules(self.accuracy, self.relative_accuracy, "epsilon", "relative"),
+            first_grid=max(within_window(point, self.start.first(point, x, "epsilon")), fit),
+            charge=StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0),
+            same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
+            step_read=step_read,
+            settle=settled,
+        )
+        if fit_stopped:
+            warn_gave_up(1)
         return np.array([lower]), np.array([upper])
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
@@ -243,37 +306,6 @@ class Refinement:
         return np.array([lower]), np.array([upper])
 
 
-def tail_span(point: Point, tail: float) -> float:
-    """One round's loss span in the remove direction up to where its discretization cuts ``tail`` of
-    the mass: log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q) at x the larger of sigma
-    Qbar^-1(tail) (the unsampled part's cut) and c + sigma Qbar^-1(min(1/2, tail / q)) (the sampled
-    part's).  A lower bound on a composed window's loss span, which ``loss_span`` (8.5 standard
-    deviations) does not bound at small tails: at sigma 1.2, q 1.1e-6, 79 rounds and a tail of
-    1e-300 one round spans ~17, not ~1.  0 where it is not a finite number (sigma / sensitivity out
-    of the discretization's range, which refuses it by name)."""
-    sigma, q, _, c = point
-    try:
-        # both quantiles in one core call (numerics.gaussian_tail_inverse's kernel, one thread: two
-        # values)
-        unsampled, sampled = _core.hockey_stick.gaussian_tail_inverse(
-            np.array([tail, min(0.5, tail / q)], dtype=np.float64), threads=1
-        )
-        cut = max(sigma * float(unsampled), c + sigma * float(sampled))
-        exponent = (2.0 * cut * c - c * c) / (2.0 * sigma * sigma)
-        top = (
-            math.log(q) + exponent + math.log1p(math.exp(-exponent) * (1.0 - q) / q)
-            if exponent > 0.0
-            else 0.0
-        )
-        span = float(max(top, 0.0) - math.log1p(-q))
-    except (
-        ArithmeticError,
-        ValueError,
-    ):  # sigma / sensitivity out of range: left to the discretization's refusal
-        return 0.0
-    return span if math.isfinite(span) else 0.0
-
-
 def coarsest_fit(point: Point, tail: float) -> float:
     """The least grid on which one round's loss span at ``tail`` (``tail_span``) fits
     ``TAIL_WINDOW`` points: a composed window holds at least that span, and windows near the memory
@@ -281,6 +313,19 @@ def coarsest_fit(point: Point, tail: float) -> float:
     of 6.8e7 points before the cap refuses them)."""
     sigma, q, _, sensitivity = point
     return _one_round_tail_span(sigma, q, sensitivity, tail) / TAIL_WINDOW
+
+
+def tail_span(point: Point, tail: float) -> float:
+    """One round's loss span in the remove direction up to where its discretization cuts ``tail`` of
+    the mass: the core's (pld/refine/grid_policy.hpp's ``round_tail_span``, the C library's epsilon
+    call's too), log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q) at x the larger of sigma
+    Qbar^-1(tail) (the unsampled part's cut) and c + sigma Qbar^-1(min(1/2, tail / q)) (the sampled
+    part's).  A lower bound on a composed window's loss span, which ``loss_span`` (8.5 standard
+    deviations) does not bound at small tails: at sigma 1.2, q 1.1e-6, 79 rounds and a tail of
+    1e-300 one round spans ~17, not ~1.  0 where it is not a finite number (sigma / sensitivity out
+    of the discretization's range, which refuses it by name)."""
+    sigma, q, _, c = point
+    return float(_core.pld_refine.round_tail_span(sigma, q, sensitivity=c, tail=tail))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -346,7 +391,6 @@ class PointsFront:
         xs: list[np.ndarray],
         method: Quantity,
         threads: int,
-        settle: Settle | None = None,
     ):
         self.r = refinement
         self.points = points
@@ -369,10 +413,6 @@ class PointsFront:
         # points whose next grid's window no memory holds (``window_refused``): their brackets so
         # far stand
         self.gave_up: set[int] = set()
-        # the read beside the ladder (``Refinement.refined``), and the points it settled: they ask
-        # no finer grid
-        self.settle = settle
-        self.settled: set[int] = set()
 
     # --- the first grids ---------------------------------------------------------------------------------------
 
@@ -425,8 +465,7 @@ class PointsFront:
         """Each point's bracket on its grid, unit by unit (every unit computed once the points of
         the one before are done); the rules read besides: the bracket's fixed part, where the
         complement's bracket was taken (None: nowhere), whether the unit composed direct bins, and
-        whether the point stops there (its window refused, ``gave_up``, or a read beside the ladder
-        settled it)."""
+        whether the point stops there (its window refused, ``gave_up``)."""
         self.only, self.next_only = self.next_only, set()
         for batch, direct, charge, complement_only in self.units(grids, best):
             found = self.found(batch, grids, best, direct, charge, complement_only)
@@ -440,23 +479,8 @@ class PointsFront:
                     batch, grids, found, sides, complement_only
                 )
             for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
-                if self.settle is not None:
-                    lo, up = self.settled_sides(i, lo, up, best.get(i))
-                stop = i in self.gave_up or i in self.settled
+                stop = i in self.gave_up
                 yield i, grids[i], lo, up, (fixed, near, direct, stop)
-
-    def settled_sides(
-        self, i: int, lo: np.ndarray, up: np.ndarray, before: Before | None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Point i's bracket on this grid, or the ``settle`` read's of its bracket so far (this
-        grid's intersected with ``before``'s) where that read settles it (then the point is done:
-        ``next_grid``)."""
-        held = (lo, up) if before is None else self.intersect(lo, up, before)
-        read = cast(Settle, self.settle)(i, *held, self.add_upper.get(i))
-        if read is None:
-            return lo, up
-        self.settled.add(i)
-        return read
 
     def found(
         self,

@@ -88,12 +88,9 @@ FINE_INTERVAL = DEFAULT_INTERVAL / 2
 # aligned cells' lower side, the core's aligned_lower.hpp, reads on these grids too)
 RARE_FINE_RATE = float(_core.pld_refine.tilt_rare_rate)
 # the refinement's brackets the default's fine read (``tilted_question.FineSettle``) is tried on: at
-# most this many default tolerances wide.  The fine read lowers the upper side only (to within ~1e-4
-# of the truth on the runs the default answers), so a bracket whose lower side is further below
-# cannot settle and the read would be wasted; at 4, the README run (sigma 1.1, q 256/60 000, 14 100
-# steps) at delta 1e-10 settles after one grid (width 1.03 tolerances) where the refinement to half
-# the tolerance took two, and at 1e-12 (58 tolerances) goes on
-FINE_SETTLE_WIDTHS = 4.0
+# most this many default tolerances wide (the core's kFineSettleWidths, pld/refine/fine_epsilon.hpp,
+# whose comment gives the reason; the C library's epsilon call reads it too)
+FINE_SETTLE_WIDTHS = float(_core.pld_refine.fine_settle_widths)
 # a bracket narrower than this share of its upper side fixes epsilon to seven significant digits: no
 # finer read is made (and an upper side within it of a peer's estimate is no looser to the digits
 # anyone reads); the core's kExactRelative, which the C library's epsilon call reads too

@@ -398,7 +398,7 @@ def rare_upper(
 
 class FineSettle:
     """The default's fine read (``fine_brackets``) as a refinement's ``settle``
-    (``Refinement.refined``): point i (``points[i]`` at its deltas ``xs[i]``) is read once, the
+    (``Refinement.default_refined``): point i (``points[i]`` at its deltas ``xs[i]``) is read once, the
     first time its bracket is finite and at most ``question.FINE_SETTLE_WIDTHS`` default tolerances
     wide, and settled where the read brings it within the tolerance (certified: the read's sides
     intersected with the bracket given), the refinement's upper side of the add direction passed on

@@ -38,7 +38,6 @@
 #include <utility>
 #include <vector>
 
-#include "hockeystick/numerics/gaussian_tail.hpp"
 #include "hockeystick/pld/compose/compose.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
 #include "hockeystick/pld/grid/dilation.hpp"
@@ -47,6 +46,7 @@
 #include "hockeystick/pld/grid/tilt_ladders.hpp"
 #include "hockeystick/pld/reads/cut_window_mass.hpp"
 #include "hockeystick/pld/reads/tilted.hpp"
+#include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/tilted_factors.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
 #include "hockeystick/pld/sampling/mean_contraction.hpp"
@@ -74,22 +74,8 @@ constexpr double kBlockMaxRate = 2e-4;
 // The most passes of the upper side, each under the exponent's tilt at the last one's answer.
 constexpr int kBlockRetilts = 3;
 
-// One round's loss span in the remove direction up to where its discretization cuts `tail` of the mass: log(1 - q + q
-// e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q) at x the larger of sigma Qbar^-1(tail) (the unsampled part's cut) and c
-// + sigma Qbar^-1(min(1/2, tail / q)) (the sampled part's), c the sensitivity.  A lower bound on a composed window's
-// loss span; 0 where it is not a finite number (sigma / c out of the discretization's range, which refuses it by
-// name).
-inline double round_tail_span(double sigma, double q, double c, double tail) {
-    const double unsampled = gaussian_tail_inverse(tail), sampled = gaussian_tail_inverse(std::min(0.5, tail / q));
-    const double cut = std::max(sigma * unsampled, c + sigma * sampled);
-    const double exponent = (2.0 * cut * c - c * c) / (2.0 * sigma * sigma);
-    const double top = exponent > 0.0 ? std::log(q) + exponent + std::log1p(std::exp(-exponent) * (1.0 - q) / q) : 0.0;
-    const double span = std::max(top, 0.0) - std::log1p(-q);
-    return std::isfinite(span) ? span : 0.0;
-}
-
 // The fine grid h_f = 2^k, the largest at most q / r for the first r of kBlockFinePerRate whose one round's loss span
-// at `tail` (round_tail_span) fits kBlockFineCells fine cells, and the coarse grid kBlockRatio h_f.
+// at `tail` (grid_policy.hpp's round_tail_span) fits kBlockFineCells fine cells, and the coarse grid kBlockRatio h_f.
 struct BlockGrids {
     double fine, coarse;
 };

@@ -18,11 +18,13 @@
 namespace hockeystick {
 namespace pld {
 
-// The rule's constants (python/hockeystick/pld/refine/tuning.py).
+// The rule's constants (python/hockeystick/pld/refine/tuning.py), and the charge from which a step back to the grid a
+// point was on takes the direct bins (SAME_GRID_DIRECT_CHARGE: the point is there because its charges left it wide).
 struct DirectBinsRule {
     double first_delta = 1e-8;
     double charge_share = 1e-2;
     double min_charge = kDirectMinCharge;
+    double same_grid_charge = 1e-13;
 };
 
 // Whether an epsilon question whose least delta is `least` composes its first grid with the direct bins.

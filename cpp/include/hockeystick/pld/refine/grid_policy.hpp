@@ -22,7 +22,14 @@
 //                 with a relative tolerance max(accuracy, relative eps) at the central limit's eps,
 //                 S^2 / 2 + z S, the finest over the deltas; then below_rate_start;
 //   question_tail the tail cut from each round: DEFAULT_TAIL, or less where T rounds' cuts (at most T tail at
-//                 +infinity on the upper side) would pass share delta; at least SMALLEST_TAIL.
+//                 +infinity on the upper side) would pass share delta; at least SMALLEST_TAIL;
+//   coarsest_fit  the least grid on which one round's loss span in the remove direction up to where its
+//                 discretization cuts `tail` of the mass, log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q)
+//                 at x the larger of sigma Qbar^-1(tail) (the unsampled part's cut) and c + sigma
+//                 Qbar^-1(min(1/2, tail / q)) (the sampled part's), fits a quarter of MAX_WINDOW points: a composed
+//                 window holds at least that span, which loss_span's 8.5 deviations do not bound at small tails
+//                 (sigma 1.2, q 1.1e-6, 79 rounds, tail 1e-300: one round spans ~17, not ~1); 0 where the span is not
+//                 a finite number (sigma / sensitivity out of the discretization's range, which refuses it by name).
 //
 // Every operation is the Python formula's, in its order, through the same libm calls (log1p, expm1, log2, pow,
 // numpy's logaddexp), so the values are equal bit for bit.
@@ -32,6 +39,8 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+
+#include "hockeystick/numerics/gaussian_tail.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -174,6 +183,22 @@ inline double delta_start(double sigma, double q, double rounds, double sensitiv
 // The tail cut from each of `rounds` rounds' loss for a question at `delta` (the header's comment).
 inline double question_tail(double rounds, double delta, const TailPolicy& t = {}) {
     return std::min(t.default_tail, std::max(t.smallest_tail, t.share * delta / rounds));
+}
+
+// One round's loss span at `tail` in the remove direction (the header's coarsest_fit), 0 where not finite.
+inline double round_tail_span(double sigma, double q, double sensitivity, double tail) {
+    const double unsampled = gaussian_tail_inverse(tail), sampled = gaussian_tail_inverse(std::min(0.5, tail / q));
+    const double c = sensitivity;
+    const double cut = std::max(sigma * unsampled, c + sigma * sampled);
+    const double exponent = (2.0 * cut * c - c * c) / (2.0 * sigma * sigma);
+    const double top = exponent > 0.0 ? std::log(q) + exponent + std::log1p(std::exp(-exponent) * (1.0 - q) / q) : 0.0;
+    const double span = std::max(top, 0.0) - std::log1p(-q);
+    return std::isfinite(span) ? span : 0.0;
+}
+
+// The least grid on which round_tail_span fits a quarter of max_window points (the header's coarsest_fit).
+inline double coarsest_fit(double sigma, double q, double sensitivity, double tail, const GridPolicy& g = {}) {
+    return round_tail_span(sigma, q, sensitivity, tail) / (g.max_window / 4.0);
 }
 
 }  // namespace pld
