@@ -359,16 +359,17 @@ pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accurac
     return r;
 }
 
-// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta, no looser than the default's
-// (as hs_subsampled_gaussian_epsilon reads it, but without the reads that raise the lower side alone), is <= epsilon (a
-// bracket wider than the accuracy still has a certified upper side).  At an accuracy finer than the default's, the
-// default's bracket [l, u] is read first and decides where it can, as the finer read intersected with it would: that
+// Whether sigma is certified for (epsilon, delta): its upper epsilon at delta refined to the accuracy on the library's
+// own grids (epsilon_refined, without the reads that raise the lower side alone), no looser than the same refinement to
+// the default accuracy, is <= epsilon (a bracket wider than the accuracy still has a certified upper side): a cheaper
+// read than the epsilon call's default chain (default_epsilon).  At an accuracy finer than the default's, the default
+// accuracy's bracket [l, u] is read first and decides where it can, as the finer read intersected with it would: that
 // read's upper side is max(l', min(u', u)) with l' >= l, so it is <= epsilon where u <= epsilon (l' <= u, both
 // certified) and > epsilon where l > epsilon; the finer read (refined to the grid cap at an accuracy no grid reaches)
 // is made only in between.  A sigma whose deciding read cannot build its first grid (invalid_argument_error) is not
-// certified.  The default's last reads (last_read) are not made: each lowers an upper side by at most the tolerance
-// at seconds a sigma, and the refined upper side is certified without them, so the sigma returned is certified and
-// at most a tolerance's worth of epsilon above the least the epsilon call would certify.
+// certified.  Neither the default chain's refinement nor its last reads are made: each lowers an upper side by at most
+// the tolerance at seconds a sigma, and the refined upper side is certified without them, so the sigma returned is
+// certified and at most a tolerance's worth of epsilon above the least the epsilon call would certify.
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     try {
         const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false, epsilon); };
