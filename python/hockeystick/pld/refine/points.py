@@ -146,10 +146,8 @@ class Refinement:
         def bracket_at(h: float) -> tuple[float, float]:
             direct = bool(grids) or 0 in charges
             grids.append(h)
-            ((lo, up, _, _),) = self.steps.brackets(
-                [0], [point], {0: h}, [x], "epsilon", {}, [1], threads, direct, charges.get(0)
-            )
-            return float(lo[0]), float(up[0])
+            lo, up, _ = self.epsilon_step(point, x, h, threads, direct, charges.get(0))
+            return lo, up
 
         held = [0.0, math.inf]
 
@@ -175,6 +173,23 @@ class Refinement:
             warn_gave_up(1)
             lower, upper = held
         return np.array([lower]), np.array([upper])
+
+    def epsilon_step(
+        self,
+        point: Point,
+        x: np.ndarray,
+        h: float,
+        threads: int,
+        direct: bool,
+        charge: float | None,
+    ) -> tuple[float, float, float]:
+        """One point's certified epsilon bracket at its one delta ``x`` on grid ``h`` and its add
+        direction's certified upper side (``StepBrackets.brackets``, the direct bins from ``charge``
+        where ``direct``): the step read of ``core_refined`` and ``default_refined``."""
+        ((lo, up, _, add),) = self.steps.brackets(
+            [0], [point], {0: h}, [x], "epsilon", {}, [1], threads, direct, charge
+        )
+        return float(lo[0]), float(up[0]), float(cast(np.ndarray, add)[0])
 
     def default_refined(
         self, point: Point, delta: float, threads: int, settle: Settle
@@ -214,15 +229,12 @@ class Refinement:
             h: float, direct: bool, charge: float | None
         ) -> tuple[float, float, float] | None:
             try:
-                ((lo, up, _, add),) = self.steps.brackets(
-                    [0], [point], {0: h}, [x], "epsilon", {}, [1], threads, direct, charge
-                )
+                return self.epsilon_step(point, x, h, threads, direct, charge)
             except ValueError as error:
                 if not window_refused(error):
                     raise
                 warn_gave_up(1)
                 return None
-            return float(lo[0]), float(up[0]), float(cast(np.ndarray, add)[0])
 
         def settled(lower: float, upper: float, add: float | None) -> tuple[float, float] | None:
             read = settle(
