@@ -9,8 +9,10 @@
 // tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
+#include <hockeystick/pld/refine/default_refinement.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/fine_epsilon.hpp>
+#include <hockeystick/pld/refine/fine_settle.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/split_read.hpp>
@@ -18,10 +20,13 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -439,6 +444,49 @@ class KeptReader {
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
     }
 
+    // The default epsilon refinement of this reader's run at delta (pld/refine/default_refinement.hpp) under `rules`
+    // from `first_grid`, each grid's bracket step_read(h, direct, charge or None)'s (lower, upper, the add direction's
+    // upper side or None; None where its window is refused), with the interpreter lock; beside the ladder this reader's
+    // fine read (pld/refine/fine_settle.hpp, without it), the run as given (sigma and sensitivity), the split's
+    // windows within split_max_points.  Returns (lower, upper, whether a refused window stopped it, whether its
+    // coarsest fit stopped it, whether the fine read settled it, whether the fine read was made).
+    py::tuple default_refinement(double delta, const pld::PointsRules& rules, double coarsest_fit, double first_grid,
+                                 std::optional<double> charge, double same_grid_charge, const py::function& step_read,
+                                 double sigma, double sensitivity, std::int64_t split_max_points) {
+        if (!(delta > 0.0 && delta < 1.0))
+            throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+        if (!(first_grid > 0.0 && std::isfinite(first_grid)))
+            throw py::value_error("first_grid must be finite and > 0, got " + hb::listed(first_grid));
+        const pld::FineEpsilonPoint point = run_point(sigma, sensitivity);
+        checked_points(split_max_points);
+        pld::RefinedPoint p;
+        p.sigma = sigma;
+        p.q = reader_.sampling_rate();
+        p.rounds = static_cast<double>(reader_.rounds());
+        p.sensitivity = sensitivity;
+        p.x = {delta};
+        p.own = 1;
+        p.coarsest_fit = coarsest_fit;
+        auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
+            const py::object given = std::isnan(b.charge) ? py::object(py::none()) : py::object(py::float_(b.charge));
+            const py::object found = step_read(h, b.direct, given);
+            if (found.is_none()) return std::nullopt;
+            const py::tuple t = found.cast<py::tuple>();
+            const double add = t[2].is_none() ? std::numeric_limits<double>::infinity() : t[2].cast<double>();
+            return pld::EpsilonStepRead{t[0].cast<double>(), t[1].cast<double>(), add};
+        };
+        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        pld::FineSettle fine{point, delta, reader_, compose_.fft(), {split.fft(), split_max_points}};
+        auto settle = [&](double lower, double upper, double add) {
+            py::gil_scoped_release release;
+            const hb::caller_region_threads region(threads_);
+            return fine(lower, upper, add);
+        };
+        const pld::DefaultRefined r =
+            pld::default_refinement(p, rules, first_grid, charge, same_grid_charge, read, settle);
+        return py::make_tuple(r.lower, r.upper, r.gave_up, r.fit_stopped, r.settled, fine.tried);
+    }
+
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
     void keep_windows(std::int64_t points) {
         if (points < 0) throw py::value_error("points must be >= 0, got " + std::to_string(points));
@@ -468,6 +516,11 @@ class KeptReader {
     pld::FineEpsilonPoint checked_point(const input_array& delta, const input_array& lower, const input_array& upper,
                                         const input_array& add_upper, double sigma, double sensitivity) const {
         require_brackets(delta, lower, upper, add_upper);
+        return run_point(sigma, sensitivity);
+    }
+    // The fine epsilon read's point of this reader's run, sigma and sensitivity as given (finite and > 0, sigma /
+    // sensitivity the reader's), else a ValueError.
+    pld::FineEpsilonPoint run_point(double sigma, double sensitivity) const {
         if (!(sigma > 0.0 && std::isfinite(sigma) && sensitivity > 0.0 && std::isfinite(sensitivity)))
             throw py::value_error("sigma and sensitivity must be finite and > 0 (the run as given)");
         if (sigma / sensitivity != reader_.sigma())
@@ -707,6 +760,15 @@ void register_tilted_point_reader(py::module_ m) {
              "Each epsilon bracket (lower, upper) at delta read by the default's fine epsilon read "
              "(pld/refine/fine_epsilon.hpp): the max-of-outputs test of the run (sigma, sensitivity as given), the "
              "fine upper read, the split read, the aligned cells' lower side and the rare upper read; certified.")
+        .def("default_refinement", &ab::KeptReader::default_refinement, py::kw_only(), py::arg("delta"),
+             py::arg("rules"), py::arg("coarsest_fit"), py::arg("first_grid"), py::arg("charge"),
+             py::arg("same_grid_charge"), py::arg("step_read"), py::arg("sigma"), py::arg("sensitivity"),
+             py::arg("split_max_points"),
+             "The default epsilon refinement of the reader's run at delta (pld/refine/default_refinement.hpp) under "
+             "`rules` from `first_grid`: step_read(h, direct, charge or None) gives the grid's (lower, upper, the add "
+             "direction's upper side or None), or None where its window is refused; beside the ladder the reader's "
+             "fine read (pld/refine/fine_settle.hpp).  Returns (lower, upper, whether a refused window stopped it, "
+             "whether its coarsest fit stopped it, whether the fine read settled it, whether it was made).")
         .def(
             "last_epsilon_reads", &ab::KeptReader::last_epsilon_reads, py::kw_only(), py::arg("delta"),
             py::arg("lower"), py::arg("upper"), py::arg("add_upper"), py::arg("fine_done"), py::arg("sigma"),

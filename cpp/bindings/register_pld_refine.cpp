@@ -4,11 +4,9 @@
 // and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods; the many-points
 // refinement (pld/refine/points_front.hpp: its per-step rules in the core, the interpreter lock taken only for the
 // package's reads of each step's brackets), the direct-bins rule (pld/refine/direct_bins.hpp) and the truncations'
-// tails of an accuracy= bracket (pld/refine/refinement_tails.hpp, python/hockeystick/pld/refine/truncation.py's), and
-// the default epsilon refinement of one point (pld/refine/default_refinement.hpp) over Python step and settle reads.
+// tails of an accuracy= bracket (pld/refine/refinement_tails.hpp, python/hockeystick/pld/refine/truncation.py's).
 // python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
-#include <hockeystick/pld/refine/default_refinement.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
@@ -532,43 +530,6 @@ void register_refinement_tails(py::module_ m) {
         "`smallest`, to `accuracy`, at least `tail` (pld/refine/refinement_tails.hpp). Returns (t_round, t_window).");
 }
 
-// _core.pld_refine.default_refinement (its docstring): the core's loop over the package's step read and settle read,
-// each a Python callable, with the interpreter lock held throughout (every grid's work is in those reads).
-py::tuple default_refinement(const std::array<double, 4>& point, double delta, double coarsest_fit,
-                             const pld::PointsRules& rules, double first_grid, std::optional<double> charge,
-                             double same_grid_charge, const py::function& step_read, const py::function& settle) {
-    if (!(first_grid > 0.0 && std::isfinite(first_grid)))
-        throw py::value_error("first_grid must be finite and > 0, got " + std::to_string(first_grid));
-    pld::RefinedPoint p;
-    p.sigma = point[0];
-    p.q = point[1];
-    p.rounds = point[2];
-    p.sensitivity = point[3];
-    p.x = {delta};
-    p.own = 1;
-    p.coarsest_fit = coarsest_fit;
-    const auto optional_add = [](const py::handle& add) {
-        return add.is_none() ? std::numeric_limits<double>::infinity() : add.cast<double>();
-    };
-    auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
-        const py::object given = std::isnan(b.charge) ? py::object(py::none()) : py::object(py::float_(b.charge));
-        const py::object found = step_read(h, b.direct, given);
-        if (found.is_none()) return std::nullopt;
-        const py::tuple t = found.cast<py::tuple>();
-        return pld::EpsilonStepRead{t[0].cast<double>(), t[1].cast<double>(), optional_add(t[2])};
-    };
-    auto settled = [&](double lower, double upper, double add) -> std::optional<std::pair<double, double>> {
-        const py::object given = std::isinf(add) ? py::object(py::none()) : py::object(py::float_(add));
-        const py::object found = settle(lower, upper, given);
-        if (found.is_none()) return std::nullopt;
-        const py::tuple t = found.cast<py::tuple>();
-        return std::make_pair(t[0].cast<double>(), t[1].cast<double>());
-    };
-    const pld::DefaultRefined r =
-        pld::default_refinement(p, rules, first_grid, charge, same_grid_charge, read, settled);
-    return py::make_tuple(r.lower, r.upper, r.gave_up, r.fit_stopped, r.settled);
-}
-
 void register_points(py::module_ m) {
     py::class_<pld::PointsRules>(m, "PointsRules",
                                  "The many-points refinement's per-step rules' accuracy and constants "
@@ -604,14 +565,6 @@ void register_points(py::module_ m) {
           "Runs the many-points refinement (pld/refine/points_front.hpp): each step's brackets from front.brackets "
           "(with the interpreter lock), the intersection, width, next grid and record in the core (without it). "
           "Returns ([(point, lower, upper) at its own arguments], how many points gave up).");
-    m.def("default_refinement", &default_refinement, py::kw_only(), py::arg("point"), py::arg("delta"),
-          py::arg("coarsest_fit"), py::arg("rules"), py::arg("first_grid"), py::arg("charge"),
-          py::arg("same_grid_charge"), py::arg("step_read"), py::arg("settle"),
-          "The default epsilon refinement of one point (sigma, q, rounds, sensitivity) at one delta "
-          "(pld/refine/default_refinement.hpp) under `rules` from `first_grid`: step_read(h, direct, charge or None) "
-          "gives the grid's (lower, upper, the add direction's upper side or None), or None where its window is "
-          "refused; settle(lower, upper, add or None) gives a settling (lower, upper) or None.  Returns (lower, upper, "
-          "whether a refused window stopped it, whether its coarsest fit stopped it, whether settle settled it).");
     m.def("points_step", &one_points_step, py::kw_only(), py::arg("rules"), py::arg("point"), py::arg("x"),
           py::arg("own"), py::arg("coarsest_fit"), py::arg("h"), py::arg("lower"), py::arg("upper"), py::arg("fixed"),
           py::arg("near"), py::arg("direct"), py::arg("stop"), py::arg("before"),
@@ -649,7 +602,6 @@ void register_pld_refine(py::module_ m) {
     // the share of its upper side within which a bracket is exact (epsilon_refinement.hpp's exact_bracket):
     // the package's question.EXACT_RELATIVE
     m.attr("exact_relative") = pld::kExactRelative;
-    m.attr("fine_settle_widths") = pld::kFineSettleWidths;
     m.def(
         "refine",
         [](const py::object& front) {

@@ -54,6 +54,7 @@
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
+#include <hockeystick/pld/refine/fine_settle.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
@@ -437,41 +438,12 @@ pld::RefinedBracket last_read(double sigma, double q, long long rounds, double d
     return r;
 }
 
-// The package default's fine read beside the default refinement's ladder (python pld/refine/tilted_question.py's
-// FineSettle): tried once, the first time the bracket is finite and within fine_epsilon.hpp's kFineSettleWidths
-// default tolerances, its bracket the fine epsilon read's (fine_epsilon.hpp, certified) where that brings it within
-// the tolerance (the point then asks no finer grid); elsewhere the kept reader forgets its windows (its discretized
-// rounds serve the last reads).
-struct FineSettle {
-    const pld::FineEpsilonPoint& point;
-    double delta;
-    pld::TiltedReader& kept;
-    pld::RealFftBackend& fft;
-    const pld::SplitComposition& split;
-    bool tried = false, read = false;
-
-    std::optional<std::pair<double, double>> operator()(double lower, double upper, double add) {
-        if (tried || !std::isfinite(upper) ||
-            !pld::kDefaultEpsilonTolerance.scaled(pld::kFineSettleWidths).within(lower, upper))
-            return std::nullopt;
-        tried = true;
-        const std::pair<double, double> b =
-            pld::fine_epsilon_bracket(point, delta, lower, upper, add, kept, fft, split);
-        if (!pld::kDefaultEpsilonTolerance.within(b.first, b.second)) {
-            kept.forget_windows();
-            return std::nullopt;
-        }
-        read = true;
-        return b;
-    }
-};
-
 // The package default's epsilon bracket of rounds of (sigma, q) at delta after its fixed grid (python
 // pld/question/default_reads.py, steps 2 to 7; the fixed grid, step 1, is the package's alone): the core's default
 // refinement (pld/refine/default_refinement.hpp) to half the default tolerance at the question tail, each grid read by
-// epsilon_step_read, the fine read beside its ladder (FineSettle); where still wider than the tolerance, the tilted
-// descent on the tolerance's grids (TiltedReader::grid_descent); then the last reads (last_epsilon_reads.hpp) with the
-// fine read's reader.  Every bracket is certified and each read intersected with the ones before.
+// epsilon_step_read, the fine read beside its ladder (fine_settle.hpp); where still wider than the tolerance, the
+// tilted descent on the tolerance's grids (TiltedReader::grid_descent); then the last reads (last_epsilon_reads.hpp)
+// with the fine read's reader.  Every bracket is certified and each read intersected with the ones before.
 pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, double delta) {
     const double t = static_cast<double>(rounds);
     const double tail = pld::question_tail(t, delta);
@@ -498,7 +470,7 @@ pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, do
     hockeystick_c::CompositionFft fft, split;
     const pld::SplitComposition splits{split, hockeystick_c::kMaxPoints};
     pld::TiltedReader kept(sigma, q, rounds, fft, hockeystick_c::kMaxCells);
-    FineSettle settle{point, delta, kept, fft, splits};
+    pld::FineSettle settle{point, delta, kept, fft, splits};
     int grids = 0;
     const auto read = [&](double h, const pld::StepBins& b) {
         const bool first_grid = grids++ == 0;

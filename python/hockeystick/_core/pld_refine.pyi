@@ -112,18 +112,6 @@ def refine_points(
     points: list[tuple[float, float, float, float]],
     coarsest_fit: list[float],
 ) -> tuple[list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]], int]: ...
-def default_refinement(
-    *,
-    point: tuple[float, float, float, float],
-    delta: float,
-    coarsest_fit: float,
-    rules: PointsRules,
-    first_grid: float,
-    charge: float | None,
-    same_grid_charge: float,
-    step_read: Callable[[float, bool, float | None], tuple[float, float, float] | None],
-    settle: Callable[[float, float, float | None], tuple[float, float] | None],
-) -> tuple[float, float, bool, bool, bool]: ...
 def points_step(
     *,
     rules: PointsRules,
@@ -237,7 +225,6 @@ def direct_bins_charge(
 
 # a bracket at most this share of its upper side wide is exact (pld/refine/epsilon_refinement.hpp)
 exact_relative: float
-fine_settle_widths: float
 
 def refine_epsilon(
     sigma: float,
@@ -467,6 +454,20 @@ class TiltedPointReader:
         sensitivity: float,
         split_max_points: int,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def default_refinement(
+        self,
+        *,
+        delta: float,
+        rules: PointsRules,
+        coarsest_fit: float,
+        first_grid: float,
+        charge: float | None,
+        same_grid_charge: float,
+        step_read: Callable[[float, bool, float | None], tuple[float, float, float] | None],
+        sigma: float,
+        sensitivity: float,
+        split_max_points: int,
+    ) -> tuple[float, float, bool, bool, bool, bool]: ...
     def last_epsilon_reads(
         self,
         *,

@@ -1,6 +1,6 @@
-"""A read beside the default refinement's grid ladder (``Refinement.default_refined``'s ``settle``, the core's
-pld/refine/default_refinement.hpp): a point it settles asks no finer
-grid and ends with the settled bracket; the default's fine read (``tilted_question.FineSettle``) settles the README
+"""The default's fine read beside the default refinement's grid ladder (``Refinement.default_refined``, the core's
+pld/refine/default_refinement.hpp and fine_settle.hpp): a point it settles asks no finer grid and ends with the fine
+read of its bracket so far; a point it does not settle goes on as the ladder alone; the default settles the README
 run at delta 1e-10 after one grid, within the default tolerance and with the fine read's upper side; the add
 direction's upper side the refinement passes on is certified, and skipping the add direction's read on it leaves
 the fine read's upper side as it was."""
@@ -22,46 +22,75 @@ from hockeystick.pld.refine.points import Refinement
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 
 
-def refinement(accountant: SubsampledGaussianPLD) -> Refinement:
+def refinement(
+    accountant: SubsampledGaussianPLD, point: tuple = README, delta: float = 1e-10
+) -> Refinement:
     return Refinement(
         question.REFINED_ACCURACY,
         "relative",
-        question.question_tail(README[2], 1e-10),
+        question.question_tail(point[2], delta),
         accountant._build,
         NearOne(),
         question.REFINED_RELATIVE_ACCURACY,
     )
 
 
-def test_a_settled_point_asks_no_finer_grid_and_ends_with_the_settled_bracket():
+def counted(refinement: Refinement) -> list[tuple[float, float, float]]:
+    """The step reads ``refinement`` makes from now on, in order (lower, upper, add upper side)."""
+    reads: list[tuple[float, float, float]] = []
+    step = refinement.epsilon_step
+
+    def recorded(*args, **kwargs):
+        reads.append(step(*args, **kwargs))
+        return reads[-1]
+
+    refinement.epsilon_step = recorded  # type: ignore[method-assign]
+    return reads
+
+
+def test_a_settled_point_asks_no_finer_grid_and_ends_with_the_fine_read_of_its_bracket():
     accountant = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100)
-    asked: list[tuple[int, np.ndarray, np.ndarray]] = []
+    ladder = refinement(accountant)
+    reads = counted(ladder)
+    reader = tilted_question.TiltedReader(README, None, 0)
+    lower, upper, settled, tried = ladder.default_refined(README, 1e-10, 0, reader.core)
+    assert settled and tried
+    assert len(reads) == 1  # one grid: the point asked no finer one
+    ((lo, up, add),) = reads
+    # the settled bracket is the fine read of the grid's bracket, its add direction's upper side passed on
+    fine = tilted_question.fine_brackets(
+        README, np.array([1e-10]), np.array([lo]), np.array([up]), None, np.array([add]), 0
+    )
+    np.testing.assert_array_equal(lower, fine[0])
+    np.testing.assert_array_equal(upper, fine[1])
+    assert up - lo > upper[0] - lower[0]  # the fine read narrowed the grid's bracket
 
-    def settle(i, lower, upper, add_upper):
-        asked.append((i, lower.copy(), upper.copy()))
-        return lower, upper + 1.0  # wider than the grid's: the loop must still take it and stop
 
-    bracket = refinement(accountant).default_refined(README, 1e-10, 0, settle)
-    assert len(asked) == 1  # one grid: the point asked no finer one
-    i, lower, upper = asked[0]
-    assert i == 0 and math.isfinite(upper[0]) and lower[0] > 0.0
-    # the loop intersects the settled bracket with the grid's own record, so the answer is within both
-    assert bracket[0][0] == lower[0] and bracket[1][0] <= upper[0] + 1.0
-
-
-def test_without_a_settlement_the_ladder_goes_on_as_before():
-    accountant = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100)
-    calls: list[int] = []
-
-    def never(i, lower, upper, add_upper):
-        calls.append(i)
-        return None
-
-    settled = refinement(accountant).default_refined(README, 1e-10, 0, never)
-    (plain,) = refinement(accountant).refined([README], [np.array([1e-10])], "epsilon", 0)
-    assert len(calls) >= 2  # asked after every grid
-    np.testing.assert_array_equal(settled[0], plain[0])
-    np.testing.assert_array_equal(settled[1], plain[1])
+@pytest.mark.parametrize(
+    ("point", "delta", "tried"),
+    [
+        (README, 1e-12, False),  # never within four tolerances: the fine read is not made
+        (
+            (1.0, 1e-3, 5000.0, 1.0),
+            1e-8,
+            True,
+        ),  # made, and it leaves the bracket wider than the tolerance
+    ],
+)
+def test_without_a_settlement_the_ladder_goes_on_as_before(point, delta, tried):
+    accountant = SubsampledGaussianPLD(sigma=point[0], sampling_rate=point[1], rounds=int(point[2]))
+    ladder = refinement(accountant, point, delta)
+    reads = counted(ladder)
+    reader = tilted_question.TiltedReader(point, None, 0)
+    lower, upper, settled, made = ladder.default_refined(point, delta, 0, reader.core)
+    assert not settled and made == tried
+    assert reader.core.held_points() == (0, 0)  # a reader kept unsettled holds no windows
+    (plain,) = refinement(accountant, point, delta).refined(
+        [point], [np.array([delta])], "epsilon", 0
+    )
+    assert len(reads) >= 2  # the ladder went on past its first grid
+    np.testing.assert_array_equal(lower, plain[0])
+    np.testing.assert_array_equal(upper, plain[1])
 
 
 def test_the_default_settles_the_readme_run_with_the_fine_reads_upper_side():

@@ -10,7 +10,7 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    question's tail (``question.tail_of``, or the tail given): the core's default refinement
    (pld/refine/default_refinement.hpp, through ``points.Refinement.default_refined``), a point
    settled a grid early where the fine read beside its ladder brings it within the tolerance
-   (``tilted_question.FineSettle``);
+   (pld/refine/fine_settle.hpp);
 3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off
    relative to a Chernoff bound), its upper side then lowered to the RDP conversion's where no tail
    was given (``question.rdp_upper``);
@@ -50,6 +50,7 @@ reasons and figures of each step are in ``refine.question``'s module docstring.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 from collections.abc import Callable
@@ -397,6 +398,7 @@ def _refine_to_question(
     not settle into ``readers``, for their last read), intersected with the fixed grid's where that
     is there, then step 3 where it stays wider than the tolerance."""
     from ..refine.points import Refinement  # loaded on use: the fixed grid settles most questions
+    from ..refine.window_heap import heap_windows
 
     tailed = copy.copy(front)
     if not front._tail_given:
@@ -413,12 +415,18 @@ def _refine_to_question(
     for i in (
         todo
     ):  # each point at its one delta (``each_epsilon_bracket``), the fine read beside its ladder
-        settle = tilted_question.FineSettle([pts[i]], [xs[i]], given_tail(front), threads)
-        refined.append(refinement.default_refined(pts[i], float(xs[i][0]), threads, settle))
-        if settle.read:
+        reader = tilted_question.TiltedReader(pts[i], given_tail(front), threads)
+        # under rare participation the fine read's large windows keep their memory between compositions
+        rare = pts[i][1] <= question.RARE_FINE_RATE
+        with heap_windows() if rare else contextlib.nullcontext():
+            lo, up, settled, tried = refinement.default_refined(
+                pts[i], float(xs[i][0]), threads, reader.core
+            )
+        refined.append((lo, up))
+        if settled:
             fine_read.add(i)
-        if settle.readers:
-            readers[i] = settle.readers[0]
+        elif tried:  # read and not settled: its discretized rounds kept for the last read
+            readers[i] = reader
     for i, (lo, up) in zip(todo, refined):
         before = found[i]
         if before is not None:

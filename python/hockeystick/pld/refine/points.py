@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Literal, cast
 
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from ... import _core
 from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
+from ..compose.fft import DEFAULT_MAX_POINTS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
 from .bracket_width import bracket_width, offset_rows
@@ -37,13 +38,6 @@ Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 # lower, upper, (fixed part, where the complement's bracket was taken, direct bins, stops))
 PointStep = tuple[
     int, float, np.ndarray, np.ndarray, tuple[np.ndarray, "np.ndarray | None", bool, bool]
-]
-# a certified read beside the grid ladder (``Refinement.default_refined``'s ``settle``): given a point's
-# index, its bracket so far (the intersection over its grids) and the least certified upper side of
-# its add direction over its grids (None where no grid gave one), a bracket that settles the point
-# (each side certified; the point then asks no finer grid), or None where the ladder goes on
-Settle = Callable[
-    [int, np.ndarray, np.ndarray, "np.ndarray | None"], "tuple[np.ndarray, np.ndarray] | None"
 ]
 
 
@@ -192,15 +186,20 @@ class Refinement:
         return float(lo[0]), float(up[0]), float(cast(np.ndarray, add)[0])
 
     def default_refined(
-        self, point: Point, delta: float, threads: int, settle: Settle
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``refined`` of one point at one delta with a read beside the ladder (``settle``, asked
-        with point index 0), through the core's default refinement
-        (cpp/include/hockeystick/pld/refine/default_refinement.hpp, the C library's epsilon call's
-        too): the first grid ``StartGrid.first``'s within ``MAX_WINDOW``, no finer than the
-        point's ``coarsest_fit``; each grid's bracket ``StepBrackets.brackets``' with the direct bins
-        the core's rule asks (``round_off_charges``' charge on the first grid); a grid whose window
-        no memory holds stops the point (``warn_gave_up``), its bracket the grids' before.
+        self, point: Point, delta: float, threads: int, reader: _core.pld_refine.TiltedPointReader
+    ) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+        """``refined`` of one point at one delta with the default's fine read beside its ladder,
+        through the core's default refinement (cpp/include/hockeystick/pld/refine/default_refinement.hpp
+        and fine_settle.hpp, the C library's epsilon call's too, bound as
+        ``TiltedPointReader.default_refinement``): the first grid ``StartGrid.first``'s within
+        ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; each grid's bracket
+        ``StepBrackets.brackets``' with the direct bins the core's rule asks (``round_off_charges``'
+        charge on the first grid); a grid whose window no memory holds stops the point
+        (``warn_gave_up``), its bracket the grids' before.  The fine read is tried once, the first time
+        the bracket is finite and at most ``fine_settle.hpp``'s kFineSettleWidths default tolerances
+        wide, by ``reader``; where it brings the bracket within the default tolerance the point asks no
+        finer grid, elsewhere the reader forgets its windows and keeps its discretized rounds (for the
+        default's last read of the same point).
 
         Parameters
         ----------
@@ -210,13 +209,19 @@ class Refinement:
             The delta asked.
         threads : int
             OpenMP threads of the C++ calls (0: all).
-        settle : callable
-            The read beside the ladder (``Settle``).
+        reader : hockeystick._core.pld_refine.TiltedPointReader
+            The point's kept reader (``tilted_question.TiltedReader.core``), which makes the fine read.
 
         Returns
         -------
-        tuple of numpy.ndarray
-            The certified (lower, upper), each of one element.
+        tuple
+            The certified (lower, upper), each of one element; whether the fine read settled the point;
+            whether it was made.
+
+        Raises
+        ------
+        ValueError
+            Where a step read raises one other than a refused window.
         """
         from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
 
@@ -236,26 +241,22 @@ class Refinement:
                 warn_gave_up(1)
                 return None
 
-        def settled(lower: float, upper: float, add: float | None) -> tuple[float, float] | None:
-            read = settle(
-                0, np.array([lower]), np.array([upper]), None if add is None else np.array([add])
-            )
-            return None if read is None else (float(read[0][0]), float(read[1][0]))
-
-        lower, upper, _, fit_stopped, _ = _core.pld_refine.default_refinement(
-            point=point,
+        sigma, _, _, sensitivity = point
+        lower, upper, _, fit_stopped, settled, tried = reader.default_refinement(
             delta=float(delta),
-            coarsest_fit=fit,
             rules=points_rules(self.accuracy, self.relative_accuracy, "epsilon", "relative"),
+            coarsest_fit=fit,
             first_grid=max(within_window(point, self.start.first(point, x, "epsilon")), fit),
             charge=StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0),
             same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
             step_read=step_read,
-            settle=settled,
+            sigma=sigma,
+            sensitivity=sensitivity,
+            split_max_points=DEFAULT_MAX_POINTS,
         )
         if fit_stopped:
             warn_gave_up(1)
-        return np.array([lower]), np.array([upper])
+        return np.array([lower]), np.array([upper]), bool(settled), bool(tried)
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_delta``): one point's

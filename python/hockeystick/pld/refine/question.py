@@ -87,10 +87,6 @@ FINE_INTERVAL = DEFAULT_INTERVAL / 2
 # rounds, delta 1e-8 reads 6.377582 on 5e-5, 6.377131 on 2.5e-5 and 6.377003 on 1.25e-5 (the
 # aligned cells' lower side, the core's aligned_lower.hpp, reads on these grids too)
 RARE_FINE_RATE = float(_core.pld_refine.tilt_rare_rate)
-# the refinement's brackets the default's fine read (``tilted_question.FineSettle``) is tried on: at
-# most this many default tolerances wide (the core's kFineSettleWidths, pld/refine/fine_epsilon.hpp,
-# whose comment gives the reason; the C library's epsilon call reads it too)
-FINE_SETTLE_WIDTHS = float(_core.pld_refine.fine_settle_widths)
 # a bracket narrower than this share of its upper side fixes epsilon to seven significant digits: no
 # finer read is made (and an upper side within it of a peer's estimate is no looser to the digits
 # anyone reads); the core's kExactRelative, which the C library's epsilon call reads too

@@ -31,7 +31,7 @@ falls back to, are one core read (``last_brackets``, pld/refine/last_epsilon_rea
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any, cast
 
 import numpy as np
@@ -46,7 +46,6 @@ from ..mechanisms.constructors import (
     subsampled_gaussians,
 )
 from . import question
-from .bracket_width import within_epsilon_tolerance
 from .directional_delta import Direction
 from .grid_start import Point, StartGrid, grid_policy
 from .kept_readers import KeptReaders
@@ -394,55 +393,6 @@ def rare_upper(
         **core_point(point, threads), delta=delta, upper=upper, tail=given
     )
     return float(found)
-
-
-class FineSettle:
-    """The default's fine read (``fine_brackets``) as a refinement's ``settle``
-    (``Refinement.default_refined``): point i (``points[i]`` at its deltas ``xs[i]``) is read once, the
-    first time its bracket is finite and at most ``question.FINE_SETTLE_WIDTHS`` default tolerances
-    wide, and settled where the read brings it within the tolerance (certified: the read's sides
-    intersected with the bracket given), the refinement's upper side of the add direction passed on
-    (``fine_brackets``' ``add_upper``), on ``threads``.  ``read`` holds the points it settled, whose
-    fine read is then done; ``readers`` the readers of the points it read and did not settle, their
-    discretized rounds kept (not their compositions: a tilted window after many rounds holds
-    millions of points) for the default's last read of the same point (``fine_brackets``'
-    ``reader``)."""
-
-    def __init__(
-        self,
-        points: Sequence[Point],
-        xs: Sequence[np.ndarray],
-        tail: float | None,
-        threads: int = 0,
-    ):
-        self.points, self.xs, self.tail, self.threads = points, xs, tail, threads
-        self.tried: set[int] = set()
-        self.read: set[int] = set()
-        self.readers: dict[int, TiltedReader] = {}
-
-    def __call__(
-        self, i: int, lower: np.ndarray, upper: np.ndarray, add_upper: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        if i in self.tried or not np.all(np.isfinite(upper)):
-            return None
-        widths = question.FINE_SETTLE_WIDTHS
-        accuracy, relative = (
-            widths * question.DEFAULT_ACCURACY,
-            widths * question.DEFAULT_RELATIVE_ACCURACY,
-        )
-        if not np.all(within_epsilon_tolerance(lower, upper, accuracy, relative)):
-            return None
-        self.tried.add(i)
-        reader = TiltedReader(self.points[i], self.tail, self.threads)
-        lo, up = fine_brackets(
-            self.points[i], self.xs[i], lower, upper, self.tail, add_upper, self.threads, reader
-        )
-        if not np.all(question.within_tolerance(lo, up)):
-            reader.drop_compositions()
-            self.readers[i] = reader
-            return None
-        self.read.add(i)
-        return lo, up
 
 
 def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:

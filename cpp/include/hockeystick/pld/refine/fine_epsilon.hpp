@@ -45,13 +45,6 @@ namespace pld {
 
 // The grid of the fine read and of the split read: half the peers' default 1e-4.
 constexpr double kFineEpsilonGrid = kTiltFineUpperGrids[0];
-// The default refinement's brackets this read is tried on beside its ladder (python pld/refine/tilted_question.py's
-// FineSettle, the C library's epsilon call's): at most this many default tolerances wide.  The read lowers the upper
-// side only (to within ~1e-4 of the truth on the runs the default answers), so a bracket whose lower side is further
-// below cannot settle and the read would be wasted; at 4, the README run (sigma 1.1, q 256/60 000, 14 100 steps) at
-// delta 1e-10 settles after one grid (width 1.03 tolerances) where the refinement to half the tolerance took two, and
-// at 1e-12 (58 tolerances) goes on.
-constexpr double kFineSettleWidths = 4.0;
 
 // The point the fine epsilon read takes: sigma per unit sensitivity, the sampling rate and the rounds the tilted reads
 // compose; the run as the max-of-outputs test reads it (its sigma and sensitivity as given); the tail of every
