@@ -16,6 +16,7 @@
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
 #include <hockeystick/pld/refine/split_read.hpp>
+#include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <pybind11/numpy.h>
@@ -26,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -35,6 +37,7 @@
 #include "elementwise.hpp"
 #include "loops.hpp"
 #include "pocketfft_composition.hpp"
+#include "step_refusal.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -262,6 +265,14 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     return {ups, grids};
 }
 
+// The deleter of a composition used without the GIL: destroyed under it (pocketfft_composition.hpp).
+struct DeletedUnderGil {
+    void operator()(const hb::PocketfftComposition* c) const {
+        py::gil_scoped_acquire gil;
+        delete c;
+    }
+};
+
 // A TiltedReader kept between calls on the package's FFT (workers: its threads, None all cores; tail > 0: both
 // directions' tail, else the tails each read's delta or level allows): the rare participation finer reads'
 // (pld/refine/rare_finer_grids.hpp), whose upper reads on finer and finer grids remember where a cut read showed
@@ -445,19 +456,22 @@ class KeptReader {
     }
 
     // The default epsilon refinement of this reader's run at delta (pld/refine/default_refinement.hpp) under `rules`
-    // from `first_grid`, each grid's bracket step_read(h, direct, charge or None)'s (lower, upper, the add direction's
-    // upper side or None; None where its window is refused), with the interpreter lock; beside the ladder this reader's
-    // fine read (pld/refine/fine_settle.hpp, without it), the run as given (sigma and sensitivity), the split's
+    // from `first_grid`, without the interpreter lock: each grid read by the core's step read
+    // (pld/refine/subsampled_gaussian_step.hpp) at the rounds' `tail` to `accuracy`, its rounds within max_cells and
+    // its windows within max_points on the reader's threads (a window past them stops the point); beside the ladder
+    // this reader's fine read (pld/refine/fine_settle.hpp), the run as given (sigma and sensitivity), the split's
     // windows within split_max_points.  Returns (lower, upper, whether a refused window stopped it, whether its
-    // coarsest fit stopped it, whether the fine read settled it, whether the fine read was made).
+    // coarsest fit stopped it, whether the fine read settled it, whether the fine read was made, the grids read).
     py::tuple default_refinement(double delta, const pld::PointsRules& rules, double coarsest_fit, double first_grid,
-                                 std::optional<double> charge, double same_grid_charge, const py::function& step_read,
-                                 double sigma, double sensitivity, std::int64_t split_max_points) {
+                                 std::optional<double> charge, double same_grid_charge, double tail, double accuracy,
+                                 std::int64_t max_cells, std::int64_t max_points, double sigma, double sensitivity,
+                                 std::int64_t split_max_points) {
         if (!(delta > 0.0 && delta < 1.0))
             throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
         if (!(first_grid > 0.0 && std::isfinite(first_grid)))
             throw py::value_error("first_grid must be finite and > 0, got " + hb::listed(first_grid));
         const pld::FineEpsilonPoint point = run_point(sigma, sensitivity);
+        checked_points(max_points);
         checked_points(split_max_points);
         pld::RefinedPoint p;
         p.sigma = sigma;
@@ -467,24 +481,33 @@ class KeptReader {
         p.x = {delta};
         p.own = 1;
         p.coarsest_fit = coarsest_fit;
+        pld::SubsampledGaussianStep step{
+            reader_.sigma(), reader_.sampling_rate(), reader_.rounds(), delta, 0.0, accuracy, tail};
+        // each grid's composition made and destroyed under the GIL (pocketfft_composition.hpp), read without it
         auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
-            const py::object given = std::isnan(b.charge) ? py::object(py::none()) : py::object(py::float_(b.charge));
-            const py::object found = step_read(h, b.direct, given);
-            if (found.is_none()) return std::nullopt;
-            const py::tuple t = found.cast<py::tuple>();
-            const double add = t[2].is_none() ? std::numeric_limits<double>::infinity() : t[2].cast<double>();
-            return pld::EpsilonStepRead{t[0].cast<double>(), t[1].cast<double>(), add};
+            pld::ComposeOptions options;
+            options.direct_bins = b.direct;
+            options.direct_min_charge = std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge;
+            std::unique_ptr<const hb::PocketfftComposition, DeletedUnderGil> compose;
+            {
+                py::gil_scoped_acquire gil;
+                compose.reset(new hb::PocketfftComposition(workers_, options, true, max_points));
+            }
+            step.h = h;
+            try {
+                return pld::subsampled_gaussian_step(step, max_cells, *compose);
+            } catch (const std::length_error&) {  // a window past max_points: the point stops
+                return std::nullopt;
+            }
         };
         const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
         pld::FineSettle fine{point, delta, reader_, compose_.fft(), {split.fft(), split_max_points}};
-        auto settle = [&](double lower, double upper, double add) {
+        const pld::DefaultRefined r = hb::refusing_steps(sigma / sensitivity, step.q, [&] {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
-            return fine(lower, upper, add);
-        };
-        const pld::DefaultRefined r =
-            pld::default_refinement(p, rules, first_grid, charge, same_grid_charge, read, settle);
-        return py::make_tuple(r.lower, r.upper, r.gave_up, r.fit_stopped, r.settled, fine.tried);
+            return pld::default_refinement(p, rules, first_grid, charge, same_grid_charge, read, fine);
+        });
+        return py::make_tuple(r.lower, r.upper, r.gave_up, r.fit_stopped, r.settled, fine.tried, r.grids);
     }
 
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
@@ -762,13 +785,15 @@ void register_tilted_point_reader(py::module_ m) {
              "fine upper read, the split read, the aligned cells' lower side and the rare upper read; certified.")
         .def("default_refinement", &ab::KeptReader::default_refinement, py::kw_only(), py::arg("delta"),
              py::arg("rules"), py::arg("coarsest_fit"), py::arg("first_grid"), py::arg("charge"),
-             py::arg("same_grid_charge"), py::arg("step_read"), py::arg("sigma"), py::arg("sensitivity"),
-             py::arg("split_max_points"),
+             py::arg("same_grid_charge"), py::arg("tail"), py::arg("accuracy"), py::arg("max_cells"),
+             py::arg("max_points"), py::arg("sigma"), py::arg("sensitivity"), py::arg("split_max_points"),
              "The default epsilon refinement of the reader's run at delta (pld/refine/default_refinement.hpp) under "
-             "`rules` from `first_grid`: step_read(h, direct, charge or None) gives the grid's (lower, upper, the add "
-             "direction's upper side or None), or None where its window is refused; beside the ladder the reader's "
-             "fine read (pld/refine/fine_settle.hpp).  Returns (lower, upper, whether a refused window stopped it, "
-             "whether its coarsest fit stopped it, whether the fine read settled it, whether it was made).")
+             "`rules` from `first_grid`, without the GIL: each grid read by the core's step read "
+             "(pld/refine/subsampled_gaussian_step.hpp) at the rounds' `tail` to `accuracy`, beside the ladder the "
+             "reader's fine read (pld/refine/fine_settle.hpp).  Returns (lower, upper, whether a refused window "
+             "stopped it, whether its coarsest fit stopped it, whether the fine read settled it, whether it was made, "
+             "the grids read); "
+             "a ValueError where a round cannot be discretized on a grid the refinement chose.")
         .def(
             "last_epsilon_reads", &ab::KeptReader::last_epsilon_reads, py::kw_only(), py::arg("delta"),
             py::arg("lower"), py::arg("upper"), py::arg("add_upper"), py::arg("fine_done"), py::arg("sigma"),

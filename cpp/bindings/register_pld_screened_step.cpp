@@ -6,6 +6,7 @@
 // delta_sides and epsilon_brackets.
 #include <hockeystick/pld/refine/screened_epsilon_step.hpp>
 #include <hockeystick/pld/refine/screened_step.hpp>
+#include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -24,6 +25,7 @@
 #include "elementwise.hpp"
 #include "pocketfft_composition.hpp"
 #include "side_read.hpp"
+#include "step_refusal.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -198,6 +200,26 @@ py::list screened_epsilon_step(const std::vector<input_array>& deltas, const std
     return out;
 }
 
+// _core.pld_refine.subsampled_gaussian_step (its docstring), its refusals step_refusal.hpp's.
+py::tuple subsampled_gaussian_step(double sigma, double sampling_rate, std::int64_t rounds, double delta,
+                                   double interval, double accuracy, double tail, bool direct_bins,
+                                   double direct_min_charge, std::int64_t max_cells, py::object workers,
+                                   std::int64_t max_points) {
+    if (!(sampling_rate > 0.0 && sampling_rate < 1.0))
+        throw py::value_error("sampling_rate must lie strictly between 0 and 1, got " + hb::listed(sampling_rate));
+    if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    const pld::SubsampledGaussianStep step{sigma, sampling_rate, rounds, delta, interval, accuracy, tail};
+    const hb::PocketfftComposition compose(std::move(workers), step_options(direct_bins, direct_min_charge), true,
+                                           max_points);
+    const pld::EpsilonStepRead r = hb::refusing_steps(sigma, sampling_rate, [&] {
+        py::gil_scoped_release release;
+        return pld::subsampled_gaussian_step(step, max_cells, compose);
+    });
+    return py::make_tuple(r.lower, r.upper, r.add);
+}
+
 }  // namespace
 
 void register_pld_screened_step(py::module_ m) {
@@ -212,6 +234,17 @@ void register_pld_screened_step(py::module_ m) {
           "add_direction(rest) gives the add direction's (upper terms, lower terms) of each point of rest (indices, "
           "those whose screen did not clear).  Each point's (lower, upper, fixed (2, m), the add direction's upper "
           "side or None, (cleared, settled, add_lower)).");
+    m.def("subsampled_gaussian_step", &subsampled_gaussian_step, py::kw_only(), py::arg("sigma"),
+          py::arg("sampling_rate"), py::arg("rounds"), py::arg("delta"), py::arg("interval"), py::arg("accuracy"),
+          py::arg("tail"), py::arg("direct_bins"), py::arg("direct_min_charge"), py::arg("max_cells"),
+          py::arg("workers"), py::arg("max_points"),
+          "One grid's read of the epsilon refinement of `rounds` rounds of the Poisson-subsampled Gaussian (sigma per "
+          "unit sensitivity) at delta (pld/refine/subsampled_gaussian_step.hpp), without the GIL: the one-round PMFs "
+          "discretized on `interval` (the add direction's screen step_screen_coarsening times coarser) and the "
+          "screened epsilon step over them.  Returns (lower, upper, the add direction's certified upper side); a "
+          "ValueError where a round "
+          "cannot be discretized or a window passes max_points.");
+    m.attr("step_screen_coarsening") = pld::kStepScreenCoarsening;
     m.def(
         "screened_epsilon_step", &screened_epsilon_step, py::kw_only(), py::arg("deltas"), py::arg("windows"),
         py::arg("removes"), py::arg("screens"), py::arg("add_direction"), py::arg("direct_bins"),

@@ -3,9 +3,9 @@
 // pld/refine/default_refinement.hpp, at the question tail with the fine read beside its ladder, the tilted descent
 // where still wider than the default tolerance, the last reads; where that is wider than asked, and at a coarser
 // accuracy, the core's epsilon_refinement.hpp to the accuracy), each grid's bracket read as the package's refinement
-// reads it (epsilon_step_read: the core's screened epsilon step, pld/refine/screened_epsilon_step.hpp, over one point:
-// the remove direction composed with its truncations sized to delta and the accuracy, pld/refine/refinement_tails.hpp,
-// the add direction screened on a coarser grid and composed on the grid only where the screen does not clear; every
+// reads it (epsilon_step_read: the core's step read, pld/refine/subsampled_gaussian_step.hpp: the remove direction
+// composed with its truncations sized to delta and the accuracy, the add direction screened on a coarser grid and
+// composed on the grid only where the screen does not clear; every
 // grid after the first, and the first at a delta below 1e-8, with the low band of its many-round rows recomputed
 // accurately: DirectBins), delta at epsilon to a relative accuracy (hs_subsampled_gaussian_delta: delta_refinement.hpp
 // over hs_pld_self_compose's handle read by hs_pld_composition_delta_bracket's plain bracket, then the fine delta read
@@ -58,14 +58,12 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
-#include <hockeystick/pld/refine/screened_epsilon_step.hpp>
-#include <hockeystick/pld/refine/refinement_tails.hpp>
+#include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <new>
 #include <optional>
@@ -167,68 +165,17 @@ std::string undiscretized(double sigma, double q, double h, const char* why) {
            "is read";
 }
 
-// One round of one direction of the Poisson-subsampled Gaussian on grid h, discretized with `tail`
-// (pld/grid/cells.hpp): its pessimistic PMF, and its optimistic one where `optimistic`.  A round the library cannot
-// discretize on h (more than kMaxCells loss cells, or loss edges double precision cannot place within the grid) is
-// refused naming sigma and sampling_rate, the calls' own arguments: the refinement chose h, its caller did not.
-struct OneRound {
-    pld::GridPMF upper, lower;
-};
-OneRound one_round(double sigma, double q, double h, bool remove, bool optimistic, double tail) {
-    pld::Cells cells;
-    try {
-        cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, hockeystick_c::kMaxCells, optimistic);
-    } catch (const std::length_error&) {
-        throw invalid_argument_error{undiscretized(sigma, q, h, "more loss cells than the library holds")};
-    } catch (const std::invalid_argument&) {
-        throw invalid_argument_error{
-            undiscretized(sigma, q, h, "loss edges double precision cannot place within a quarter of its spacing")};
-    }
-    return {pld::pessimistic_pmf(cells), optimistic ? pld::optimistic_pmf(cells) : pld::GridPMF{}};
-}
-
-// A one-round PMF as a factor of the epsilon step (pld/refine/step_items.hpp): its view as the library composes it
-// (pld/grid/pmf_view.hpp's factor_view), read with its suffix sums' slack, no other charge.
-pld::StepFactor step_factor(const pld::GridPMF& pmf, bool pessimistic) {
-    pld::GridCharges charges;
-    charges.slack = pld::suffix_sum_slack(static_cast<std::int64_t>(pmf.p.size()));
-    return {pld::side_read(pld::factor_view(pmf, pessimistic), pmf.h, charges, pessimistic), 0.0};
-}
-
 // A refinement's epsilon bracket on grid h at delta to `accuracy` (with its add direction's certified upper side), as
-// the package's refinement reads each grid: the core's screened epsilon step (pld/refine/screened_epsilon_step.hpp;
-// python/hockeystick/pld/refine/ dominated_direction.py's epsilon_brackets is its other front end) over one point,
-// epsilon = max(eps_remove, eps_add) (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  The remove direction on h, its rounds
-// and windows truncated at the tails refinement_tails.hpp sizes to delta, the accuracy and `tail`; the screen, the add
-// direction's pessimistic side on a grid kScreenCoarsening times coarser, its rounds at `tail`; the add direction on h,
-// at `tail`, only where the screen does not clear.  Every window is cut at the window tail and composed on the
-// library's FFT backend with the direct bins asked.  A grid after the first that cannot be built (too many cells or
-// points) gives none.
+// the package's refinement reads each grid: the core's step read (pld/refine/subsampled_gaussian_step.hpp), the rounds
+// at the tails refinement_tails.hpp sizes to delta, the accuracy and `tail`, within kMaxCells cells, every window
+// composed on the library's FFT backend with the direct bins asked and within kMaxPoints points.  A round the grid
+// cannot discretize is refused naming sigma and sampling_rate, the calls' own arguments (the refinement chose h, its
+// caller did not); a grid after the first that cannot be built (too many cells or points) gives none.
 std::optional<pld::EpsilonStepRead> epsilon_step_read(double sigma, double q, long long rounds, double delta, double h,
                                                       double accuracy, double tail, bool first, DirectBins direct) {
-    const pld::RefinementTails cut =
-        pld::refinement_tails(sigma, q, static_cast<double>(rounds), delta, tail, accuracy);
+    const pld::SubsampledGaussianStep step{sigma, q, rounds, delta, h, accuracy, tail};
     std::optional<pld::EpsilonStepRead> out;
     const hs_status s = guarded([&] {
-        const double coarse = std::min(h * hockeystick_c::kScreenCoarsening, hockeystick_c::kMaxInterval);
-        std::deque<OneRound> rounds_kept;  // the factors' masses, alive while the step reads them
-        rounds_kept.push_back(one_round(sigma, q, h, true, true, cut.round));
-        rounds_kept.push_back(one_round(sigma, q, coarse, false, false, tail));
-        std::vector<pld::StepFactor> factors{step_factor(rounds_kept[0].upper, true),
-                                             step_factor(rounds_kept[0].lower, false),
-                                             step_factor(rounds_kept[1].upper, true)};
-        pld::EpsilonStepPoint point;
-        point.delta = {delta};
-        point.window = cut.window;
-        point.remove_upper = {{0, rounds}};
-        point.remove_lower = {{1, rounds}};
-        point.screen_upper = {{2, rounds}};
-        auto add_items = [&](const std::vector<std::size_t>&) {
-            rounds_kept.push_back(one_round(sigma, q, h, false, true, tail));
-            factors.push_back(step_factor(rounds_kept.back().upper, true));
-            factors.push_back(step_factor(rounds_kept.back().lower, false));
-            return std::vector<pld::AddItems>{{{{3, rounds}}, {{4, rounds}}}};
-        };
         hockeystick_c::CompositionFft fft;
         pld::ComposeOptions options;
         options.direct_bins = direct.on;
@@ -237,9 +184,9 @@ std::optional<pld::EpsilonStepRead> epsilon_step_read(double sigma, double q, lo
                            const std::vector<std::vector<pld::Term>>& items, bool pessimistic, double window) {
             return pld::compose_many(views, grid, items, pessimistic, window, hockeystick_c::kMaxPoints, fft, options);
         };
-        const std::vector<pld::EpsilonStepBracket> b =
-            pld::screened_epsilon_step(std::vector<pld::EpsilonStepPoint>{point}, factors, compose, add_items);
-        out = pld::EpsilonStepRead{b.front().lower.front(), b.front().upper.front(), b.front().add.front()};
+        try {
+            out = pld::subsampled_gaussian_step(step, hockeystick_c::kMaxCells, compose);
+        } catch (const pld::RoundRefused& e) { throw invalid_argument_error{undiscretized(sigma, q, e.h, e.what())}; }
         return HS_OK;
     });
     if (s == HS_INVALID_ARGUMENT && !first) return std::nullopt;

@@ -605,7 +605,7 @@ def test_rare_participation_the_c_epsilon_call_makes_the_front_doors_last_reads(
 @pytest.mark.parametrize(
     ("sigma", "q", "why"),
     [
-        (5e-324, 0.3, "more loss cells than the library holds"),
+        (5e-324, 0.3, "more loss cells than the cap on cells holds"),
         (1e-3, 1.0 - 1e-16, "loss edges double precision cannot place"),
     ],
 )

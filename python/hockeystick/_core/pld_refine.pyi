@@ -178,6 +178,24 @@ def screened_delta_step(
         tuple[bool, bool, bool],
     ]
 ]: ...
+def subsampled_gaussian_step(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    interval: float,
+    accuracy: float,
+    tail: float,
+    direct_bins: bool,
+    direct_min_charge: float,
+    max_cells: int,
+    workers: int | None,
+    max_points: int,
+) -> tuple[float, float, float]: ...
+
+step_screen_coarsening: float
+
 def screened_epsilon_step(
     *,
     deltas: list[npt.NDArray[np.float64]],
@@ -463,11 +481,14 @@ class TiltedPointReader:
         first_grid: float,
         charge: float | None,
         same_grid_charge: float,
-        step_read: Callable[[float, bool, float | None], tuple[float, float, float] | None],
+        tail: float,
+        accuracy: float,
+        max_cells: int,
+        max_points: int,
         sigma: float,
         sensitivity: float,
         split_max_points: int,
-    ) -> tuple[float, float, bool, bool, bool, bool]: ...
+    ) -> tuple[float, float, bool, bool, bool, bool, int]: ...
     def last_epsilon_reads(
         self,
         *,

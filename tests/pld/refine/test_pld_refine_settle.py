@@ -16,8 +16,10 @@ from hockeystick.pld import subsampled_gaussian
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import dominated_direction, question, tilted_question
+from hockeystick.pld.refine.grid_start import within_window
 from hockeystick.pld.refine.near_one import NearOne
-from hockeystick.pld.refine.points import Refinement
+from hockeystick.pld.refine.points import Refinement, coarsest_fit
+from hockeystick.pld.refine.step_brackets import StepBrackets
 
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 
@@ -35,35 +37,31 @@ def refinement(
     )
 
 
-def counted(refinement: Refinement) -> list[tuple[float, float, float]]:
-    """The step reads ``refinement`` makes from now on, in order (lower, upper, add upper side)."""
-    reads: list[tuple[float, float, float]] = []
-    step = refinement.epsilon_step
-
-    def recorded(*args, **kwargs):
-        reads.append(step(*args, **kwargs))
-        return reads[-1]
-
-    refinement.epsilon_step = recorded  # type: ignore[method-assign]
-    return reads
+def first_grid_read(ladder: Refinement, point: tuple, delta: float) -> tuple[float, float, float]:
+    """The step read of ``point``'s first grid as the default refinement makes it: the start grid within
+    the window, no finer than the coarsest fit, with the direct bins the rule gives the first grid."""
+    x = np.array([delta])
+    fit = coarsest_fit(point, ladder.steps.tail)
+    h = max(within_window(point, ladder.start.first(point, x, "epsilon")), fit)
+    charge = StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0)
+    return ladder.epsilon_step(point, x, h, 0, charge is not None, charge)
 
 
 def test_a_settled_point_asks_no_finer_grid_and_ends_with_the_fine_read_of_its_bracket():
     accountant = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100)
     ladder = refinement(accountant)
-    reads = counted(ladder)
     reader = tilted_question.TiltedReader(README, None, 0)
-    lower, upper, settled, tried = ladder.default_refined(README, 1e-10, 0, reader.core)
-    assert settled and tried
-    assert len(reads) == 1  # one grid: the point asked no finer one
-    ((lo, up, add),) = reads
+    found = ladder.default_refined(README, 1e-10, reader.core)
+    assert found.settled and found.tried
+    assert found.grids == 1  # the point asked no finer grid
+    lo, up, add = first_grid_read(ladder, README, 1e-10)
     # the settled bracket is the fine read of the grid's bracket, its add direction's upper side passed on
     fine = tilted_question.fine_brackets(
         README, np.array([1e-10]), np.array([lo]), np.array([up]), None, np.array([add]), 0
     )
-    np.testing.assert_array_equal(lower, fine[0])
-    np.testing.assert_array_equal(upper, fine[1])
-    assert up - lo > upper[0] - lower[0]  # the fine read narrowed the grid's bracket
+    np.testing.assert_array_equal(found.lower, fine[0])
+    np.testing.assert_array_equal(found.upper, fine[1])
+    assert up - lo > found.upper[0] - found.lower[0]  # the fine read narrowed the grid's bracket
 
 
 @pytest.mark.parametrize(
@@ -79,18 +77,16 @@ def test_a_settled_point_asks_no_finer_grid_and_ends_with_the_fine_read_of_its_b
 )
 def test_without_a_settlement_the_ladder_goes_on_as_before(point, delta, tried):
     accountant = SubsampledGaussianPLD(sigma=point[0], sampling_rate=point[1], rounds=int(point[2]))
-    ladder = refinement(accountant, point, delta)
-    reads = counted(ladder)
     reader = tilted_question.TiltedReader(point, None, 0)
-    lower, upper, settled, made = ladder.default_refined(point, delta, 0, reader.core)
-    assert not settled and made == tried
+    found = refinement(accountant, point, delta).default_refined(point, delta, reader.core)
+    assert not found.settled and found.tried == tried
     assert reader.core.held_points() == (0, 0)  # a reader kept unsettled holds no windows
+    assert found.grids >= 2  # the ladder went on past its first grid
     (plain,) = refinement(accountant, point, delta).refined(
         [point], [np.array([delta])], "epsilon", 0
     )
-    assert len(reads) >= 2  # the ladder went on past its first grid
-    np.testing.assert_array_equal(lower, plain[0])
-    np.testing.assert_array_equal(upper, plain[1])
+    np.testing.assert_array_equal(found.lower, plain[0])
+    np.testing.assert_array_equal(found.upper, plain[1])
 
 
 def test_the_default_settles_the_readme_run_with_the_fine_reads_upper_side():

@@ -22,7 +22,9 @@ from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
 from hockeystick import _core
+from hockeystick.pld.compose import fft
 from hockeystick.pld.mechanisms import constructors as mechanisms
+from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.refine import dominated_direction, round_cache, truncation
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
@@ -79,9 +81,12 @@ def test_tails_never_go_below_the_users_tail():
     assert truncation.tails((0.8, 1e-3, 1e5, 1.0), 0.0, 1e-15, 1e-3) == (1e-15, 1e-15)
 
 
-def test_the_accountant_truncates_at_those_tails(monkeypatch):
-    """W3 shortened: the remove direction is discretized at t_round and every window composed at t_window."""
-    point = (0.8, 1e-3, 20_000.0, 1.0)
+def test_a_step_truncates_at_those_tails_and_the_cores_one_point_step_reads_it_alike(monkeypatch):
+    """W3 shortened: a refinement step's remove direction is discretized at t_round and every window composed at
+    t_window (the many points' step read, dominated_direction.epsilon_brackets, whose discretizations and windows
+    are seen here); the core's one-point step read (subsampled_gaussian_step.hpp: the accuracy= refinement of one
+    point and the default's) gives its bracket bit for bit, so it truncates at the same tails."""
+    point, h = (0.8, 1e-3, 20_000.0, 1.0), 2e-4
     seen = []
     original = dominated_direction.subsampled_gaussians
 
@@ -99,14 +104,28 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
         return step(**kwargs)
 
     monkeypatch.setattr(_core.pld_refine, "screened_epsilon_step", recording_step)
-    acc = pld.SubsampledGaussianPLD(
-        sigma=point[0], sampling_rate=point[1], rounds=point[2], accuracy=1e-3
+    ((lower, upper, add),) = dominated_direction.epsilon_brackets(
+        [point], [h], [np.array([1e-5])], 1e-15, 0, 1e-3
     )
-    acc.epsilon(1e-5, bound="both")
     t_round, t_window = truncation.tails(point, 1e-5, 1e-15, 1e-3)
     assert t_round > 1e-15 and t_window > 1e-15
     assert ("remove", t_round) in seen and ("add", 1e-15) in seen
     assert windows and set(windows) == {t_window}
+    one = _core.pld_refine.subsampled_gaussian_step(
+        sigma=point[0],
+        sampling_rate=point[1],
+        rounds=int(point[2]),
+        delta=1e-5,
+        interval=h,
+        accuracy=1e-3,
+        tail=1e-15,
+        direct_bins=False,
+        direct_min_charge=float(_core.pld_compose.direct_min_charge),
+        max_cells=MAX_CELLS,
+        workers=None,
+        max_points=fft.DEFAULT_MAX_POINTS,
+    )
+    assert one == (float(lower[0]), float(upper[0]), float(add[0]))
 
 
 def _exact_epsilon(

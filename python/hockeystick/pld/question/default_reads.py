@@ -419,13 +419,11 @@ def _refine_to_question(
         # under rare participation the fine read's large windows keep their memory between compositions
         rare = pts[i][1] <= question.RARE_FINE_RATE
         with heap_windows() if rare else contextlib.nullcontext():
-            lo, up, settled, tried = refinement.default_refined(
-                pts[i], float(xs[i][0]), threads, reader.core
-            )
-        refined.append((lo, up))
-        if settled:
+            point = refinement.default_refined(pts[i], float(xs[i][0]), reader.core)
+        refined.append((point.lower, point.upper))
+        if point.settled:
             fine_read.add(i)
-        elif tried:  # read and not settled: its discretized rounds kept for the last read
+        elif point.tried:  # read and not settled: its discretized rounds kept for the last read
             readers[i] = reader
     for i, (lo, up) in zip(todo, refined):
         before = found[i]

@@ -53,7 +53,9 @@ from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
 from . import round_cache, truncation
 
-COARSENING = 4
+# the add direction's screen is read on a grid this many times coarser (the core's kStepScreenCoarsening,
+# pld/refine/subsampled_gaussian_step.hpp, which gives the reason)
+COARSENING = float(_core.pld_refine.step_screen_coarsening)
 
 Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds, sensitivity
 

@@ -10,14 +10,16 @@ import functools
 import math
 import warnings
 from collections.abc import Iterator
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
 
 from ... import _core
 from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
+from ..compose import fft
 from ..compose.fft import DEFAULT_MAX_POINTS
+from ..mechanisms.constructors import MAX_CELLS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
 from .bracket_width import bracket_width, offset_rows
@@ -39,6 +41,17 @@ Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 PointStep = tuple[
     int, float, np.ndarray, np.ndarray, tuple[np.ndarray, "np.ndarray | None", bool, bool]
 ]
+
+
+class DefaultRefined(NamedTuple):
+    """One point's default refinement (``Refinement.default_refined``): its certified bracket (one
+    element each), whether the fine read settled it, whether that read was made, the grids read."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    settled: bool
+    tried: bool
+    grids: int
 
 
 class Refinement:
@@ -130,9 +143,9 @@ class Refinement:
         self, point: Point, delta: float, threads: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """``refined`` of one point at one delta through the core's loop (``one_epsilon``), each
-        grid's bracket ``StepBrackets.brackets``' as the front end asks it: with direct DFT bins on
-        every grid after the first, and on the first too where the delta is below
-        ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from its charge)."""
+        grid's bracket the core's step read (``epsilon_step``): with direct DFT bins on every grid
+        after the first, and on the first too where the delta is below ``DIRECT_FIRST_DELTA``
+        (``StepBrackets.round_off_charges``, from its charge)."""
         x = np.array([delta])
         charges = StepBrackets.round_off_charges({0: 0.0}, [x], [1])
         grids: list[float] = []
@@ -178,24 +191,42 @@ class Refinement:
         charge: float | None,
     ) -> tuple[float, float, float]:
         """One point's certified epsilon bracket at its one delta ``x`` on grid ``h`` and its add
-        direction's certified upper side (``StepBrackets.brackets``, the direct bins from ``charge``
-        where ``direct``): the step read of ``core_refined`` and ``default_refined``."""
-        ((lo, up, _, add),) = self.steps.brackets(
-            [0], [point], {0: h}, [x], "epsilon", {}, [1], threads, direct, charge
+        direction's certified upper side, the direct bins from ``charge`` where ``direct``: the core's
+        step read (cpp/include/hockeystick/pld/refine/subsampled_gaussian_step.hpp, bound as
+        ``_core.pld_refine.subsampled_gaussian_step``; the default refinement's too), the rounds at the
+        refinement's tail to its accuracy, within ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS`` points
+        (read at call time) on ``threads``: the step read of ``core_refined``.  A window past the points
+        raises the compositions' ValueError (``window_refused``)."""
+        sigma, q, rounds, sensitivity = point
+        return _core.pld_refine.subsampled_gaussian_step(
+            sigma=sigma / sensitivity,
+            sampling_rate=q,
+            rounds=int(rounds),
+            delta=float(x[0]),
+            interval=h,
+            accuracy=self.steps.accuracy,
+            tail=self.steps.tail,
+            direct_bins=direct,
+            direct_min_charge=float(
+                _core.pld_compose.direct_min_charge if charge is None else charge
+            ),
+            max_cells=MAX_CELLS,
+            workers=threads or None,
+            max_points=fft.DEFAULT_MAX_POINTS,
         )
-        return float(lo[0]), float(up[0]), float(cast(np.ndarray, add)[0])
 
     def default_refined(
-        self, point: Point, delta: float, threads: int, reader: _core.pld_refine.TiltedPointReader
-    ) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+        self, point: Point, delta: float, reader: _core.pld_refine.TiltedPointReader
+    ) -> DefaultRefined:
         """``refined`` of one point at one delta with the default's fine read beside its ladder,
         through the core's default refinement (cpp/include/hockeystick/pld/refine/default_refinement.hpp
         and fine_settle.hpp, the C library's epsilon call's too, bound as
         ``TiltedPointReader.default_refinement``): the first grid ``StartGrid.first``'s within
-        ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; each grid's bracket
-        ``StepBrackets.brackets``' with the direct bins the core's rule asks (``round_off_charges``'
-        charge on the first grid); a grid whose window no memory holds stops the point
-        (``warn_gave_up``), its bracket the grids' before.  The fine read is tried once, the first time
+        ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; each grid's bracket the core's step
+        read's (``epsilon_step``'s, inside the core's loop without the interpreter lock, on the reader's
+        threads) with the direct bins the core's rule asks (``round_off_charges``' charge on the first
+        grid); a grid whose window no memory holds stops the point (``warn_gave_up``), its bracket the
+        grids' before.  The fine read is tried once, the first time
         the bracket is finite and at most ``fine_settle.hpp``'s kFineSettleWidths default tolerances
         wide, by ``reader``; where it brings the bracket within the default tolerance the point asks no
         finer grid, elsewhere the reader forgets its windows and keeps its discretized rounds (for the
@@ -207,56 +238,48 @@ class Refinement:
             (sigma, q, rounds, sensitivity), 0 < q < 1.
         delta : float
             The delta asked.
-        threads : int
-            OpenMP threads of the C++ calls (0: all).
         reader : hockeystick._core.pld_refine.TiltedPointReader
             The point's kept reader (``tilted_question.TiltedReader.core``), which makes the fine read.
 
         Returns
         -------
-        tuple
+        DefaultRefined
             The certified (lower, upper), each of one element; whether the fine read settled the point;
-            whether it was made.
+            whether it was made; the grids read.
 
         Raises
         ------
         ValueError
-            Where a step read raises one other than a refused window.
+            Where a grid the refinement chose cannot discretize a round (naming sigma / sensitivity).
         """
         from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
 
         raise_malloc_thresholds()
         x = np.array([float(delta)])
-        tail = self.steps.tail
-        fit = coarsest_fit(point, tail)
-
-        def step_read(
-            h: float, direct: bool, charge: float | None
-        ) -> tuple[float, float, float] | None:
-            try:
-                return self.epsilon_step(point, x, h, threads, direct, charge)
-            except ValueError as error:
-                if not window_refused(error):
-                    raise
-                warn_gave_up(1)
-                return None
-
+        fit = coarsest_fit(point, self.steps.tail)
         sigma, _, _, sensitivity = point
-        lower, upper, _, fit_stopped, settled, tried = reader.default_refinement(
+        lower, upper, gave_up, fit_stopped, settled, tried, grids = reader.default_refinement(
             delta=float(delta),
             rules=points_rules(self.accuracy, self.relative_accuracy, "epsilon", "relative"),
             coarsest_fit=fit,
             first_grid=max(within_window(point, self.start.first(point, x, "epsilon")), fit),
             charge=StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0),
             same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
-            step_read=step_read,
+            tail=self.steps.tail,
+            accuracy=self.steps.accuracy,
+            max_cells=MAX_CELLS,
+            max_points=fft.DEFAULT_MAX_POINTS,
             sigma=sigma,
             sensitivity=sensitivity,
             split_max_points=DEFAULT_MAX_POINTS,
         )
+        if gave_up:
+            warn_gave_up(1)
         if fit_stopped:
             warn_gave_up(1)
-        return np.array([lower]), np.array([upper]), bool(settled), bool(tried)
+        return DefaultRefined(
+            np.array([lower]), np.array([upper]), bool(settled), bool(tried), int(grids)
+        )
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_delta``): one point's

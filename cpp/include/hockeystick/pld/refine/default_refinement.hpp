@@ -1,8 +1,9 @@
 // The default epsilon refinement of one point at one delta, a read beside its grid ladder: the many-points loop
 // (points_front.hpp, its rules points_rules.hpp) over a single point, its brackets from the caller's step read on each
-// grid, the default's fine read tried beside it (the caller's settle).  The package's default chain
-// (python/hockeystick/pld/question/default_reads.py, step 2, through python/hockeystick/pld/refine/points.py's
-// Refinement.default_refined and the binding cpp/bindings/register_pld_refine.cpp) and the C library's epsilon call
+// grid (subsampled_gaussian_step.hpp's), the default's fine read tried beside it (the caller's settle,
+// fine_settle.hpp's).  The package's default chain (python/hockeystick/pld/question/default_reads.py, step 2, through
+// python/hockeystick/pld/refine/points.py's Refinement.default_refined and the binding's
+// TiltedPointReader.default_refinement, cpp/bindings/register_pld_aligned_lower.cpp) and the C library's epsilon call
 // (cpp/capi/refine.cpp) both drive it, each with its own FFT backend.
 //
 //   first    the caller's first grid (grid_policy.hpp's epsilon_start within MAX_WINDOW, no finer than the point's
@@ -52,10 +53,11 @@ struct StepBins {
 };
 
 // The refinement's result: its bracket, whether a refused window stopped it, whether its coarsest fit stopped it (no
-// finer grid fits one round's span, points_rules.hpp) and whether the settle read settled it.
+// finer grid fits one round's span, points_rules.hpp), whether the settle read settled it, and the grids it read.
 struct DefaultRefined {
     double lower = 0.0, upper = std::numeric_limits<double>::infinity();
     bool gave_up = false, fit_stopped = false, settled = false;
+    std::int64_t grids = 0;
 };
 
 namespace default_refinement_detail {
@@ -90,6 +92,7 @@ struct OnePointSource {
         s.direct = b.direct;
         s.fixed.assign(2, 0.0);
         const std::optional<EpsilonStepRead> read = step_read(h, b);
+        ++out.grids;
         if (read) {
             s.lower = {read->lower};
             s.upper = {read->upper};

@@ -1,0 +1,136 @@
+// One grid's read of the epsilon refinement of T rounds of the Poisson-subsampled Gaussian (sigma per unit
+// sensitivity, 0 < q < 1) at one delta: its one-round PMFs discretized (pld/grid/cells.hpp, connect_dots.hpp) and the
+// screened epsilon step over them (screened_epsilon_step.hpp), epsilon = max(eps_remove, eps_add) (Zhu, Dong & Wang,
+// AISTATS 2022, Sec. 5):
+//   remove   both sides on h, its one round discretized at the tail refinement_tails.hpp sizes to delta, the accuracy
+//            and `tail`, every window cut at the window tail it sizes;
+//   screen   the add direction's pessimistic side on a grid kStepScreenCoarsening times coarser, its round at `tail`;
+//   add      both sides on h at `tail`, discretized only where the screen does not clear.
+// Each one-round PMF is a factor read with its suffix sums' slack and no other charge, as the package's one-round
+// PLDs are (python pld/refine/dominated_direction.py's epsilon_brackets, the many points' step read); the caller's
+// compose(views, grid, items, pessimistic, window) composes each window (its backend, direct bins and cap on points).
+// The default refinement of both doors reads each grid with it (default_refinement.hpp: the package's default chain
+// through the binding's TiltedPointReader.default_refinement, the C library's epsilon call, cpp/capi/refine.cpp).
+//
+// A round with more loss cells than max_cells, or loss edges double precision cannot place within a quarter of the
+// grid, is refused (RoundRefused, naming which); a window past the caller's cap on points throws what compose throws
+// (compose_many: std::length_error).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hockeystick/pld/grid/cells.hpp"
+#include "hockeystick/pld/grid/connect_dots.hpp"
+#include "hockeystick/pld/grid/pmf_view.hpp"
+#include "hockeystick/pld/reads/charged_sides.hpp"
+#include "hockeystick/pld/reads/epsilon_bracket.hpp"  // suffix_sum_slack
+#include "hockeystick/pld/refine/default_refinement.hpp"  // EpsilonStepRead
+#include "hockeystick/pld/refine/refinement_tails.hpp"
+#include "hockeystick/pld/refine/screened_epsilon_step.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// The add direction's screen is read on a grid this many times coarser than the step's, at most max_interval
+// (cells.hpp): its pessimistic side alone, a sixteenth of the work of both sides on the step's grid, clears the add
+// direction at most rounds (the remove direction's epsilon the larger) and is the add direction's upper side there.
+constexpr double kStepScreenCoarsening = 4.0;
+
+// The grid of the add direction's screen of a step on h.
+inline double step_screen_interval(double h) { return std::min(h * kStepScreenCoarsening, max_interval); }
+
+// The run and the grid of one step read: sigma per unit sensitivity, the sampling rate, the rounds; the delta and the
+// grid h; the accuracy the refinement is for and the rounds' tail.
+struct SubsampledGaussianStep {
+    double sigma = 1.0, q = 0.5;
+    std::int64_t rounds = 1;
+    double delta = 1e-5, h = 1e-4;
+    double accuracy = 1e-3, tail = 1e-15;
+};
+
+// A round the step cannot discretize on its grid h: more loss cells than the cap (`cells`), or loss edges double
+// precision cannot place within a quarter of the grid (a sigma whose quantiles overflow, a rate next to 1).
+struct RoundRefused : std::invalid_argument {
+    RoundRefused(double grid, bool past_cap)
+        : std::invalid_argument(past_cap ? "more loss cells than the cap on cells holds"
+                                         : "loss edges double precision cannot place within a quarter of its spacing"),
+          h(grid),
+          cells(past_cap) {}
+    double h;
+    bool cells;
+};
+
+namespace subsampled_gaussian_step_detail {
+
+// One round of one direction on grid h, discretized with `tail`: its pessimistic PMF, and its optimistic one where
+// `optimistic`.
+struct OneRound {
+    GridPMF upper, lower;
+};
+
+inline OneRound one_round(double sigma, double q, double h, bool remove, bool optimistic, double tail,
+                          std::int64_t max_cells) {
+    Cells cells;
+    try {
+        cells = subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells, optimistic);
+    } catch (const std::length_error&) { throw RoundRefused(h, true); } catch (const std::invalid_argument&) {
+        throw RoundRefused(h, false);
+    }
+    return {pessimistic_pmf(cells), optimistic ? optimistic_pmf(cells) : GridPMF{}};
+}
+
+// A one-round PMF as a factor of the step (step_items.hpp): its view as composed (pmf_view.hpp's factor_view), its
+// cells' loss error rounded up by one ulp as the package's one-round factors carry it (python
+// pld/mechanisms/constructors.py's _factor adds it to the caller's shift, rounded up), read with its suffix sums'
+// slack, no other charge.
+inline StepFactor step_factor(const GridPMF& pmf, bool pessimistic) {
+    PmfView view = factor_view(pmf, pessimistic);
+    if (view.loss_shift > 0.0)
+        view.loss_shift = std::nextafter(view.loss_shift, std::numeric_limits<double>::infinity());
+    GridCharges charges;
+    charges.slack = suffix_sum_slack(static_cast<std::int64_t>(pmf.p.size()));
+    return {side_read(view, pmf.h, charges, pessimistic), 0.0};
+}
+
+}  // namespace subsampled_gaussian_step_detail
+
+// The step read of `s` (the header's comment), each window composed by compose(views, grid, items, pessimistic,
+// window): the certified epsilon bracket and a certified upper side of the add direction's epsilon.
+template <class Compose>
+EpsilonStepRead subsampled_gaussian_step(const SubsampledGaussianStep& s, std::int64_t max_cells, Compose&& compose) {
+    namespace d = subsampled_gaussian_step_detail;
+    const RefinementTails cut =
+        refinement_tails(s.sigma, s.q, static_cast<double>(s.rounds), s.delta, s.tail, s.accuracy);
+    std::deque<d::OneRound> kept;  // the factors' masses, alive while the step reads them
+    kept.push_back(d::one_round(s.sigma, s.q, s.h, true, true, cut.round, max_cells));
+    kept.push_back(d::one_round(s.sigma, s.q, step_screen_interval(s.h), false, false, s.tail, max_cells));
+    std::vector<StepFactor> factors{d::step_factor(kept[0].upper, true), d::step_factor(kept[0].lower, false),
+                                    d::step_factor(kept[1].upper, true)};
+    EpsilonStepPoint point;
+    point.delta = {s.delta};
+    point.window = cut.window;
+    point.remove_upper = {{0, s.rounds}};
+    point.remove_lower = {{1, s.rounds}};
+    point.screen_upper = {{2, s.rounds}};
+    auto add_items = [&](const std::vector<std::size_t>&) {
+        kept.push_back(d::one_round(s.sigma, s.q, s.h, false, true, s.tail, max_cells));
+        factors.push_back(d::step_factor(kept.back().upper, true));
+        factors.push_back(d::step_factor(kept.back().lower, false));
+        return std::vector<AddItems>{{{{3, s.rounds}}, {{4, s.rounds}}}};
+    };
+    const std::vector<EpsilonStepBracket> b =
+        screened_epsilon_step(std::vector<EpsilonStepPoint>{point}, factors, compose, add_items);
+    return {b.front().lower.front(), b.front().upper.front(), b.front().add.front()};
+}
+
+}  // namespace pld
+}  // namespace hockeystick
