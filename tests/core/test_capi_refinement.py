@@ -38,6 +38,7 @@ from hockeystick.pld.refine.grid_start import grid_policy
 from hockeystick.pld.refine.near_one import NearOne
 from hockeystick.pld.refine.points import Refinement
 
+from ..pld.refine import tilted_core
 from ..pld.refine.test_pld_epsilon_refinement import (
     subsampled_gaussian_delta,
     subsampled_gaussian_epsilon,
@@ -107,7 +108,7 @@ def package_refinement(
     ((lower, upper),) = refinement.refined([point], [np.array([delta])], "epsilon")
     lo, up = float(lower[0]), float(upper[0])
     if not question.exact(np.array(lo), np.array(up)):
-        up = tilted_question.fine_upper(point, delta, up, math.inf, lo)[0]
+        up = tilted_core.fine_upper(point, delta, up, math.inf, lo)[0]
     return lo, max(lo, up)
 
 

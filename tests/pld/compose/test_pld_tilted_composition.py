@@ -24,6 +24,7 @@ from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine import question, tilted_factors, tilted_question
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
+from ..refine import tilted_core
 from ..refine.tilted_windows import composed, one_round, pessimistic_deltas
 
 H = 0.05
@@ -246,7 +247,7 @@ def test_screened_reads_equal_both_directions_read(point, delta):
     reads' screen never less than the remove direction alone."""
     h = question.FINE_INTERVAL
     start = float(_tilted(point, delta)[1][0])
-    screened, grid = tilted_question.fine_upper(point, delta, start, math.inf)
+    screened, grid = tilted_core.fine_upper(point, delta, start, math.inf)
     assert grid == h
     both = []  # each direction's uncut window under the exponent's tilt at start, read alone
     for name in ("remove", "add"):

@@ -18,6 +18,7 @@ from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import question, tilted_question
 
+from . import tilted_core
 from .read_tail import delta_tilt, read_tail
 from .tilted_windows import composed, remove_round
 
@@ -76,8 +77,8 @@ def test_a_fine_read_from_a_lower_epsilon_reads_as_the_whole_window():
     # a few cells below it) gives the whole window's answer, within the searches' ulps
     point, delta = README, 1e-10
     lower, upper = SubsampledGaussianPLD(*point[:3]).epsilon(delta, bound="both")
-    from_lower, grid = tilted_question.fine_upper(point, delta, upper, math.inf, lower)
-    whole, _ = tilted_question.fine_upper(point, delta, upper, math.inf)
+    from_lower, grid = tilted_core.fine_upper(point, delta, upper, math.inf, lower)
+    whole, _ = tilted_core.fine_upper(point, delta, upper, math.inf)
     assert grid == question.FINE_INTERVAL
     ulps = 8 * math.ulp(upper)
     assert lower <= from_lower <= upper

@@ -21,6 +21,8 @@ from hockeystick.pld.refine.near_one import NearOne
 from hockeystick.pld.refine.points import Refinement, coarsest_fit
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
+from . import tilted_core
+
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 
 
@@ -95,7 +97,7 @@ def test_the_default_settles_the_readme_run_with_the_fine_reads_upper_side():
     assert question.within_tolerance(np.array(lower), np.array(upper))
     # the fine read of the same point, centred at a looser upper side, gives the same upper side to the digits
     rdp = float(question.rdp_upper(README, np.array([1e-10]))[0])
-    fine, grid = tilted_question.fine_upper(README, 1e-10, rdp, math.inf)
+    fine, grid = tilted_core.fine_upper(README, 1e-10, rdp, math.inf)
     assert grid == question.FINE_INTERVAL
     assert upper == pytest.approx(fine, rel=1e-9)
     # and the composed PLD object reads the same question the same way (one read per question)
@@ -124,6 +126,6 @@ def test_the_add_directions_upper_side_passed_on_is_certified(delta):
 
 def test_a_known_add_upper_side_below_the_remove_directions_leaves_the_fine_read_unchanged():
     centre = 3.7415
-    screened = tilted_question.fine_upper(README, 1e-10, centre, math.inf)
-    known = tilted_question.fine_upper(README, 1e-10, centre, 0.0)
+    screened = tilted_core.fine_upper(README, 1e-10, centre, math.inf)
+    known = tilted_core.fine_upper(README, 1e-10, centre, 0.0)
     assert known == screened

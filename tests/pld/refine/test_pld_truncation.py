@@ -53,9 +53,7 @@ def test_mass_above_is_the_discretizations_mass_at_infinity(sigma, q, sensitivit
         directions="remove",
     )[0]
     (factor,) = dist.directions[0]
-    assert truncation.remove_mass_above(tail, sigma, q, sensitivity) == pytest.approx(
-        factor.upper.p_inf, rel=1e-12
-    )
+    assert mass_above(tail, sigma, q, sensitivity) == pytest.approx(factor.upper.p_inf, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -74,6 +72,13 @@ def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy
     expected = _tails_mp(point, delta, 1e-15, accuracy)
     assert expected is not None  # no charge within 1e-9 of its budget at these points
     assert truncation.tails(point, delta, 1e-15, accuracy) == expected
+
+
+def mass_above(tail: float, sigma: float, q: float, sensitivity: float) -> float:
+    """above(tail) of truncation's docstring: the remove direction's P-mass above its integration range,
+    q Q(z) + (1 - q) Q(z + sensitivity / sigma), z = Q^{-1}(tail / 2) (the core's, pld/grid/cells.hpp's
+    subsampled_gaussian_mass_above, which the refinement's tails read)."""
+    return _core.pld_mechanisms.subsampled_gaussian_mass_above(sigma / sensitivity, q, tail=tail)
 
 
 def test_tails_never_go_below_the_users_tail():
@@ -322,7 +327,7 @@ def _tails_mp(
 @pytest.mark.parametrize("q", [5e-324, 1e-12, 0.5, 1.0])
 @pytest.mark.parametrize("tail", [1e-15, MAX_TAIL])
 def test_mass_above_at_the_edges_against_mpmath(s, q, tail):
-    got = truncation.remove_mass_above(tail, s, q, 1.0)
+    got = mass_above(tail, s, q, 1.0)
     assert got == pytest.approx(_mass_above_mp(tail, s, q), rel=1e-9, abs=1e-300)
     if 1.0 + 10 * s > 1.0:  # x_hi resolves z s: never more than the Gaussian's own tail beyond z
         assert got <= 0.5 * tail * (1 + 1e-12)

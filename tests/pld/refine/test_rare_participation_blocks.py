@@ -13,13 +13,57 @@ import mpmath
 import numpy as np
 import pytest
 
+from hockeystick import _core
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.block_reads import block_bracket, dilated, grids
+from hockeystick.pld.refine.block_reads import block_bracket
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 mpmath.mp.dps = 50
+
+
+def dilated(fine: GridPMF, ratio: int) -> GridPMF:
+    """A pessimistic fine PMF (a composed block, its charges and loss shift included) split onto the
+    grid ratio * fine.h by the core (``_core.pld_refine.dilated``, pld/grid/dilation.hpp): a fresh
+    pessimistic GridPMF without charges or loss shift, whose curve bounds the fine one's true curve
+    from above at every eps.
+
+    Raises
+    ------
+    ValueError
+        If ``fine`` is optimistic, carries a shift, or its loss shift is negative or not finite.
+    """
+    if not fine.pessimistic or fine.shift != 0.0:
+        raise ValueError(
+            "dilated: the fine PMF must be pessimistic (an upper side) without a constant shift"
+        )
+    out = _core.pld_refine.dilated(
+        np.ascontiguousarray(fine.p, dtype=np.float64),
+        k_lo=int(fine.k_lo),
+        h=float(fine.h),
+        p_inf=float(fine.p_inf),
+        entry_error=float(fine.entry_error),
+        loss_shift=float(fine.loss_shift),
+        ratio=int(ratio),
+    )
+    return GridPMF(int(out.k_lo), float(out.h), np.array(out.p), float(out.p_inf), 0.0, True)
+
+
+def grids(point: tuple[float, float, float, float], tail: float) -> tuple[float, float]:
+    """The fine grid h_f = 2^k and the coarse grid of the blocks of ``point`` (sigma, q, rounds,
+    sensitivity) at ``tail`` (the core's ``block_grids``).
+
+    Raises
+    ------
+    ValueError
+        Where one round's loss span does not fit the fine grid (a small sigma reaches far in loss).
+    """
+    sigma, q, _, sensitivity = point
+    fine, coarse = _core.pld_refine.block_grids(
+        float(sigma), sampling_rate=float(q), sensitivity=float(sensitivity), tail=float(tail)
+    )
+    return float(fine), float(coarse)
 
 
 def curve(k_lo: int, h: float, p, eps: float, p_inf: float = 0.0):

@@ -18,10 +18,9 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import question, tilted_question
-from hockeystick.pld.refine.tilted_question import rare_pending, rare_upper
+from hockeystick.pld.refine import question
 
-from . import rare_finer_core
+from . import rare_finer_core, tilted_core
 
 # sigma 0.5, q 1e-4, 10^4 rounds, delta 1e-8: its fine read's window (~1.2 M points on 5e-5) fits
 # the cap on the grid twice finer, not four times finer
@@ -35,7 +34,7 @@ def fine_read(point: tuple[float, float, float, float], delta: float) -> tuple[f
     sigma, q, rounds, sensitivity = point
     lower = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], delta)
     rdp = float(question.rdp_upper(point, np.array([delta]))[0])
-    upper, grid = tilted_question.fine_upper(point, delta, rdp, math.inf)
+    upper, grid = tilted_core.fine_upper(point, delta, rdp, math.inf)
     assert grid == question.FINE_INTERVAL and lower <= upper <= rdp
     return lower, upper
 
@@ -45,7 +44,7 @@ def test_the_finer_read_is_certified_and_lowers_the_fine_upper_side() -> None:
     the fine read's upper side: between the max-of-outputs test's certified lower side and the
     fine read's certified upper side, and below the latter (the finer grid's excess is smaller)."""
     lower, upper = fine_read(CHEAP_POINT, CHEAP_DELTA)
-    finer = rare_upper(CHEAP_POINT, CHEAP_DELTA, upper)
+    finer = tilted_core.rare_upper(CHEAP_POINT, CHEAP_DELTA, upper)
     assert lower <= finer < upper
 
 
@@ -72,7 +71,7 @@ def test_the_rare_grids_and_rate_are_the_cores() -> None:
 def test_rare_pending_takes_brackets_within_the_tolerance_and_wider_than_half(
     q: float, lower: float, upper: float, pending: bool
 ) -> None:
-    assert rare_pending(q, lower, upper) is pending
+    assert tilted_core.rare_pending(q, lower, upper) is pending
 
 
 @pytest.mark.slow

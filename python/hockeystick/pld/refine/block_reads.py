@@ -6,21 +6,18 @@ Where q is far below the grid h, one round's loss sits inside a cell or two, and
 discretization on h inflates the loss variance of T rounds by about T q h: no grid within memory
 brackets epsilon to the default tolerance.  The core composes, per neighbouring direction, blocks of
 B rounds on a fine grid (the pessimistic ones under the run's tilt), moves them onto a coarse grid
-(the pessimistic blocks by a dominating split of each atom, ``dilated``: cpp
+(the pessimistic blocks by a dominating split of each atom: cpp
 pld/grid/dilation.hpp; the optimistic ones by a Jensen merge), composes the T // B blocks and the
 remainder there under the Chernoff exponent's tilt and reads the upper and the lower epsilon; the
-header's comment is the proof.  A small sigma reaches too far in loss for the fine grid (``grids``
-refuses it), and there the bracket given is kept.
+header's comment is the proof.  A small sigma reaches too far in loss for the fine grid (the core's
+``block_grids`` refuses it), and there the bracket given is kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from ... import _core
-from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS
 from . import question
 
@@ -28,49 +25,6 @@ from . import question
 MAX_RATE: float = _core.pld_refine.block_max_rate
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
 Segment = tuple[tuple[float, float, float], int]
-
-
-def dilated(fine: GridPMF, ratio: int) -> GridPMF:
-    """A pessimistic fine PMF (a composed block, its charges and loss shift included) split onto the
-    grid ratio * fine.h by the core (``_core.pld_refine.dilated``, pld/grid/dilation.hpp): a fresh
-    pessimistic GridPMF without charges or loss shift, whose curve bounds the fine one's true curve
-    from above at every eps.
-
-    Raises
-    ------
-    ValueError
-        If ``fine`` is optimistic, carries a shift, or its loss shift is negative or not finite.
-    """
-    if not fine.pessimistic or fine.shift != 0.0:
-        raise ValueError(
-            "dilated: the fine PMF must be pessimistic (an upper side) without a constant shift"
-        )
-    out = _core.pld_refine.dilated(
-        np.ascontiguousarray(fine.p, dtype=np.float64),
-        k_lo=int(fine.k_lo),
-        h=float(fine.h),
-        p_inf=float(fine.p_inf),
-        entry_error=float(fine.entry_error),
-        loss_shift=float(fine.loss_shift),
-        ratio=int(ratio),
-    )
-    return GridPMF(int(out.k_lo), float(out.h), np.array(out.p), float(out.p_inf), 0.0, True)
-
-
-def grids(point: tuple[float, float, float, float], tail: float) -> tuple[float, float]:
-    """The fine grid h_f = 2^k and the coarse grid of the blocks of ``point`` (sigma, q, rounds,
-    sensitivity) at ``tail`` (the core's ``block_grids``).
-
-    Raises
-    ------
-    ValueError
-        Where one round's loss span does not fit the fine grid (a small sigma reaches far in loss).
-    """
-    sigma, q, _, sensitivity = point
-    fine, coarse = _core.pld_refine.block_grids(
-        float(sigma), sampling_rate=float(q), sensitivity=float(sensitivity), tail=float(tail)
-    )
-    return float(fine), float(coarse)
 
 
 def block_bracket(
@@ -116,4 +70,4 @@ def block_bracket(
     return float(got[0]), float(got[1])
 
 
-__all__ = ["MAX_RATE", "block_bracket", "dilated", "grids"]
+__all__ = ["MAX_RATE", "block_bracket"]

@@ -79,7 +79,7 @@ FINE_INTERVAL = DEFAULT_INTERVAL / 2
 # rare participation (a sampling rate at most RARE_FINE_RATE, the core's, which the C library's
 # epsilon call reads too): a fine read's bracket within the tolerance but wider than half of it has
 # its upper side read again on a quarter of FINE_INTERVAL, or half of it where those windows pass
-# the core's cap (``tilted_question.rare_pending``, ``rare_upper``).  Over many
+# the core's cap (fine_epsilon.hpp's ``fine_rare_pending``, ``TiltedReader::rare_upper``).  Over many
 # rounds of a rate far below the grid every round's rounding adds up (the discretization inflates
 # the loss variance by ~T q h), so on FINE_INTERVAL a certified upper side can stay above the peers'
 # estimate on the grid twice coarser: sigma 0.5, q 1e-5, 10^6 rounds, delta 1e-8 reads 2.159259 on

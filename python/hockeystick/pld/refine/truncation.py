@@ -38,35 +38,6 @@ from __future__ import annotations
 from ... import _core
 
 
-def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
-    """above(tail) of the module docstring: the remove direction's P-mass above its integration
-    range, the mass its pessimistic PMF puts at +infinity (pld/grid/cells.hpp's
-    ``subsampled_gaussian_mass_above``).
-
-    Parameters
-    ----------
-    tail : float
-        The mass each end of one round's integration range leaves out, in (0, 1).
-    sigma, sampling_rate, sensitivity : float
-        The Poisson-subsampled Gaussian's noise, rate and sensitivity.
-
-    Returns
-    -------
-    float
-        q Q(z) + (1 - q) Q(z + sensitivity / sigma), z = Q^{-1}(tail / 2).
-
-    Raises
-    ------
-    ZeroDivisionError
-        Where ``sensitivity`` is 0.
-    """
-    return float(
-        _core.pld_mechanisms.subsampled_gaussian_mass_above(
-            sigma / sensitivity, sampling_rate, tail=tail
-        )
-    )
-
-
 def tails(
     point: tuple[float, float, float, float], smallest: float, tail: float, accuracy: float
 ) -> tuple[float, float]:

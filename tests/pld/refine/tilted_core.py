@@ -1,0 +1,74 @@
+"""The tests' handle on the tilted reads the package's default makes inside the core's fine and last
+epsilon reads (cpp/include/hockeystick/pld/refine/fine_epsilon.hpp, last_epsilon_reads.hpp): the fine
+upper read (``TiltedReader::fine_read``, bound as ``_core.pld_refine.tilted_fine_upper``), the rare
+participation upper read (``TiltedReader::rare_upper``, ``tilted_rare_upper``) and the rule that asks
+for it (``fine_rare_pending``), each called alone on one point."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hockeystick import _core
+from hockeystick.pld.refine.grid_start import Point
+from hockeystick.pld.refine.tilted_question import core_point
+
+
+def fine_upper(
+    point: Point,
+    delta: float,
+    upper: float,
+    add_upper: float,
+    lower: float = 0.0,
+    tail: float | None = None,
+    threads: int = 0,
+) -> tuple[float, float | None]:
+    """``upper`` (a finite certified upper epsilon at ``delta`` of ``point``) lowered to the core's
+    fine read (pld/refine/tilted_question.hpp's ``TiltedReader::fine_read``, the C library's epsilon
+    call's last upper read): per direction, its pessimistic rounds on ``question.FINE_INTERVAL``, or
+    on ``DEFAULT_INTERVAL`` where that window passes ``MAX_POINTS`` even cut at ``WINDOW_TAIL``,
+    composed under the Chernoff exponent's tilt at ``upper``, its window first cut at the read tail
+    (pld/reads/tilted_read_tail.hpp) and read again uncut where the cut may show, and searched from it; the
+    maximum over the directions, the add direction not read where ``add_upper`` (a certified upper
+    side of its epsilon already known) or its screen on a coarser grid shows it at most the remove
+    direction's answer; each search first from ``lower`` (a certified lower side, 0 where none).
+    Both directions discretized with ``tail`` where given, else with the tails ``delta`` allows; on
+    ``threads`` FFT threads (0: all cores).  Returns the upper side and the
+    grid whose read was finite (None: neither).  Certified: every tilted read is."""
+    found, grid = _core.pld_refine.tilted_fine_upper(
+        **core_point(point, threads),
+        delta=np.array([delta]),
+        upper=np.array([upper]),
+        add_upper=np.array([add_upper]),
+        least=np.array([lower]),
+        tail=0.0 if tail is None else tail,
+    )
+    return float(found[0]), (float(grid[0]) if grid[0] > 0.0 else None)
+
+
+def rare_pending(q: float, lower: float, upper: float) -> bool:
+    """Whether a bracket of the fine read is read again on a finer grid (``rare_upper``): the core's
+    ``fine_rare_pending`` (pld/refine/fine_epsilon.hpp, whose comment gives the reason): rare
+    participation (q at most ``question.RARE_FINE_RATE``) and a bracket within the default
+    tolerance but wider than the refinement's target, half of it (``question.REFINED_ACCURACY``)."""
+    return bool(_core.pld_refine.fine_rare_pending(sampling_rate=q, lower=lower, upper=upper))
+
+
+def rare_upper(
+    point: Point, delta: float, upper: float, tail: float | None = None, threads: int = 0
+) -> float:
+    """``upper`` (a certified upper epsilon at ``delta`` of ``point``) lowered to the core's rare
+    participation read (pld/refine/tilted_question.hpp's ``TiltedReader::rare_upper``, the read the
+    C library's epsilon call makes): per direction, its pessimistic rounds on the first of
+    ``_core.pld_refine.tilt_rare_upper_grids`` whose uncut windows fit
+    ``tilt_rare_max_points``, composed under the Chernoff exponent's tilt at ``upper`` and searched
+    from it; the maximum over the directions.  Both directions' rounds discretized with ``tail``
+    where given, else with the tails ``delta`` allows (``TiltedReader.direction``'s); the
+    compositions on ``threads`` FFT threads (0: all cores).  As given where no grid's windows fit.
+    Over many rounds of a rate far below the grid the upper side's discretization excess falls
+    about twofold a halving of the grid: at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 the read on
+    1.25e-5 gives 1.077423.  Certified: every tilted read is."""
+    given = 0.0 if tail is None else tail
+    found = _core.pld_refine.tilted_rare_upper(
+        **core_point(point, threads), delta=delta, upper=upper, tail=given
+    )
+    return float(found)
