@@ -9,7 +9,7 @@
 // tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
 #include <hockeystick/pld/refine/aligned_lower.hpp>
-#include <hockeystick/pld/refine/default_refinement.hpp>
+#include <hockeystick/pld/refine/default_epsilon.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
 #include <hockeystick/pld/refine/fine_epsilon.hpp>
 #include <hockeystick/pld/refine/fine_settle.hpp>
@@ -265,6 +265,34 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     return {ups, grids};
 }
 
+// A Python callable giving a float, called from a read without the GIL: taken for the call, its reference counted
+// under it (the plan that holds it is made and destroyed under the GIL).
+struct GilCall {
+    py::object f;
+    explicit GilCall(const py::object& callable) : f(callable) {}
+    GilCall(const GilCall& other) {
+        py::gil_scoped_acquire gil;
+        f = other.f;
+    }
+    GilCall& operator=(const GilCall&) = delete;
+    ~GilCall() {
+        py::gil_scoped_acquire gil;
+        f = py::object();
+    }
+    double operator()() const {
+        py::gil_scoped_acquire gil;
+        return f().cast<double>();
+    }
+};
+
+// The default's plan of steps 2 and 3 (pld/refine/default_epsilon.hpp's DefaultRefinementPlan) with its step reads'
+// rounds' tail and accuracy and caps on cells and points (pld/refine/subsampled_gaussian_step.hpp).
+struct RefinementPlan {
+    pld::DefaultRefinementPlan plan;
+    double tail = 0.0, accuracy = 0.0;
+    std::int64_t max_cells = 0, max_points = 0;
+};
+
 // The deleter of a composition used without the GIL: destroyed under it (pocketfft_composition.hpp).
 struct DeletedUnderGil {
     void operator()(const hb::PocketfftComposition* c) const {
@@ -455,34 +483,33 @@ class KeptReader {
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
     }
 
-    // The default epsilon refinement of this reader's run at delta (pld/refine/default_refinement.hpp) under `rules`
-    // from `first_grid`, without the interpreter lock: each grid read by the core's step read
-    // (pld/refine/subsampled_gaussian_step.hpp) at the rounds' `tail` to `accuracy`, its rounds within max_cells and
-    // its windows within max_points on the reader's threads (a window past them stops the point); beside the ladder
-    // this reader's fine read (pld/refine/fine_settle.hpp), the run as given (sigma and sensitivity), the split's
-    // windows within split_max_points.  Returns (lower, upper, whether a refused window stopped it, whether its
-    // coarsest fit stopped it, whether the fine read settled it, whether the fine read was made, the grids read).
-    py::tuple default_refinement(double delta, const pld::PointsRules& rules, double coarsest_fit, double first_grid,
-                                 std::optional<double> charge, double same_grid_charge, double tail, double accuracy,
-                                 std::int64_t max_cells, std::int64_t max_points, double sigma, double sensitivity,
-                                 std::int64_t split_max_points) {
+    // The default's epsilon bracket of this reader's run at delta after its fixed grid
+    // (pld/refine/default_epsilon.hpp), without the interpreter lock (taken only to ask the plan's cap where the
+    // descent is read): `fixed` the fixed grid's (lower, upper) or None, `fixed_add` its add direction's upper side
+    // (inf: none); `plan` steps 2 and 3's (None where the fixed
+    // bracket is within the tolerance), each grid read by the core's step read
+    // (pld/refine/subsampled_gaussian_step.hpp) on the reader's threads (a window past the plan's max_points stops the
+    // point); the last reads (step 7 from
+    // `policy`, the finer grids within upper_max_points and lower_max_points); the run as given (sigma and
+    // sensitivity), the split's windows within split_max_points.  Returns (lower, upper, step 2's (lower, upper,
+    // whether a refused window stopped it, whether its coarsest fit stopped it, whether the fine read settled it, the
+    // grids read) or None, whether the fine read was made).
+    py::tuple default_epsilon(double delta, std::optional<std::pair<double, double>> fixed, double fixed_add,
+                              const std::optional<RefinementPlan>& plan, const pld::GridPolicy& policy, double sigma,
+                              double sensitivity, std::int64_t split_max_points, std::int64_t upper_max_points,
+                              std::int64_t lower_max_points) {
         if (!(delta > 0.0 && delta < 1.0))
             throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
-        if (!(first_grid > 0.0 && std::isfinite(first_grid)))
-            throw py::value_error("first_grid must be finite and > 0, got " + hb::listed(first_grid));
         const pld::FineEpsilonPoint point = run_point(sigma, sensitivity);
-        checked_points(max_points);
-        checked_points(split_max_points);
-        pld::RefinedPoint p;
-        p.sigma = sigma;
-        p.q = reader_.sampling_rate();
-        p.rounds = static_cast<double>(reader_.rounds());
-        p.sensitivity = sensitivity;
-        p.x = {delta};
-        p.own = 1;
-        p.coarsest_fit = coarsest_fit;
+        for (const std::int64_t n : {split_max_points, upper_max_points, lower_max_points}) checked_points(n);
+        std::optional<pld::DefaultRefinementPlan> refinement;
         pld::SubsampledGaussianStep step{
-            reader_.sigma(), reader_.sampling_rate(), reader_.rounds(), delta, 0.0, accuracy, tail};
+            reader_.sigma(), reader_.sampling_rate(), reader_.rounds(), delta, 0.0, 0.0, 0.0};
+        if (plan) {
+            refinement = plan->plan;
+            step.accuracy = plan->accuracy;
+            step.tail = plan->tail;
+        }
         // each grid's composition made and destroyed under the GIL (pocketfft_composition.hpp), read without it
         auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
             pld::ComposeOptions options;
@@ -491,23 +518,32 @@ class KeptReader {
             std::unique_ptr<const hb::PocketfftComposition, DeletedUnderGil> compose;
             {
                 py::gil_scoped_acquire gil;
-                compose.reset(new hb::PocketfftComposition(workers_, options, true, max_points));
+                compose.reset(new hb::PocketfftComposition(workers_, options, true, plan->max_points));
             }
             step.h = h;
             try {
-                return pld::subsampled_gaussian_step(step, max_cells, *compose);
+                return pld::subsampled_gaussian_step(step, plan->max_cells, *compose);
             } catch (const std::length_error&) {  // a window past max_points: the point stops
                 return std::nullopt;
             }
         };
         const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
-        pld::FineSettle fine{point, delta, reader_, compose_.fft(), {split.fft(), split_max_points}};
-        const pld::DefaultRefined r = hb::refusing_steps(sigma / sensitivity, step.q, [&] {
+        const hb::PocketfftComposition plain(workers_, pld::ComposeOptions{}, false, pld::kTiltMaxPoints);
+        const hb::PocketfftComposition finer(workers_, hb::tilted_options(), true, upper_max_points);
+        const pld::LastReadBackends backends{compose_.fft(), plain.fft(), finer.fft(), {split.fft(), split_max_points}};
+        const pld::FinerCaps caps{upper_max_points, lower_max_points};
+        const pld::DefaultEpsilon r = hb::refusing_steps(sigma / sensitivity, step.q, [&] {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
-            return pld::default_refinement(p, rules, first_grid, charge, same_grid_charge, read, fine);
+            return pld::default_epsilon(point, delta, fixed, fixed_add, refinement, read, reader_, backends, policy,
+                                        caps);
         });
-        return py::make_tuple(r.lower, r.upper, r.gave_up, r.fit_stopped, r.settled, fine.tried, r.grids);
+        py::object refined = py::none();
+        if (r.refined) {
+            const pld::DefaultRefined& d = *r.refined;
+            refined = py::make_tuple(d.lower, d.upper, d.gave_up, d.fit_stopped, d.settled, d.grids);
+        }
+        return py::make_tuple(r.lower, r.upper, refined, r.tried);
     }
 
     std::int64_t window_points(double h) const { return reader_.window_points(h); }
@@ -746,6 +782,34 @@ namespace {
 // The kept reader's class, TiltedPointReader (aligned_lower_binding::KeptReader).
 void register_tilted_point_reader(py::module_ m) {
     namespace ab = aligned_lower_binding;
+    py::class_<ab::RefinementPlan>(m, "DefaultRefinementPlan",
+                                   "The default's plan of its refinement and tilted descent of one point at one delta "
+                                   "(pld/refine/default_epsilon.hpp's DefaultRefinementPlan) and its step reads' "
+                                   "tail, accuracy and caps (pld/refine/subsampled_gaussian_step.hpp).")
+        .def(py::init([](const pld::PointsRules& rules, double coarsest_fit, double first_grid,
+                         std::optional<double> charge, double same_grid_charge, double descent_start,
+                         const py::object& cap, double tail, double accuracy, std::int64_t max_cells,
+                         std::int64_t max_points) {
+                 for (const double v : {first_grid, descent_start})
+                     if (!(v > 0.0 && std::isfinite(v)))
+                         throw py::value_error("first_grid and descent_start must be finite and > 0, got " +
+                                               hb::listed(v));
+                 if (max_points < 1 || max_cells < 1)
+                     throw py::value_error("max_cells and max_points must be at least 1");
+                 if (!cap.is_none() && !PyCallable_Check(cap.ptr()))
+                     throw py::value_error("cap must be None or a callable giving a float");
+                 ab::RefinementPlan p;
+                 p.plan = {rules, coarsest_fit, first_grid, charge, same_grid_charge, descent_start, {}};
+                 if (!cap.is_none()) p.plan.cap = ab::GilCall{cap};
+                 p.tail = tail;
+                 p.accuracy = accuracy;
+                 p.max_cells = max_cells;
+                 p.max_points = max_points;
+                 return p;
+             }),
+             py::kw_only(), py::arg("rules"), py::arg("coarsest_fit"), py::arg("first_grid"), py::arg("charge"),
+             py::arg("same_grid_charge"), py::arg("descent_start"), py::arg("cap"), py::arg("tail"),
+             py::arg("accuracy"), py::arg("max_cells"), py::arg("max_points"));
     py::class_<ab::KeptReader>(m, "TiltedPointReader",
                                "A tilted reader of the Poisson-subsampled Gaussian kept between reads "
                                "(pld/refine/tilted_question.hpp's TiltedReader): its cut upper reads remembered from "
@@ -783,17 +847,16 @@ void register_tilted_point_reader(py::module_ m) {
              "Each epsilon bracket (lower, upper) at delta read by the default's fine epsilon read "
              "(pld/refine/fine_epsilon.hpp): the max-of-outputs test of the run (sigma, sensitivity as given), the "
              "fine upper read, the split read, the aligned cells' lower side and the rare upper read; certified.")
-        .def("default_refinement", &ab::KeptReader::default_refinement, py::kw_only(), py::arg("delta"),
-             py::arg("rules"), py::arg("coarsest_fit"), py::arg("first_grid"), py::arg("charge"),
-             py::arg("same_grid_charge"), py::arg("tail"), py::arg("accuracy"), py::arg("max_cells"),
-             py::arg("max_points"), py::arg("sigma"), py::arg("sensitivity"), py::arg("split_max_points"),
-             "The default epsilon refinement of the reader's run at delta (pld/refine/default_refinement.hpp) under "
-             "`rules` from `first_grid`, without the GIL: each grid read by the core's step read "
-             "(pld/refine/subsampled_gaussian_step.hpp) at the rounds' `tail` to `accuracy`, beside the ladder the "
-             "reader's fine read (pld/refine/fine_settle.hpp).  Returns (lower, upper, whether a refused window "
-             "stopped it, whether its coarsest fit stopped it, whether the fine read settled it, whether it was made, "
-             "the grids read); "
-             "a ValueError where a round cannot be discretized on a grid the refinement chose.")
+        .def("default_epsilon", &ab::KeptReader::default_epsilon, py::kw_only(), py::arg("delta"), py::arg("fixed"),
+             py::arg("fixed_add"), py::arg("plan"), py::arg("policy"), py::arg("sigma"), py::arg("sensitivity"),
+             py::arg("split_max_points"), py::arg("upper_max_points"), py::arg("lower_max_points"),
+             "The default's epsilon bracket of the reader's run at delta after its fixed grid "
+             "(pld/refine/default_epsilon.hpp), without the GIL: where the fixed bracket is missing or wider than the "
+             "tolerance, the plan's refinement (each grid read by the core's step read, the fine read beside its "
+             "ladder) and the tilted descent where still wider, its upper side lowered to the plan's cap; then the "
+             "last reads.  Returns (lower, upper, step 2's (lower, upper, gave_up, fit_stopped, settled, grids) or "
+             "None, whether the fine read was made); a ValueError where a round cannot be discretized on a grid the "
+             "refinement chose, or where a wider bracket comes without a plan.")
         .def(
             "last_epsilon_reads", &ab::KeptReader::last_epsilon_reads, py::kw_only(), py::arg("delta"),
             py::arg("lower"), py::arg("upper"), py::arg("add_upper"), py::arg("fine_done"), py::arg("sigma"),

@@ -48,13 +48,12 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
-#include <hockeystick/pld/refine/default_refinement.hpp>
+#include <hockeystick/pld/refine/default_epsilon.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
-#include <hockeystick/pld/refine/fine_settle.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
@@ -385,70 +384,44 @@ pld::RefinedBracket last_read(double sigma, double q, long long rounds, double d
     return r;
 }
 
-// The package default's epsilon bracket of rounds of (sigma, q) at delta after its fixed grid (python
-// pld/question/default_reads.py, steps 2 to 7; the fixed grid, step 1, is the package's alone): the core's default
-// refinement (pld/refine/default_refinement.hpp) to half the default tolerance at the question tail, each grid read by
-// epsilon_step_read, the fine read beside its ladder (fine_settle.hpp); where still wider than the tolerance, the
-// tilted descent on the tolerance's grids (TiltedReader::grid_descent); then the last reads (last_epsilon_reads.hpp)
-// with the fine read's reader.  Every bracket is certified and each read intersected with the ones before.
+// The package default's epsilon bracket of rounds of (sigma, q) at delta after its fixed grid: the core's
+// pld/refine/default_epsilon.hpp (python pld/question/default_reads.py's steps 2 to 7; the fixed grid, step 1, and the
+// RDP conversion's cap are the package's alone) with the library's plan (the refinement to half the default tolerance
+// at the question tail, from the start grid and the direct-bins rule the package's refinement takes, each grid read by
+// epsilon_step_read; the descent from the default tolerance's start grid) and its FFT backend.
 pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, double delta) {
     const double t = static_cast<double>(rounds);
     const double tail = pld::question_tail(t, delta);
     const pld::EpsilonTolerance refined = pld::kDefaultEpsilonTolerance.scaled(0.5);
-    pld::RefinedPoint p;
-    p.sigma = sigma;
-    p.q = q;
-    p.rounds = t;
-    p.x = {delta};
-    p.own = 1;
-    p.coarsest_fit = pld::coarsest_fit(sigma, q, 1.0, tail);
-    pld::PointsRules rules;
-    rules.kind = pld::PointsWidth::epsilon;
-    rules.accuracy = refined.accuracy;
-    rules.relative_accuracy = refined.relative_accuracy;
-    const pld::DirectBinsRule direct;
+    const pld::EpsilonTolerance& d = pld::kDefaultEpsilonTolerance;
+    pld::DefaultRefinementPlan plan;
+    plan.rules.kind = pld::PointsWidth::epsilon;
+    plan.rules.accuracy = refined.accuracy;
+    plan.rules.relative_accuracy = refined.relative_accuracy;
+    plan.coarsest_fit = pld::coarsest_fit(sigma, q, 1.0, tail);
     const double start =
-        pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, refined.accuracy, refined.relative_accuracy, rules.policy);
-    const double first = std::max(pld::within_window(sigma, q, t, 1.0, start, rules.policy), p.coarsest_fit);
-    const std::optional<double> charge =
-        pld::direct_first(delta, direct) ? std::optional<double>(pld::direct_charge(delta, direct)) : std::nullopt;
+        pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, refined.accuracy, refined.relative_accuracy, plan.rules.policy);
+    plan.first_grid = std::max(pld::within_window(sigma, q, t, 1.0, start, plan.rules.policy), plan.coarsest_fit);
+    const pld::DirectBinsRule direct;
+    if (pld::direct_first(delta, direct)) plan.charge = pld::direct_charge(delta, direct);
+    plan.same_grid_charge = direct.same_grid_charge;
+    plan.descent_start = pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, d.accuracy, d.relative_accuracy);
     const pld::FineEpsilonPoint point{
         sigma, q, rounds, {pld::OutputSegment{sigma, q, 1.0, rounds}}, 0.0, hockeystick_c::kMaxCells};
     hockeystick_c::CompositionFft fft, split;
-    const pld::SplitComposition splits{split, hockeystick_c::kMaxPoints};
+    const pld::LastReadBackends backends{fft, fft, fft, {split, hockeystick_c::kMaxPoints}};
     pld::TiltedReader kept(sigma, q, rounds, fft, hockeystick_c::kMaxCells);
-    pld::FineSettle settle{point, delta, kept, fft, splits};
     int grids = 0;
     const auto read = [&](double h, const pld::StepBins& b) {
         const bool first_grid = grids++ == 0;
         const DirectBins bins{b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge};
         return epsilon_step_read(sigma, q, rounds, delta, h, refined.accuracy, tail, first_grid, bins);
     };
-    const pld::DefaultRefined r =
-        pld::default_refinement(p, rules, first, charge, direct.same_grid_charge, read, settle);
-    std::vector<double> lower{r.lower}, upper{r.upper};
-    if (!pld::kDefaultEpsilonTolerance.within(lower[0], upper[0])) {  // past the plain composition's charges
-        const pld::EpsilonTolerance& d = pld::kDefaultEpsilonTolerance;
-        const double from = pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, d.accuracy, d.relative_accuracy);
-        pld::TiltedReader descent(sigma, q, rounds, fft, hockeystick_c::kMaxCells);
-        const pld::TiltedReader::Descent b =
-            descent.grid_descent(delta, lower[0], upper[0], from, d.accuracy, d.relative_accuracy);
-        lower[0] = b.lower;
-        upper[0] = b.upper;
-    }
-    const std::vector<double> held_lower = lower, held_upper = upper;
-    try {
-        pld::last_epsilon_reads(point, {delta}, lower, upper, {HUGE_VAL}, settle.read, kept, {fft, fft, fft, splits});
-    } catch (const std::logic_error&) {  // a discretization or window past the caps, a tilt past the doubles' moments
-        lower = held_lower;
-        upper = held_upper;
-    } catch (const std::bad_alloc&) {  // no memory for a window: the bracket in hand
-        lower = held_lower;
-        upper = held_upper;
-    }
+    const pld::DefaultEpsilon r =
+        pld::default_epsilon(point, delta, std::nullopt, HUGE_VAL, plan, read, kept, backends);
     pld::RefinedBracket out;
-    out.lower = lower[0];
-    out.upper = std::max(lower[0], upper[0]);
+    out.lower = r.lower;
+    out.upper = std::max(r.lower, r.upper);
     out.met = pld::kDefaultEpsilonTolerance.within(out.lower, out.upper);
     return out;
 }

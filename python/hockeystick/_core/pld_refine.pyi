@@ -425,6 +425,23 @@ def tilted_descent(
     workers: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
+class DefaultRefinementPlan:
+    def __init__(
+        self,
+        *,
+        rules: PointsRules,
+        coarsest_fit: float,
+        first_grid: float,
+        charge: float | None,
+        same_grid_charge: float,
+        descent_start: float,
+        cap: Callable[[], float] | None,
+        tail: float,
+        accuracy: float,
+        max_cells: int,
+        max_points: int,
+    ) -> None: ...
+
 class TiltedPointReader:
     def __init__(
         self,
@@ -472,23 +489,20 @@ class TiltedPointReader:
         sensitivity: float,
         split_max_points: int,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
-    def default_refinement(
+    def default_epsilon(
         self,
         *,
         delta: float,
-        rules: PointsRules,
-        coarsest_fit: float,
-        first_grid: float,
-        charge: float | None,
-        same_grid_charge: float,
-        tail: float,
-        accuracy: float,
-        max_cells: int,
-        max_points: int,
+        fixed: tuple[float, float] | None,
+        fixed_add: float,
+        plan: DefaultRefinementPlan | None,
+        policy: GridPolicy,
         sigma: float,
         sensitivity: float,
         split_max_points: int,
-    ) -> tuple[float, float, bool, bool, bool, bool, int]: ...
+        upper_max_points: int,
+        lower_max_points: int,
+    ) -> tuple[float, float, tuple[float, float, bool, bool, bool, int] | None, bool]: ...
     def last_epsilon_reads(
         self,
         *,

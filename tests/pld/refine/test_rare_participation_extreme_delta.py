@@ -2,7 +2,7 @@
 items 1 and 4): there the aligned and rare participation reads are off, and the accuracy's first
 tilted grid passes the windows' cap, so a bracket still wider than the tolerance is read on the
 coarser grids the C library's descent falls back to (the last step of the core's
-pld/refine/last_epsilon_reads.hpp, ``tilted_question.last_brackets``).
+pld/refine/last_epsilon_reads.hpp, through tilted_core.py's ``last_brackets``).
 Without that read the lower side was the max-of-outputs test's alone, 0.49 below the upper side at
 delta 1e-50.
 
@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.refine import question
 from hockeystick.training import DPSGD
 
-from . import aligned_core
+from . import aligned_core, tilted_core
 
 # sigma 0.6, q 1e-5, 10^6 rounds: its accuracy's first tilted grid passes the windows' cap at small delta
 RARE = (0.6, 1e-5, 10**6, 1.0)
@@ -33,7 +33,7 @@ def test_a_bracket_within_the_tolerance_is_not_read() -> None:
     bit, at a delta whose first tilted grid passes the windows' cap."""
     lower, upper = np.array([9.0, 9.0]), np.array([9.0005, 9.0009])
     assert np.all(question.within_tolerance(lower, upper))
-    got = tilted_question.last_brackets(
+    got = tilted_core.last_brackets(
         RARE, np.array([1e-30, 1e-31]), lower, upper, tail=1e-40, fine_done=True
     )
     assert np.array_equal(got[0], lower) and np.array_equal(got[1], upper)

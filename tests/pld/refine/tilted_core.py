@@ -1,16 +1,19 @@
 """The tests' handle on the tilted reads the package's default makes inside the core's fine and last
-epsilon reads (cpp/include/hockeystick/pld/refine/fine_epsilon.hpp, last_epsilon_reads.hpp): the fine
-upper read (``TiltedReader::fine_read``, bound as ``_core.pld_refine.tilted_fine_upper``), the rare
-participation upper read (``TiltedReader::rare_upper``, ``tilted_rare_upper``) and the rule that asks
-for it (``fine_rare_pending``), each called alone on one point."""
+epsilon reads (cpp/include/hockeystick/pld/refine/fine_epsilon.hpp, last_epsilon_reads.hpp, inside
+default_epsilon.hpp): the fine upper read (``TiltedReader::fine_read``, bound as
+``_core.pld_refine.tilted_fine_upper``), the rare participation upper read
+(``TiltedReader::rare_upper``, ``tilted_rare_upper``) and the rule that asks for it
+(``fine_rare_pending``), and the last reads (``TiltedPointReader.last_epsilon_reads``), each called
+alone on one point."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from hockeystick import _core
-from hockeystick.pld.refine.grid_start import Point
-from hockeystick.pld.refine.tilted_question import core_point
+from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
+from hockeystick.pld.refine.grid_start import Point, grid_policy
+from hockeystick.pld.refine.tilted_question import TiltedReader, core_point
 
 
 def fine_upper(
@@ -72,3 +75,51 @@ def rare_upper(
         **core_point(point, threads), delta=delta, upper=upper, tail=given
     )
     return float(found)
+
+
+def last_brackets(
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    add_upper: np.ndarray | None = None,
+    threads: int = 0,
+    reader: TiltedReader | None = None,
+    fine_done: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` read by the default's last
+    epsilon reads (the core's pld/refine/last_epsilon_reads.hpp, bound as
+    ``TiltedPointReader.last_epsilon_reads``; pld/question/default_reads.py, steps 4 to 7): the
+    fine read (``fine_brackets``) unless ``fine_done``; then, no ``tail`` given, a bracket still
+    wider than the default tolerance read by the tilted factors' ladder and blocks of rounds, one
+    they bring within the tolerance but not within half of it under rare participation with its
+    upper side read again on the rare grids (``TiltedReader::rare_upper``), and under rare participation the
+    finer grids past the tilted windows' cap (rare_finer_grids.hpp); last, a bracket still wider
+    than the tolerance read on the coarser grids above the tolerance's first grid.  Every read is
+    certified and intersected with the bracket given; as given at q = 1 (closed form).
+    ``add_upper``, ``threads`` and ``reader`` as ``fine_brackets``'."""
+    lows = np.array(lower, dtype=np.float64).reshape(-1)
+    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
+    ups = np.array(upper, dtype=np.float64).reshape(-1)
+    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
+    sigma, q, rounds, sensitivity = point
+    if q < 1.0 and flat.size:
+        reader = TiltedReader(point, tail, threads) if reader is None else reader
+        from hockeystick.pld.refine.window_heap import heap_windows
+
+        with heap_windows():
+            lows, ups = reader.core.last_epsilon_reads(
+                delta=np.ascontiguousarray(flat),
+                lower=lows,
+                upper=ups,
+                add_upper=np.ascontiguousarray(adds, dtype=np.float64),
+                fine_done=fine_done,
+                sigma=sigma,
+                sensitivity=sensitivity,
+                policy=grid_policy(),
+                split_max_points=DEFAULT_MAX_POINTS,
+                upper_max_points=int(_core.pld_refine.finer_upper_max_points),
+                lower_max_points=int(_core.pld_refine.finer_lower_max_points),
+            )
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

@@ -8,12 +8,12 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    (``refine.question.fixed_grid_fits``);
 2. where that is missing or wider than the default tolerance, the refinement to half of it at the
    question's tail (``question.tail_of``, or the tail given): the core's default refinement
-   (pld/refine/default_refinement.hpp, through ``points.Refinement.default_refined``), a point
-   settled a grid early where the fine read beside its ladder brings it within the tolerance
-   (pld/refine/fine_settle.hpp);
-3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off
-   relative to a Chernoff bound), its upper side then lowered to the RDP conversion's where no tail
-   was given (``question.rdp_upper``);
+   (pld/refine/default_refinement.hpp), each grid read by the core's step read
+   (subsampled_gaussian_step.hpp), a point settled a grid early where the fine read beside its
+   ladder brings it within the tolerance (fine_settle.hpp);
+3. where still wider, the tilted composition (the core's grid descent: round-off relative to a
+   Chernoff bound), its upper side then lowered to the RDP conversion's where no tail was given
+   (``question.rdp_upper``);
 4. the fine read on ``question.FINE_INTERVAL`` where not yet exact; under rare participation, a
    bracket it leaves within the tolerance but wider than half of it read again on a finer grid
    (nothing later refines a bracket within the tolerance);
@@ -26,10 +26,12 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
 7. a bracket still wider than the tolerance read on the coarser grids the C library's tilted
    descent falls back to where its first grid's windows pass their cap (at a delta below the
    aligned cells' least, many rounds of a rare record, the only tilted lower side).
-Steps 4 to 7 are one read of the core per point (pld/refine/last_epsilon_reads.hpp, through
-``tilted_question.last_brackets``).  The C library's ``hs_subsampled_gaussian_epsilon`` makes steps
-2 to 7 with the same core reads (its RDP conversion aside), so its bracket at its default accuracy
-is this one's where the fixed grid does not answer.
+Steps 2 to 7 are one read of the core per point and delta (pld/refine/default_epsilon.hpp, through
+``points.Refinement.default_epsilon``, without the interpreter lock; the steps 4 to 7 in
+last_epsilon_reads.hpp), given the fixed grid's bracket and, where no tail was given, the RDP
+conversion's upper side.  The C library's ``hs_subsampled_gaussian_epsilon`` makes the same read
+(without the fixed grid and the RDP conversion), so its bracket at its default accuracy is this
+one's where the fixed grid does not answer.
 
 Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.
@@ -50,7 +52,6 @@ reasons and figures of each step are in ``refine.question``'s module docstring.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 from collections.abc import Callable
@@ -187,15 +188,93 @@ def epsilon_brackets(
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point.
     """
-    found = list(fixed)
-    todo = [
-        i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
-    ]
-    fine_read: set[int] = set()
-    readers: dict[int, tilted_question.TiltedReader] = {}
-    if todo:
-        _refine_to_question(front, pts, xs, todo, found, threads, fine_read, readers)
-    return _last_reads(pts, xs, found, given_tail(front), fine_read, threads, adds, readers)
+    from ..refine.window_heap import heap_windows
+
+    todo = {
+        i for i, b in enumerate(fixed) if b is None or not np.all(question.within_tolerance(*b))
+    }
+    plans = _plans(front, pts, xs, todo) if todo else {}
+    out = []
+    for i, (point, x, bracket) in enumerate(zip(pts, xs, fixed)):
+        shape, deltas, sides = _asked(x, bracket, i in todo)
+        given = adds[i]
+        add = np.broadcast_to(np.inf if given is None else given, shape).reshape(-1)
+        reader = tilted_question.TiltedReader(point, given_tail(front), threads)  # one per point
+        lower, upper = np.empty(deltas.size), np.empty(deltas.size)
+        for j, delta in enumerate(deltas.tolist()):
+            with heap_windows():  # the reads' large windows keep their memory between compositions
+                read = tilted_question.default_epsilon(
+                    point, delta, reader, sides[j], float(add[j]), plans.get(i)
+                )
+            if read.refined is not None and (read.refined[2] or read.refined[3]):
+                from ..refine.points import warn_gave_up
+
+                warn_gave_up(1)  # a window no memory holds, or no finer grid that fits
+            lower[j], upper[j] = read.lower, read.upper
+        out.append((lower.reshape(shape), upper.reshape(shape)))
+    return out
+
+
+def _asked(
+    x: np.ndarray, bracket: Bracket | None, refined: bool
+) -> tuple[tuple[int, ...], np.ndarray, list[tuple[float, float] | None]]:
+    """A point's question for ``epsilon_brackets``: the shape of its answer, its deltas and the
+    fixed grid's bracket at each (None where not read).  A point refined asks one delta
+    (``each_epsilon_bracket``); one the fixed grid answers within the tolerance, each delta at the
+    bracket's shape."""
+    if refined:
+        shape: tuple[int, ...] = (
+            (1,) if bracket is None else np.broadcast_shapes((1,), np.shape(bracket[0]))
+        )
+        deltas = np.asarray(x, dtype=np.float64).reshape(-1)[:1]
+    else:
+        assert bracket is not None  # a point not refined has the fixed grid's bracket
+        shape = np.shape(bracket[0])
+        deltas = np.broadcast_to(np.asarray(x, dtype=np.float64), shape).reshape(-1)
+    if bracket is None:
+        return shape, deltas, [None] * deltas.size
+    lows, ups = (np.broadcast_to(side, shape).reshape(-1) for side in bracket)
+    return shape, deltas, [(float(lo), float(up)) for lo, up in zip(lows, ups)]
+
+
+def _plans(
+    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], todo: set[int]
+) -> dict[int, Any]:
+    """The plan of steps 2 and 3 of each point refined (``Refinement.default_plan``): the refinement
+    to half the default tolerance at the least question tail of the points refined (or the tail
+    given), the descent from the default tolerance's first grid, capped by the RDP conversion's
+    upper side where no tail was given (``_rdp_cap``, asked by the core where it reads the descent)."""
+    from ..refine.grid_start import StartGrid
+    from ..refine.malloc_thresholds import raise_malloc_thresholds
+    from ..refine.points import Refinement  # loaded on use: the fixed grid settles most questions
+
+    raise_malloc_thresholds()  # a refinement's windows come from the heap the process holds
+    tail = given_tail(front)
+    refinement = Refinement(
+        question.REFINED_ACCURACY,
+        "relative",
+        front.tail
+        if tail is not None
+        else question.tail_of([pts[i] for i in todo], [xs[i] for i in todo]),
+        front._build,
+        front._near_one,
+        question.REFINED_RELATIVE_ACCURACY,
+    )
+    descent = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY)
+    plans = {}
+    for i in todo:
+        delta = float(np.asarray(xs[i], dtype=np.float64).reshape(-1)[0])
+        # asked by the core only where it reads the descent: most questions never need the conversion
+        cap = None if tail is not None else functools.partial(_rdp_cap, pts[i], delta)
+        start = descent.first(pts[i], np.array([delta]), "epsilon")
+        plans[i] = refinement.default_plan(pts[i], delta, start, cap)
+    return plans
+
+
+def _rdp_cap(point: Point, delta: float) -> float:
+    """The RDP conversion's certified upper epsilon of ``point`` at ``delta`` (``question.rdp_upper``):
+    the cap on the tilted descent's upper side where no tail was given."""
+    return float(question.rdp_upper(point, np.array([delta]))[0])
 
 
 def fixed_reads(
@@ -382,58 +461,6 @@ def by_value(
     return out
 
 
-def _refine_to_question(
-    front: DefaultFront,
-    pts: list[Point],
-    xs: list[np.ndarray],
-    todo: list[int],
-    found: list[Bracket | None],
-    threads: int,
-    fine_read: set[int],
-    readers: dict[int, tilted_question.TiltedReader],
-) -> None:
-    """Into ``found[i]`` for each i of ``todo`` (each point at one delta): step 2 of the module
-    docstring, the core's default refinement (``Refinement.default_refined``) with the fine read
-    beside its ladder (its settled points into ``fine_read``, the readers of those it read and did
-    not settle into ``readers``, for their last read), intersected with the fixed grid's where that
-    is there, then step 3 where it stays wider than the tolerance."""
-    from ..refine.points import Refinement  # loaded on use: the fixed grid settles most questions
-    from ..refine.window_heap import heap_windows
-
-    tailed = copy.copy(front)
-    if not front._tail_given:
-        tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
-    refinement = Refinement(
-        question.REFINED_ACCURACY,
-        "relative",
-        tailed.tail,
-        tailed._build,
-        front._near_one,
-        question.REFINED_RELATIVE_ACCURACY,
-    )
-    refined = []
-    for i in (
-        todo
-    ):  # each point at its one delta (``each_epsilon_bracket``), the fine read beside its ladder
-        reader = tilted_question.TiltedReader(pts[i], given_tail(front), threads)
-        # under rare participation the fine read's large windows keep their memory between compositions
-        rare = pts[i][1] <= question.RARE_FINE_RATE
-        with heap_windows() if rare else contextlib.nullcontext():
-            point = refinement.default_refined(pts[i], float(xs[i][0]), reader.core)
-        refined.append((point.lower, point.upper))
-        if point.settled:
-            fine_read.add(i)
-        elif point.tried:  # read and not settled: its discretized rounds kept for the last read
-            readers[i] = reader
-    for i, (lo, up) in zip(todo, refined):
-        before = found[i]
-        if before is not None:
-            lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
-        if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges
-            lo, up = past_the_charges(pts[i], xs[i], lo, up, given_tail(front), threads)
-        found[i] = (lo, up)
-
-
 def past_the_charges(
     point: Point,
     delta: np.ndarray,
@@ -475,33 +502,6 @@ def past_the_charges(
     if tail is None:
         upper = np.maximum(lower, np.minimum(upper, question.rdp_upper(point, delta)))
     return lower, upper
-
-
-def _last_reads(
-    pts: list[Point],
-    xs: list[np.ndarray],
-    found: list[Bracket | None],
-    tail: float | None,
-    fine_read: set[int],
-    threads: int,
-    add_uppers: list[np.ndarray | None],
-    readers: dict[int, tilted_question.TiltedReader],
-) -> list[Bracket]:
-    """Steps 4 to 7 of the module docstring, each point's in one core read
-    (``tilted_question.last_brackets``, pld/refine/last_epsilon_reads.hpp): the fine read where the
-    refinement did not take it already (the indices ``fine_read``), each given its point's certified
-    upper side of the add direction where known (``add_uppers``) and the reader of its earlier fine
-    read where one was made (``readers``: its discretized rounds reused); then, no ``tail`` given,
-    the tilted factors' reads where a bracket is still wide (the upper side of one they bring within
-    the tolerance but not within half of it read again on a finer grid), and, under rare
-    participation, step 6; last, step 7."""
-    return [
-        tilted_question.last_brackets(
-            p, x, *b, tail, add_uppers[i], threads, readers.get(i), fine_done=i in fine_read
-        )
-        for i, (p, x, b) in enumerate(zip(pts, xs, found))
-        if b is not None
-    ]
 
 
 def delta_brackets(

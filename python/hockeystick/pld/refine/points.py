@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Iterator
-from typing import Literal, NamedTuple, cast
+from collections.abc import Callable, Iterator
+from typing import Literal, cast
 
 import numpy as np
 
@@ -18,7 +18,6 @@ from ... import _core
 from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
 from ..compose import fft
-from ..compose.fft import DEFAULT_MAX_POINTS
 from ..mechanisms.constructors import MAX_CELLS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
@@ -41,17 +40,6 @@ Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 PointStep = tuple[
     int, float, np.ndarray, np.ndarray, tuple[np.ndarray, "np.ndarray | None", bool, bool]
 ]
-
-
-class DefaultRefined(NamedTuple):
-    """One point's default refinement (``Refinement.default_refined``): its certified bracket (one
-    element each), whether the fine read settled it, whether that read was made, the grids read."""
-
-    lower: np.ndarray
-    upper: np.ndarray
-    settled: bool
-    tried: bool
-    grids: int
 
 
 class Refinement:
@@ -215,22 +203,22 @@ class Refinement:
             max_points=fft.DEFAULT_MAX_POINTS,
         )
 
-    def default_refined(
-        self, point: Point, delta: float, reader: _core.pld_refine.TiltedPointReader
-    ) -> DefaultRefined:
-        """``refined`` of one point at one delta with the default's fine read beside its ladder,
-        through the core's default refinement (cpp/include/hockeystick/pld/refine/default_refinement.hpp
-        and fine_settle.hpp, the C library's epsilon call's too, bound as
-        ``TiltedPointReader.default_refinement``): the first grid ``StartGrid.first``'s within
-        ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; each grid's bracket the core's step
-        read's (``epsilon_step``'s, inside the core's loop without the interpreter lock, on the reader's
-        threads) with the direct bins the core's rule asks (``round_off_charges``' charge on the first
-        grid); a grid whose window no memory holds stops the point (``warn_gave_up``), its bracket the
-        grids' before.  The fine read is tried once, the first time
-        the bracket is finite and at most ``fine_settle.hpp``'s kFineSettleWidths default tolerances
-        wide, by ``reader``; where it brings the bracket within the default tolerance the point asks no
-        finer grid, elsewhere the reader forgets its windows and keeps its discretized rounds (for the
-        default's last read of the same point).
+    def default_plan(
+        self,
+        point: Point,
+        delta: float,
+        descent_start: float,
+        cap: Callable[[], float] | None,
+    ) -> _core.pld_refine.DefaultRefinementPlan:
+        """The plan of the default's refinement and tilted descent of one point at one delta
+        (cpp/include/hockeystick/pld/refine/default_epsilon.hpp, steps 2 and 3, which the core's
+        ``TiltedPointReader.default_epsilon`` runs): its first grid ``StartGrid.first``'s within
+        ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; the rules of this refinement
+        (``points_rules``); the direct bins the core's rule asks (``round_off_charges``' charge on the
+        first grid, ``SAME_GRID_DIRECT_CHARGE`` on a grid asked again); each grid's step read
+        (``epsilon_step``'s) at this refinement's tail to its accuracy, within ``MAX_CELLS`` cells and
+        ``DEFAULT_MAX_POINTS`` points (read at call time); the descent from ``descent_start``, its upper
+        side lowered to ``cap()`` where given (asked only where the descent is read).
 
         Parameters
         ----------
@@ -238,47 +226,36 @@ class Refinement:
             (sigma, q, rounds, sensitivity), 0 < q < 1.
         delta : float
             The delta asked.
-        reader : hockeystick._core.pld_refine.TiltedPointReader
-            The point's kept reader (``tilted_question.TiltedReader.core``), which makes the fine read.
+        descent_start : float
+            The tilted descent's first grid.
+        cap : callable or None
+            Gives a certified upper side known beside (the RDP conversion's), applied after the
+            descent.
 
         Returns
         -------
-        DefaultRefined
-            The certified (lower, upper), each of one element; whether the fine read settled the point;
-            whether it was made; the grids read.
+        hockeystick._core.pld_refine.DefaultRefinementPlan
+            The plan.
 
         Raises
         ------
         ValueError
-            Where a grid the refinement chose cannot discretize a round (naming sigma / sensitivity).
+            Where a grid is not finite and positive.
         """
-        from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
-
-        raise_malloc_thresholds()
         x = np.array([float(delta)])
         fit = coarsest_fit(point, self.steps.tail)
-        sigma, _, _, sensitivity = point
-        lower, upper, gave_up, fit_stopped, settled, tried, grids = reader.default_refinement(
-            delta=float(delta),
+        return _core.pld_refine.DefaultRefinementPlan(
             rules=points_rules(self.accuracy, self.relative_accuracy, "epsilon", "relative"),
             coarsest_fit=fit,
             first_grid=max(within_window(point, self.start.first(point, x, "epsilon")), fit),
             charge=StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0),
             same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
+            descent_start=descent_start,
+            cap=cap,
             tail=self.steps.tail,
             accuracy=self.steps.accuracy,
             max_cells=MAX_CELLS,
             max_points=fft.DEFAULT_MAX_POINTS,
-            sigma=sigma,
-            sensitivity=sensitivity,
-            split_max_points=DEFAULT_MAX_POINTS,
-        )
-        if gave_up:
-            warn_gave_up(1)
-        if fit_stopped:
-            warn_gave_up(1)
-        return DefaultRefined(
-            np.array([lower]), np.array([upper]), bool(settled), bool(tried), int(grids)
         )
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:

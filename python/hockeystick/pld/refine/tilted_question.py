@@ -20,19 +20,20 @@ of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; ev
 certified and the answer is their intersection with the one given.  That descent is the core's
 (pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``, ``tilted_brackets``), the one the
 C library's ``hs_subsampled_gaussian_epsilon`` makes.  It is read for every bracket the refinement
-left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``), whatever
-limited it; for an ``accuracy=`` finer than the default's, on that tolerance's grids instead
+left wider than the tolerance (inside the core's default read, pld/refine/default_epsilon.hpp; for an
+``accuracy=`` bracket, pld/question/default_reads.py's ``past_the_charges``), whatever limited it; for an
+``accuracy=`` finer than the default's, on that tolerance's grids instead
 (``default_reads.tilted_to_accuracy``).  On ``question.FINE_INTERVAL`` the upper side is read for
 every default bracket not yet exact (``fine_brackets``, the core's ``TiltedReader::fine_read``); the
 default's last reads of a point, from that fine read to the coarser grids the C library's descent
-falls back to, are one core read (``last_brackets``, pld/refine/last_epsilon_reads.hpp).
+falls back to, are one core read (pld/refine/last_epsilon_reads.hpp, inside default_epsilon.hpp).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Hashable
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -273,54 +274,6 @@ def fine_brackets(
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
-def last_brackets(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None = None,
-    add_upper: np.ndarray | None = None,
-    threads: int = 0,
-    reader: TiltedReader | None = None,
-    fine_done: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` read by the default's last
-    epsilon reads (the core's pld/refine/last_epsilon_reads.hpp, bound as
-    ``TiltedPointReader.last_epsilon_reads``; pld/question/default_reads.py, steps 4 to 7): the
-    fine read (``fine_brackets``) unless ``fine_done``; then, no ``tail`` given, a bracket still
-    wider than the default tolerance read by the tilted factors' ladder and blocks of rounds, one
-    they bring within the tolerance but not within half of it under rare participation with its
-    upper side read again on the rare grids (``TiltedReader::rare_upper``), and under rare participation the
-    finer grids past the tilted windows' cap (rare_finer_grids.hpp); last, a bracket still wider
-    than the tolerance read on the coarser grids above the tolerance's first grid.  Every read is
-    certified and intersected with the bracket given; as given at q = 1 (closed form).
-    ``add_upper``, ``threads`` and ``reader`` as ``fine_brackets``'."""
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    sigma, q, rounds, sensitivity = point
-    if q < 1.0 and flat.size:
-        reader = TiltedReader(point, tail, threads) if reader is None else reader
-        from .window_heap import heap_windows  # the wide reads' large windows keep their memory
-
-        with heap_windows():
-            lows, ups = reader.core.last_epsilon_reads(
-                delta=np.ascontiguousarray(flat),
-                lower=lows,
-                upper=ups,
-                add_upper=np.ascontiguousarray(adds, dtype=np.float64),
-                fine_done=fine_done,
-                sigma=sigma,
-                sensitivity=sensitivity,
-                policy=grid_policy(),
-                split_max_points=DEFAULT_MAX_POINTS,
-                upper_max_points=int(_core.pld_refine.finer_upper_max_points),
-                lower_max_points=int(_core.pld_refine.finer_lower_max_points),
-            )
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
-
-
 def core_point(point: Point, threads: int) -> dict[str, Any]:
     """``point`` and ``threads`` as the core's tilted reads take them (sigma per unit sensitivity,
     the package's cells cap, the FFT workers: None for all cores)."""
@@ -332,6 +285,78 @@ def core_point(point: Point, threads: int) -> dict[str, Any]:
         "max_cells": MAX_CELLS,
         "workers": None if threads == 0 else threads,
     }
+
+
+class DefaultRead(NamedTuple):
+    """The default's epsilon of one point at one delta after its fixed grid (``default_epsilon``):
+    its certified sides, step 2's refinement where it ran ((lower, upper, whether a refused window
+    stopped it, whether its coarsest fit stopped it, whether the fine read settled it, the grids
+    read); None where the fixed grid's bracket was within the tolerance) and whether the fine read
+    beside it was made."""
+
+    lower: float
+    upper: float
+    refined: tuple[float, float, bool, bool, bool, int] | None
+    tried: bool
+
+
+def default_epsilon(
+    point: Point,
+    delta: float,
+    reader: TiltedReader,
+    fixed: tuple[float, float] | None,
+    fixed_add: float,
+    plan: _core.pld_refine.DefaultRefinementPlan | None,
+) -> DefaultRead:
+    """The default's epsilon bracket of ``point`` at ``delta`` after its fixed grid, one core read
+    without the interpreter lock (pld/refine/default_epsilon.hpp, bound as
+    ``TiltedPointReader.default_epsilon``; the C library's epsilon call makes the same): where
+    ``fixed`` (the fixed grid's certified bracket) is missing or wider than the default tolerance,
+    ``plan``'s refinement with the fine read beside its ladder (``points.Refinement.default_plan``)
+    and, where still wider, its tilted descent and cap; then the last reads by ``reader`` (the fine
+    read unless the refinement settled on it, with ``fixed_add``, the fixed grid's certified upper
+    side of the add direction; the rare participation and coarser reads from ``grid_policy()``).
+
+    Parameters
+    ----------
+    point : (float, float, float, float)
+        (sigma, q, rounds, sensitivity), 0 < q < 1.
+    delta : float
+        The delta asked.
+    reader : TiltedReader
+        The point's reader (its tail, its threads).
+    fixed : (float, float) or None
+        The fixed grid's certified bracket, None where it was not read.
+    fixed_add : float
+        Its add direction's certified upper side (inf: none).
+    plan : hockeystick._core.pld_refine.DefaultRefinementPlan or None
+        Steps 2 and 3's plan; None where ``fixed`` is within the tolerance.
+
+    Returns
+    -------
+    DefaultRead
+        The certified bracket, step 2's refinement where it ran, whether the fine read was made.
+
+    Raises
+    ------
+    ValueError
+        Where a grid the refinement chose cannot discretize a round (naming sigma / sensitivity), or
+        ``fixed`` is wider than the tolerance and no ``plan`` is given.
+    """
+    sigma, _, _, sensitivity = point
+    lower, upper, refined, tried = reader.core.default_epsilon(
+        delta=float(delta),
+        fixed=fixed,
+        fixed_add=float(fixed_add),
+        plan=plan,
+        policy=grid_policy(),
+        sigma=sigma,
+        sensitivity=sensitivity,
+        split_max_points=DEFAULT_MAX_POINTS,
+        upper_max_points=int(_core.pld_refine.finer_upper_max_points),
+        lower_max_points=int(_core.pld_refine.finer_lower_max_points),
+    )
+    return DefaultRead(float(lower), float(upper), refined, bool(tried))
 
 
 def fine_delta_key(eps: float, upper: float) -> tuple[float, float]:
