@@ -470,14 +470,11 @@ class KeptReader {
         const std::vector<double> adds(add_upper.data(), add_upper.data() + add_upper.size());
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
-        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
-        const hb::PocketfftComposition plain(workers_, pld::ComposeOptions{}, false, pld::kTiltMaxPoints);
-        const hb::PocketfftComposition finer(workers_, hb::tilted_options(), true, upper_max_points);
+        const LastReadCompositions last(workers_, split_max_points, upper_max_points);
         {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
-            pld::last_epsilon_reads(point, at, lo, up, adds, fine_done, reader_,
-                                    {compose_.fft(), plain.fft(), finer.fft(), {split.fft(), split_max_points}}, policy,
+            pld::last_epsilon_reads(point, at, lo, up, adds, fine_done, reader_, last.backends(compose_.fft()), policy,
                                     {upper_max_points, lower_max_points});
         }
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
@@ -527,10 +524,8 @@ class KeptReader {
                 return std::nullopt;
             }
         };
-        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
-        const hb::PocketfftComposition plain(workers_, pld::ComposeOptions{}, false, pld::kTiltMaxPoints);
-        const hb::PocketfftComposition finer(workers_, hb::tilted_options(), true, upper_max_points);
-        const pld::LastReadBackends backends{compose_.fft(), plain.fft(), finer.fft(), {split.fft(), split_max_points}};
+        const LastReadCompositions last(workers_, split_max_points, upper_max_points);
+        const pld::LastReadBackends backends = last.backends(compose_.fft());
         const pld::FinerCaps caps{upper_max_points, lower_max_points};
         const pld::DefaultEpsilon r = hb::refusing_steps(sigma / sensitivity, step.q, [&] {
             py::gil_scoped_release release;
@@ -555,6 +550,22 @@ class KeptReader {
     std::pair<std::int64_t, std::int64_t> held_points() const { return reader_.held_points(); }
 
   private:
+    // The last reads' compositions (pld/refine/last_epsilon_reads.hpp's LastReadBackends) beside the reader's own: the
+    // binomial split's on one thread within split_max_points, the plain and the finer grids' on the reader's threads,
+    // the finer windows within upper_max_points.  Made and destroyed under the GIL.
+    struct LastReadCompositions {
+        LastReadCompositions(const py::object& workers, std::int64_t split_max_points, std::int64_t upper_max_points)
+            : split(py::none(), split_options(), true, split_max_points),
+              plain(workers, pld::ComposeOptions{}, false, pld::kTiltMaxPoints),
+              finer(workers, hb::tilted_options(), true, upper_max_points),
+              split_points(split_max_points) {}
+        pld::LastReadBackends backends(pld::RealFftBackend& tilted) const {
+            return {tilted, plain.fft(), finer.fft(), {split.fft(), split_points}};
+        }
+        hb::PocketfftComposition split, plain, finer;
+        std::int64_t split_points;
+    };
+
     // The binomial split's options: direct bins asked (the backend then offers the long-double transform they use),
     // in every row.
     static pld::ComposeOptions split_options() {

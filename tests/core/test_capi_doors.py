@@ -1,7 +1,7 @@
 """The C library's epsilon call (cpp/capi/refine.cpp) against the package's front door on the README's DP-SGD run
 (sigma 1.1, q 256/60000, 14100 steps) at delta 1e-5, where both meet the accuracy on the grids: a bracket that meets
 the accuracy but is not exact has its upper side read on the fine grid (the core's TiltedReader::fine_upper), as the
-package's default reads every bracket not exact (pld/refine/tilted_question.py's fine_brackets), so the two doors
+package's default reads every bracket not exact (the core's fine epsilon read, pld/refine/fine_epsilon.hpp), so the two doors
 read one bracket: within max(1e-4, the package's width) of each other on both sides (issue 90), and the upper
 sides equal to the round-off of the two FFT backends."""
 

@@ -100,12 +100,12 @@ def test_a_reader_kept_from_an_unsettled_read_gives_a_fresh_readers_numbers():
         np.array([3.7425]),
     )  # certified but wide: the fine read cannot settle it
     kept = tilted_question.TiltedReader(point, None, 1)
-    read = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1, kept)
+    read = tilted_core.fine_brackets(point, delta, lower, upper, None, None, 1, kept)
     assert not question.within_tolerance(*read)  # as the default's settle leaves such a reader
     kept.drop_compositions()
     assert kept.core.held_points() == (0, 0)  # the windows dropped
-    again = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1, kept)
-    fresh = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1)
+    again = tilted_core.fine_brackets(point, delta, lower, upper, None, None, 1, kept)
+    fresh = tilted_core.fine_brackets(point, delta, lower, upper, None, None, 1)
     np.testing.assert_array_equal(again[0], fresh[0])
     np.testing.assert_array_equal(again[1], fresh[1])
 
@@ -128,8 +128,8 @@ def test_the_fixed_grids_add_upper_side_is_certified_and_never_raises_the_fine_r
         1e-5, bound="both", composition_only=True
     )
     assert add_upper[0] >= add_lower
-    given = tilted_question.fine_brackets(point, delta, lo, up, None, add_upper, 1)
-    screened = tilted_question.fine_brackets(point, delta, lo, up, None, None, 1)
+    given = tilted_core.fine_brackets(point, delta, lo, up, None, add_upper, 1)
+    screened = tilted_core.fine_brackets(point, delta, lo, up, None, None, 1)
     assert given[1][0] <= screened[1][0]
     assert given[0][0] == screened[0][0]
 

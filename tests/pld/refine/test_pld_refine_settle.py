@@ -81,7 +81,7 @@ def test_a_settled_point_asks_no_finer_grid_and_ends_with_the_fine_read_of_its_b
     assert found.grids == 1  # the point asked no finer grid
     lo, up, add = first_grid_read(refinement(accountant), README, 1e-10)
     # the settled bracket is the fine read of the grid's bracket, its add direction's upper side passed on
-    fine = tilted_question.fine_brackets(
+    fine = tilted_core.fine_brackets(
         README, np.array([1e-10]), np.array([lo]), np.array([up]), None, np.array([add]), 0
     )
     np.testing.assert_array_equal(found.lower, fine[0])

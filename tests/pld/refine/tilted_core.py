@@ -3,17 +3,21 @@ epsilon reads (cpp/include/hockeystick/pld/refine/fine_epsilon.hpp, last_epsilon
 default_epsilon.hpp): the fine upper read (``TiltedReader::fine_read``, bound as
 ``_core.pld_refine.tilted_fine_upper``), the rare participation upper read
 (``TiltedReader::rare_upper``, ``tilted_rare_upper``) and the rule that asks for it
-(``fine_rare_pending``), and the last reads (``TiltedPointReader.last_epsilon_reads``), each called
-alone on one point."""
+(``fine_rare_pending``), the fine epsilon read (``TiltedPointReader.fine_epsilon``) and the last
+reads (``TiltedPointReader.last_epsilon_reads``), each called alone on one point."""
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
 from hockeystick import _core
 from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
+from hockeystick.pld.refine import question
 from hockeystick.pld.refine.grid_start import Point, grid_policy
 from hockeystick.pld.refine.tilted_question import TiltedReader, core_point
+from hockeystick.pld.refine.window_heap import heap_windows
 
 
 def fine_upper(
@@ -77,6 +81,72 @@ def rare_upper(
     return float(found)
 
 
+def _read_flat(point, delta, lower, upper, tail, add_upper, threads, reader, read):
+    """``read(core reader, deltas, lowers, uppers, add uppers)`` of the brackets (``lower``,
+    ``upper``) at ``delta`` of ``point`` flattened to one dimension (``add_upper`` None: inf), by
+    ``reader`` or a new one at ``tail`` on ``threads``; the brackets as given at q = 1 or where none
+    is asked; reshaped to the brackets' shape."""
+    lows = np.array(lower, dtype=np.float64).reshape(-1)
+    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
+    ups = np.array(upper, dtype=np.float64).reshape(-1)
+    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
+    if point[1] < 1.0 and flat.size:
+        reader = TiltedReader(point, tail, threads) if reader is None else reader
+        lows, ups = read(
+            reader.core,
+            np.ascontiguousarray(flat),
+            lows,
+            ups,
+            np.ascontiguousarray(adds, dtype=np.float64),
+        )
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+def fine_brackets(
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    add_upper: np.ndarray | None = None,
+    threads: int = 0,
+    reader: TiltedReader | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` read by the core's fine epsilon
+    read (pld/refine/fine_epsilon.hpp, bound as ``TiltedPointReader.fine_epsilon``): where not yet
+    exact, its lower side raised to the max-of-outputs test's bound where higher
+    (``reads.max_of_outputs``: at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where the
+    PLD reads' lower side is 0.911); with a finite upper side, the upper side lowered to the fine
+    read on ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it (or on the peers'
+    grid where that window would pass ``MAX_POINTS``), so that the default's upper side is read
+    finer than the peers' default grid; then the split read of few sampled rounds (T q at most
+    ``SPLIT_SAMPLED_ROUNDS``), the aligned cells' lower side where still wider than the tolerance
+    (rare participation) and, where the bracket is now within the tolerance but wider than half of
+    it under rare participation (the core's ``fine_rare_pending``), the upper side read on a finer grid.  Every
+    read is certified; as given at q = 1 (closed form).  ``tail``: the rounds' tail where given;
+    ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known
+    (the refinement's), where given; ``threads``: the reads' (``TiltedReader``); ``reader``: the
+    point's reader of an earlier read at the same ``tail``, whose discretized rounds the split read
+    then reuses (the same numbers)."""
+    sigma, q, _, sensitivity = point
+
+    def read(core, flat, lows, ups, adds):
+        # under rare participation the aligned cells' large windows keep their memory between compositions
+        scope = heap_windows() if q <= question.RARE_FINE_RATE else contextlib.nullcontext()
+        with scope:
+            return core.fine_epsilon(
+                delta=flat,
+                lower=lows,
+                upper=ups,
+                add_upper=adds,
+                sigma=sigma,
+                sensitivity=sensitivity,
+                split_max_points=DEFAULT_MAX_POINTS,
+            )
+
+    return _read_flat(point, delta, lower, upper, tail, add_upper, threads, reader, read)
+
+
 def last_brackets(
     point: Point,
     delta: np.ndarray,
@@ -99,21 +169,15 @@ def last_brackets(
     than the tolerance read on the coarser grids above the tolerance's first grid.  Every read is
     certified and intersected with the bracket given; as given at q = 1 (closed form).
     ``add_upper``, ``threads`` and ``reader`` as ``fine_brackets``'."""
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    sigma, q, rounds, sensitivity = point
-    if q < 1.0 and flat.size:
-        reader = TiltedReader(point, tail, threads) if reader is None else reader
-        from hockeystick.pld.refine.window_heap import heap_windows
+    sigma, _, _, sensitivity = point
 
+    def read(core, flat, lows, ups, adds):
         with heap_windows():
-            lows, ups = reader.core.last_epsilon_reads(
-                delta=np.ascontiguousarray(flat),
+            return core.last_epsilon_reads(
+                delta=flat,
                 lower=lows,
                 upper=ups,
-                add_upper=np.ascontiguousarray(adds, dtype=np.float64),
+                add_upper=adds,
                 fine_done=fine_done,
                 sigma=sigma,
                 sensitivity=sensitivity,
@@ -122,4 +186,5 @@ def last_brackets(
                 upper_max_points=int(_core.pld_refine.finer_upper_max_points),
                 lower_max_points=int(_core.pld_refine.finer_lower_max_points),
             )
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+    return _read_flat(point, delta, lower, upper, tail, add_upper, threads, reader, read)

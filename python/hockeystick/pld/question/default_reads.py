@@ -283,7 +283,7 @@ def fixed_reads(
     """Step 1 of the module docstring: each point's bracket on the fixed grid where the grid fits
     its question (``question.fixed_grid_fits``), and that grid's upper side of the add direction
     alone (the fine read need not screen that direction where it is below the remove direction's:
-    ``tilted_question.fine_brackets``' add_upper).  Each point's rounds are read on their own
+    the fine epsilon read's add_upper, pld/refine/fine_epsilon.hpp).  Each point's rounds are read on their own
     (``fixed_grid.fixed_sides``), so a point's reads are those it gets asked alone, bit for bit,
     unless the fixed grid's transforms are shared along a run (then a composition depends on its
     batch).

@@ -68,7 +68,7 @@ TAIL_SHARE = 1e-3
 TILTED_TAIL_SHARE = 1e-10
 # the smallest tail a discretization takes (``refine.truncation``)
 SMALLEST_TAIL = 1e-300
-# the grid of the default's last read, under a tilt (``tilted_question.fine_brackets``,
+# the grid of the default's last read, under a tilt (the core's fine epsilon read, fine_epsilon.hpp,
 # ``tilted_factors``): half the peers' default grid.  dp_accounting's default is the pessimistic
 # connect-the-dots estimate on DEFAULT_INTERVAL, uncertified; a certified upper side on that grid
 # carries charges (round-off, tails) on top of the same discretization, so it cannot be below it (14

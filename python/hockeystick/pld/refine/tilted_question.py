@@ -24,14 +24,13 @@ left wider than the tolerance (inside the core's default read, pld/refine/defaul
 ``accuracy=`` bracket, pld/question/default_reads.py's ``past_the_charges``), whatever limited it; for an
 ``accuracy=`` finer than the default's, on that tolerance's grids instead
 (``default_reads.tilted_to_accuracy``).  On ``question.FINE_INTERVAL`` the upper side is read for
-every default bracket not yet exact (``fine_brackets``, the core's ``TiltedReader::fine_read``); the
+every default bracket not yet exact (the core's ``TiltedReader::fine_read``, in its fine epsilon read); the
 default's last reads of a point, from that fine read to the coarser grids the C library's descent
 falls back to, are one core read (pld/refine/last_epsilon_reads.hpp, inside default_epsilon.hpp).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Hashable
 from typing import Any, NamedTuple, cast
 
@@ -222,56 +221,6 @@ def tilted_brackets(
         tail=0.0 if tail is None else tail,
     )
     return np.asarray(low), np.asarray(up)
-
-
-def fine_brackets(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None = None,
-    add_upper: np.ndarray | None = None,
-    threads: int = 0,
-    reader: TiltedReader | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` read by the core's fine epsilon
-    read (pld/refine/fine_epsilon.hpp, bound as ``TiltedPointReader.fine_epsilon``): where not yet
-    exact, its lower side raised to the max-of-outputs test's bound where higher
-    (``reads.max_of_outputs``: at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where the
-    PLD reads' lower side is 0.911); with a finite upper side, the upper side lowered to the fine
-    read on ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it (or on the peers'
-    grid where that window would pass ``MAX_POINTS``), so that the default's upper side is read
-    finer than the peers' default grid; then the split read of few sampled rounds (T q at most
-    ``SPLIT_SAMPLED_ROUNDS``), the aligned cells' lower side where still wider than the tolerance
-    (rare participation) and, where the bracket is now within the tolerance but wider than half of
-    it under rare participation (the core's ``fine_rare_pending``), the upper side read on a finer grid.  Every
-    read is certified; as given at q = 1 (closed form).  ``tail``: the rounds' tail where given;
-    ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known
-    (the refinement's), where given; ``threads``: the reads' (``TiltedReader``); ``reader``: the
-    point's reader of an earlier read at the same ``tail``, whose discretized rounds the split read
-    then reuses (the same numbers)."""
-    lows = np.array(lower, dtype=np.float64).reshape(-1)
-    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
-    ups = np.array(upper, dtype=np.float64).reshape(-1)
-    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    sigma, q, rounds, sensitivity = point
-    if q < 1.0 and flat.size:
-        reader = TiltedReader(point, tail, threads) if reader is None else reader
-        from .window_heap import heap_windows
-
-        # under rare participation the aligned cells' large windows keep their memory between compositions
-        scope = heap_windows() if q <= question.RARE_FINE_RATE else contextlib.nullcontext()
-        with scope:
-            lows, ups = reader.core.fine_epsilon(
-                delta=np.ascontiguousarray(flat),
-                lower=lows,
-                upper=ups,
-                add_upper=np.ascontiguousarray(adds, dtype=np.float64),
-                sigma=sigma,
-                sensitivity=sensitivity,
-                split_max_points=DEFAULT_MAX_POINTS,
-            )
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
 def core_point(point: Point, threads: int) -> dict[str, Any]:
