@@ -24,8 +24,8 @@ import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
+from hockeystick import _core
 from hockeystick.pld.question import default_reads
-from hockeystick.pld.refine.points import Refinement
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 settings.register_profile(
@@ -79,21 +79,23 @@ def _no_kept_default_brackets() -> None:
 def visited_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The grids the ``accuracy=`` refinement evaluates, in order (one entry per point and step), while the
     test runs through the accountant: the many points' batches (``StepBrackets.brackets``) and one point's
-    steps (``Refinement.epsilon_step``); a fixed-grid call afterwards visits none."""
+    grids, read inside the core (``_core.pld_refine.refined_subsampled_gaussian_epsilon`` gives them); a
+    fixed-grid call afterwards visits none."""
     grids: list[float] = []
     step = StepBrackets.brackets
-    one = Refinement.epsilon_step
+    one = _core.pld_refine.refined_subsampled_gaussian_epsilon
 
     def counted(self, batch, points, steps, *args):
         grids.extend(steps[i] for i in batch)
         return step(self, batch, points, steps, *args)
 
-    def counted_one(self, point, x, h, *args):
-        grids.append(h)
-        return one(self, point, x, h, *args)
+    def counted_one(**arguments):
+        found = one(**arguments)
+        grids.extend(found[3])
+        return found
 
     monkeypatch.setattr(StepBrackets, "brackets", counted)
-    monkeypatch.setattr(Refinement, "epsilon_step", counted_one)
+    monkeypatch.setattr(_core.pld_refine, "refined_subsampled_gaussian_epsilon", counted_one)
     return grids
 
 

@@ -6,6 +6,7 @@
 // delta_sides and epsilon_brackets.
 #include <hockeystick/pld/refine/screened_epsilon_step.hpp>
 #include <hockeystick/pld/refine/screened_step.hpp>
+#include <hockeystick/pld/refine/steps_refinement.hpp>
 #include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 
 #include <pybind11/numpy.h>
@@ -200,16 +201,21 @@ py::list screened_epsilon_step(const std::vector<input_array>& deltas, const std
     return out;
 }
 
-// _core.pld_refine.subsampled_gaussian_step (its docstring), its refusals step_refusal.hpp's.
-py::tuple subsampled_gaussian_step(double sigma, double sampling_rate, std::int64_t rounds, double delta,
-                                   double interval, double accuracy, double tail, bool direct_bins,
-                                   double direct_min_charge, std::int64_t max_cells, py::object workers,
-                                   std::int64_t max_points) {
+// The run of a step read refused as the package refuses it: 0 < sampling_rate < 1, rounds >= 1, 0 < delta < 1.
+void check_step_run(double sampling_rate, std::int64_t rounds, double delta) {
     if (!(sampling_rate > 0.0 && sampling_rate < 1.0))
         throw py::value_error("sampling_rate must lie strictly between 0 and 1, got " + hb::listed(sampling_rate));
     if (rounds < 1) throw py::value_error("rounds must be at least 1, got " + std::to_string(rounds));
     if (!(delta > 0.0 && delta < 1.0))
         throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+}
+
+// _core.pld_refine.subsampled_gaussian_step (its docstring), its refusals step_refusal.hpp's.
+py::tuple subsampled_gaussian_step(double sigma, double sampling_rate, std::int64_t rounds, double delta,
+                                   double interval, double accuracy, double tail, bool direct_bins,
+                                   double direct_min_charge, std::int64_t max_cells, py::object workers,
+                                   std::int64_t max_points) {
+    check_step_run(sampling_rate, rounds, delta);
     const pld::SubsampledGaussianStep step{sigma, sampling_rate, rounds, delta, interval, accuracy, tail};
     const hb::PocketfftComposition compose(std::move(workers), step_options(direct_bins, direct_min_charge), true,
                                            max_points);
@@ -218,6 +224,45 @@ py::tuple subsampled_gaussian_step(double sigma, double sampling_rate, std::int6
         return pld::subsampled_gaussian_step(step, max_cells, compose);
     });
     return py::make_tuple(r.lower, r.upper, r.add);
+}
+
+// _core.pld_refine.refined_subsampled_gaussian_epsilon (its docstring), its refusals step_refusal.hpp's.
+py::tuple refined_subsampled_gaussian_epsilon(double sigma, double sampling_rate, std::int64_t rounds,
+                                              double sensitivity, double delta, double accuracy, double tail,
+                                              double coarsest_fit, std::optional<double> charge,
+                                              const pld::GridPolicy& policy, const pld::NextGridTuning& tuning,
+                                              std::int64_t max_cells, const py::object& workers,
+                                              std::int64_t max_points) {
+    check_step_run(sampling_rate, rounds, delta);
+    pld::SubsampledGaussianStep step{sigma / sensitivity, sampling_rate, rounds, delta, 0.0, accuracy, tail};
+    // each grid's composition made and destroyed under the GIL (pocketfft_composition.hpp), read without it
+    auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
+        std::optional<hb::PocketfftComposition> compose;
+        {
+            py::gil_scoped_acquire gil;
+            compose.emplace(workers, step_options(b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge),
+                            true, max_points);
+        }
+        step.h = h;
+        std::optional<pld::EpsilonStepRead> out;
+        try {
+            out = pld::subsampled_gaussian_step(step, max_cells, *compose);
+        } catch (const std::length_error&) {  // a window past max_points: the loop stops
+        } catch (...) {
+            py::gil_scoped_acquire gil;
+            compose.reset();
+            throw;
+        }
+        py::gil_scoped_acquire gil;
+        compose.reset();
+        return out;
+    };
+    const pld::StepsRefined r = hb::refusing_steps(sigma / sensitivity, sampling_rate, [&] {
+        py::gil_scoped_release release;
+        return pld::steps_refinement(sigma, sampling_rate, static_cast<double>(rounds), sensitivity, delta, accuracy,
+                                     coarsest_fit, charge, read, policy, {tuning});
+    });
+    return py::make_tuple(r.bracket.lower, r.bracket.upper, r.gave_up, py::tuple(py::cast(r.grids)));
 }
 
 }  // namespace
@@ -244,6 +289,17 @@ void register_pld_screened_step(py::module_ m) {
           "screened epsilon step over them.  Returns (lower, upper, the add direction's certified upper side); a "
           "ValueError where a round "
           "cannot be discretized or a window passes max_points.");
+    m.def("refined_subsampled_gaussian_epsilon", &refined_subsampled_gaussian_epsilon, py::kw_only(), py::arg("sigma"),
+          py::arg("sampling_rate"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"), py::arg("accuracy"),
+          py::arg("tail"), py::arg("coarsest_fit"), py::arg("charge"), py::arg("policy"), py::arg("tuning"),
+          py::arg("max_cells"), py::arg("workers"), py::arg("max_points"),
+          "The epsilon of `rounds` rounds of the Poisson-subsampled Gaussian (noise sigma, the sensitivity) at delta "
+          "refined to `accuracy` (pld/refine/steps_refinement.hpp), without the GIL: the core's loop from the epsilon "
+          "start, each grid read by subsampled_gaussian_step at `tail` within max_cells cells and max_points points, "
+          "with the direct bins after the first grid, and on the first from `charge` where given; stopped at a grid "
+          "finer than coarsest_fit or whose window passes max_points.  Returns (lower, upper, whether a limit "
+          "stopped it, the grids read in order), the bracket certified; a ValueError where a round cannot be "
+          "discretized.");
     m.attr("step_screen_coarsening") = pld::kStepScreenCoarsening;
     m.def(
         "screened_epsilon_step", &screened_epsilon_step, py::kw_only(), py::arg("deltas"), py::arg("windows"),

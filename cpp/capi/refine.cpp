@@ -57,6 +57,7 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
+#include <hockeystick/pld/refine/steps_refinement.hpp>
 #include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
 
@@ -193,14 +194,6 @@ std::optional<pld::EpsilonStepRead> epsilon_step_read(double sigma, double q, lo
     return out;
 }
 
-// epsilon_step_read's bracket at the default composition tail, [0, inf] where a grid after the first is refused.
-std::pair<double, double> epsilon_bracket_on(double sigma, double q, long long rounds, double delta, double h,
-                                             double accuracy, bool first, DirectBins direct) {
-    const std::optional<pld::EpsilonStepRead> r =
-        epsilon_step_read(sigma, q, rounds, delta, h, accuracy, pld::kDefaultCompositionTail, first, direct);
-    return r ? std::make_pair(r->lower, r->upper) : std::make_pair(0.0, HUGE_VAL);
-}
-
 void require_sampling(double q, long long rounds) {
     require(q > 0.0 && q < 1.0, "sampling_rate",
             "must lie strictly between 0 and 1 (at 1, the Gaussian mechanism: hs_theta_epsilon with r = "
@@ -217,11 +210,19 @@ void require_sampling(double q, long long rounds) {
 pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta, double accuracy,
                                     bool lower_side = true, double target = std::nan("")) {
     int grids = 0;
-    const double t = static_cast<double>(rounds);
-    pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
-        const bool first = grids++ == 0;
-        return epsilon_bracket_on(sigma, sampling_rate, rounds, delta, h, accuracy, first, direct_bins(first, delta));
-    });
+    const double t = static_cast<double>(rounds), tail = pld::kDefaultCompositionTail;
+    const DirectBins first_bins = direct_bins(true, delta);
+    const std::optional<double> charge =
+        first_bins.on ? std::optional<double>(first_bins.min_charge) : std::optional<double>();
+    pld::RefinedEpsilon r =
+        pld::steps_refinement(
+            sigma, sampling_rate, t, 1.0, delta, accuracy, pld::coarsest_fit(sigma, sampling_rate, 1.0, tail), charge,
+            [&](double h, const pld::StepBins& b) {
+                const bool first = grids++ == 0;
+                const DirectBins bins{b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge};
+                return epsilon_step_read(sigma, sampling_rate, rounds, delta, h, accuracy, tail, first, bins);
+            })
+            .bracket;
     if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
         hockeystick_c::CompositionFft fft;
         pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);

@@ -193,6 +193,23 @@ def subsampled_gaussian_step(
     workers: int | None,
     max_points: int,
 ) -> tuple[float, float, float]: ...
+def refined_subsampled_gaussian_epsilon(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    sensitivity: float,
+    delta: float,
+    accuracy: float,
+    tail: float,
+    coarsest_fit: float,
+    charge: float | None,
+    policy: GridPolicy,
+    tuning: NextGridTuning,
+    max_cells: int,
+    workers: int | None,
+    max_points: int,
+) -> tuple[float, float, bool, tuple[float, ...]]: ...
 
 step_screen_coarsening: float
 

@@ -47,7 +47,9 @@ def first_grid_read(ladder: Refinement, point: tuple, delta: float) -> tuple[flo
     fit = coarsest_fit(point, ladder.steps.tail)
     h = max(within_window(point, ladder.start.first(point, x, "epsilon")), fit)
     charge = StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0)
-    return ladder.epsilon_step(point, x, h, 0, charge is not None, charge)
+    return tilted_core.epsilon_step(
+        point, delta, h, ladder.steps.accuracy, ladder.steps.tail, charge, charge is not None
+    )
 
 
 class StepTwo(NamedTuple):

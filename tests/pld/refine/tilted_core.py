@@ -4,7 +4,8 @@ default_epsilon.hpp): the fine upper read (``TiltedReader::fine_read``, bound as
 ``_core.pld_refine.tilted_fine_upper``), the rare participation upper read
 (``TiltedReader::rare_upper``, ``tilted_rare_upper``) and the rule that asks for it
 (``fine_rare_pending``), the fine epsilon read (``TiltedPointReader.fine_epsilon``) and the last
-reads (``TiltedPointReader.last_epsilon_reads``), each called alone on one point."""
+reads (``TiltedPointReader.last_epsilon_reads``), each called alone on one point; and the step read
+every refinement of one point makes on each of its grids (``epsilon_step``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from hockeystick import _core
 from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
+from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.refine import question
 from hockeystick.pld.refine.grid_start import Point, grid_policy
 from hockeystick.pld.refine.tilted_question import TiltedReader, core_point
@@ -50,6 +52,38 @@ def fine_upper(
         tail=0.0 if tail is None else tail,
     )
     return float(found[0]), (float(grid[0]) if grid[0] > 0.0 else None)
+
+
+def epsilon_step(
+    point: Point,
+    delta: float,
+    h: float,
+    accuracy: float,
+    tail: float,
+    charge: float | None,
+    direct: bool = True,
+) -> tuple[float, float, float]:
+    """One point's certified epsilon bracket at ``delta`` on grid ``h`` and its add direction's
+    certified upper side: the core's step read (pld/refine/subsampled_gaussian_step.hpp, bound as
+    ``_core.pld_refine.subsampled_gaussian_step``), the rounds at ``tail`` to ``accuracy`` within
+    ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS`` points, the direct bins from ``charge`` (the
+    composition's least where None) where ``direct``: the read the default refinement and the
+    ``accuracy=`` refinement of one point make on each grid, inside the core."""
+    sigma, q, rounds, sensitivity = point
+    return _core.pld_refine.subsampled_gaussian_step(
+        sigma=sigma / sensitivity,
+        sampling_rate=q,
+        rounds=int(rounds),
+        delta=delta,
+        interval=h,
+        accuracy=accuracy,
+        tail=tail,
+        direct_bins=direct,
+        direct_min_charge=_core.pld_compose.direct_min_charge if charge is None else charge,
+        max_cells=MAX_CELLS,
+        workers=None,
+        max_points=DEFAULT_MAX_POINTS,
+    )
 
 
 def rare_pending(q: float, lower: float, upper: float) -> bool:

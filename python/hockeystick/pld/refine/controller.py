@@ -12,11 +12,11 @@ plan (``plan_refinement``, a Python ``FrontEnd`` run by ``refine``).
 
 The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation
 driven from here with a Python front end and from the core with its one-point front end.  One
-point's epsilon at one delta to an absolute accuracy, and its delta at one epsilon to a relative
-accuracy, are refined with that one-point front end (``refine_epsilon``, ``refine_delta``:
-cpp/include/hockeystick/pld/refine/point_refinement.hpp, what the C interface's
-``hs_subsampled_gaussian_epsilon`` and ``hs_subsampled_gaussian_delta`` run), its brackets computed
-here: the same start, the same rules.
+point's delta at one epsilon to a relative accuracy is refined with that one-point front end
+(``refine_delta``: cpp/include/hockeystick/pld/refine/point_refinement.hpp, what the C interface's
+``hs_subsampled_gaussian_delta`` runs), its brackets computed here: the same start, the same rules.
+One point's epsilon at one delta to an absolute accuracy is refined by the core alone, its grids
+read there too (``points.Refinement.core_refined``).
 """
 
 from __future__ import annotations
@@ -125,52 +125,6 @@ def refine_many(
             front=front, rules=rules, xs=xs, own=own, points=points, coarsest_fit=coarsest_fit
         ),
     )
-
-
-def refine_epsilon(
-    point: Point, delta: float, accuracy: float, bracket_at: Callable[[float], tuple[float, float]]
-) -> tuple[float, float]:
-    """The certified epsilon bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at
-    ``delta`` refined to ``accuracy`` by the core's loop (``_core.pld_refine.refine_epsilon``): the
-    first grid ``StartGrid.first``'s (within ``MAX_WINDOW``), each grid's certified bracket
-    ``bracket_at(h)`` intersected with the earlier grids', the next grid the core's first step
-    (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
-    until the bracket is within ``accuracy`` or no finer grid is asked or fits.
-
-    Parameters
-    ----------
-    point : tuple of float
-        (sigma, sampling rate, rounds, sensitivity).
-    delta : float
-        The delta at which epsilon is bracketed, in (0, 1).
-    accuracy : float
-        The width asked of the bracket, > 0.
-    bracket_at : callable
-        The certified (lower, upper) epsilon at ``delta`` on grid h.
-
-    Returns
-    -------
-    tuple of float
-        The certified (lower, upper): the intersection of every grid's bracket.
-
-    Raises
-    ------
-    ValueError
-        Where the sampling rate is not in (0, 1), or as ``bracket_at`` raises.
-    """
-    sigma, q, rounds, sensitivity = point
-    lower, upper, _, _, _ = _core.pld_refine.refine_epsilon(
-        sigma=sigma,
-        q=q,
-        rounds=rounds,
-        sensitivity=sensitivity,
-        delta=delta,
-        accuracy=accuracy,
-        bracket_at=bracket_at,
-        policy=grid_policy(),
-        tuning=next_grid_tuning(),
-    )
-    return lower, upper
 
 
 def refine_delta(

@@ -22,9 +22,16 @@ from ..mechanisms.constructors import MAX_CELLS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
 from .bracket_width import bracket_width, offset_rows
-from .controller import refine_delta, refine_epsilon, refine_many
-from .grid_rules import Before, points_rules
-from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
+from .controller import refine_delta, refine_many
+from .grid_rules import Before, next_grid_tuning, points_rules
+from .grid_start import (
+    Point,
+    StartGrid,
+    grid_policy,
+    loss_span,
+    windows_within_budget,
+    within_window,
+)
 from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
 from .unmet import AccuracyNotMetWarning
@@ -120,7 +127,7 @@ class Refinement:
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
     def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
-        """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's
+        """Whether the core's loop refines the call (``core_refined``): one point's
         ``.epsilon`` at one delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.
         There the front end's rules are the core's first and fitted steps alone (no charged,
         capped or offset-limited arguments), which the core's loop runs."""
@@ -130,78 +137,39 @@ class Refinement:
     def core_refined(
         self, point: Point, delta: float, threads: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``refined`` of one point at one delta through the core's loop (``one_epsilon``), each
-        grid's bracket the core's step read (``epsilon_step``): with direct DFT bins on every grid
-        after the first, and on the first too where the delta is below ``DIRECT_FIRST_DELTA``
-        (``StepBrackets.round_off_charges``, from its charge)."""
-        x = np.array([delta])
-        charges = StepBrackets.round_off_charges({0: 0.0}, [x], [1])
-        grids: list[float] = []
-
-        def bracket_at(h: float) -> tuple[float, float]:
-            direct = bool(grids) or 0 in charges
-            grids.append(h)
-            lo, up, _ = self.epsilon_step(point, x, h, threads, direct, charges.get(0))
-            return lo, up
-
-        held = [0.0, math.inf]
-
-        least = coarsest_fit(point, self.steps.tail)
-
-        def held_bracket_at(h: float) -> tuple[float, float]:
-            if h < least:  # its window cannot fit (``coarsest_fit``)
-                raise GaveUp
-            try:
-                lo, up = bracket_at(h)
-            except ValueError as error:
-                if not window_refused(error):
-                    raise
-                raise GaveUp from error
-            held[0], held[1] = max(held[0], lo), min(held[1], up)
-            return lo, up
-
-        try:
-            lower, upper = refine_epsilon(point, delta, self.accuracy, held_bracket_at)
-        except (
-            GaveUp
-        ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
-            warn_gave_up(1)
-            lower, upper = held
-        return np.array([lower]), np.array([upper])
-
-    def epsilon_step(
-        self,
-        point: Point,
-        x: np.ndarray,
-        h: float,
-        threads: int,
-        direct: bool,
-        charge: float | None,
-    ) -> tuple[float, float, float]:
-        """One point's certified epsilon bracket at its one delta ``x`` on grid ``h`` and its add
-        direction's certified upper side, the direct bins from ``charge`` where ``direct``: the core's
-        step read (cpp/include/hockeystick/pld/refine/subsampled_gaussian_step.hpp, bound as
-        ``_core.pld_refine.subsampled_gaussian_step``; the default refinement's too), the rounds at the
-        refinement's tail to its accuracy, within ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS`` points
-        (read at call time) on ``threads``: the step read of ``core_refined``.  A window past the points
-        raises the compositions' ValueError (``window_refused``)."""
+        """``refined`` of one point at one delta through the core's loop on its step reads
+        (cpp/include/hockeystick/pld/refine/steps_refinement.hpp, bound as
+        ``_core.pld_refine.refined_subsampled_gaussian_epsilon``; the C library's epsilon call to an
+        accuracy runs it too): each grid's bracket the core's step read
+        (pld/refine/subsampled_gaussian_step.hpp) at the refinement's tail to its accuracy within
+        ``MAX_CELLS`` cells on ``threads``, with direct DFT bins on
+        every grid after the first, and on the first too where the delta is below
+        ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from its charge); stopped, with
+        the brackets of the grids before intersected and one ``AccuracyNotMetWarning``, at a grid
+        finer than the point's ``coarsest_fit`` or whose window passes ``DEFAULT_MAX_POINTS`` (read
+        at call time)."""
         sigma, q, rounds, sensitivity = point
-        return _core.pld_refine.subsampled_gaussian_step(
-            sigma=sigma / sensitivity,
+        lower, upper, gave_up, _ = _core.pld_refine.refined_subsampled_gaussian_epsilon(
+            sigma=sigma,
             sampling_rate=q,
             rounds=int(rounds),
-            delta=float(x[0]),
-            interval=h,
-            accuracy=self.steps.accuracy,
+            sensitivity=sensitivity,
+            delta=delta,
+            accuracy=self.accuracy,
             tail=self.steps.tail,
-            direct_bins=direct,
-            direct_min_charge=float(
-                _core.pld_compose.direct_min_charge if charge is None else charge
-            ),
+            coarsest_fit=coarsest_fit(point, self.steps.tail),
+            charge=StepBrackets.round_off_charges({0: 0.0}, [np.array([delta])], [1]).get(0),
+            policy=grid_policy(),
+            tuning=next_grid_tuning(),
             max_cells=MAX_CELLS,
             workers=threads or None,
             max_points=fft.DEFAULT_MAX_POINTS,
         )
+        if (
+            gave_up
+        ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
+            warn_gave_up(1)
+        return np.array([lower]), np.array([upper])
 
     def default_plan(
         self,
@@ -216,8 +184,8 @@ class Refinement:
         ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; the rules of this refinement
         (``points_rules``); the direct bins the core's rule asks (``round_off_charges``' charge on the
         first grid, ``SAME_GRID_DIRECT_CHARGE`` on a grid asked again); each grid's step read
-        (``epsilon_step``'s) at this refinement's tail to its accuracy, within ``MAX_CELLS`` cells and
-        ``DEFAULT_MAX_POINTS`` points (read at call time); the descent from ``descent_start``, its upper
+        (pld/refine/subsampled_gaussian_step.hpp) at this refinement's tail to its accuracy, within
+        ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS`` points (read at call time); the descent from ``descent_start``, its upper
         side lowered to ``cap()`` where given (asked only where the descent is read).
 
         Parameters
