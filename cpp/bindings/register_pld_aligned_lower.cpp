@@ -8,6 +8,7 @@
 // reads, the fine delta read and the split), and the delta reads' bucket and level (tilted_delta_centre,
 // tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
+#include <hockeystick/pld/refine/accuracy_epsilon.hpp>
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/default_epsilon.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
@@ -265,8 +266,9 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     return {ups, grids};
 }
 
-// A Python callable giving a float, called from a read without the GIL: taken for the call, its reference counted
-// under it (the plan that holds it is made and destroyed under the GIL).
+// A Python callable giving an R, called from a read without the GIL: taken for the call, its reference counted
+// under it.
+template <class R>
 struct GilCall {
     py::object f;
     explicit GilCall(const py::object& callable) : f(callable) {}
@@ -279,11 +281,57 @@ struct GilCall {
         py::gil_scoped_acquire gil;
         f = py::object();
     }
-    double operator()() const {
+    R operator()() const {
         py::gil_scoped_acquire gil;
-        return f().cast<double>();
+        return f().cast<R>();
     }
 };
+
+// The accuracy= epsilon bracket of the Poisson-subsampled Gaussian (sigma per unit sensitivity) at delta from its
+// refined bracket [lower, upper] (pld/refine/accuracy_epsilon.hpp), without the GIL but to call `default_bracket`
+// (giving the default's certified (lower, upper)) and `cap` (None, or giving a certified upper side) where the read
+// asks them: the descents on the package's FFT (workers: its threads, None all cores) at `tail` (0: the tails the
+// delta allows).
+// accuracy_epsilon's plan (the tolerance asked, the descents' first grids, the cap) refused as the package refuses it.
+pld::AccuracyPlan accuracy_plan(double accuracy, double relative_accuracy, double start, double default_start,
+                                const py::object& cap) {
+    if (!(accuracy > 0.0 && std::isfinite(accuracy)))
+        throw py::value_error("accuracy must be finite and > 0, got " + hb::listed(accuracy));
+    if (!(relative_accuracy >= 0.0 && std::isfinite(relative_accuracy)))
+        throw py::value_error("relative_accuracy must be finite and >= 0, got " + hb::listed(relative_accuracy));
+    for (const double v : {start, default_start})
+        if (!(v > 0.0 && std::isfinite(v)))
+            throw py::value_error("start and default_start must be finite and > 0 (first grids), got " + hb::listed(v));
+    pld::AccuracyPlan plan{{accuracy, relative_accuracy}, start, default_start, {}};
+    if (cap.is_none()) return plan;
+    if (!PyCallable_Check(cap.ptr())) throw py::value_error("cap must be None or a callable giving a float");
+    plan.cap = GilCall<double>{cap};
+    return plan;
+}
+
+std::pair<double, double> accuracy_epsilon(double sigma, double q, std::int64_t rounds, double delta, double lower,
+                                           double upper, double accuracy, double relative_accuracy, double start,
+                                           double default_start, const py::object& cap,
+                                           const py::object& default_bracket, std::int64_t max_cells, double tail,
+                                           const py::object& workers) {
+    round_of(sigma, q);
+    checked_rounds(rounds);
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    if (std::isnan(lower) || std::isnan(upper)) throw py::value_error("lower and upper must not be NaN");
+    if (std::isnan(tail) || tail < 0.0 || tail >= 1.0)
+        throw py::value_error("tail must lie in [0, 1) (0: the tails the delta allows), got " + hb::listed(tail));
+    if (!PyCallable_Check(default_bracket.ptr()))
+        throw py::value_error("default_bracket must be a callable giving (lower, upper)");
+    const pld::AccuracyPlan plan = accuracy_plan(accuracy, relative_accuracy, start, default_start, cap);
+    const GilCall<std::pair<double, double>> read_default{default_bracket};
+    const pld::AccuracyRun run{sigma, q, rounds, max_cells, tail};
+    const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
+    const int threads = hb::region_threads(workers);
+    py::gil_scoped_release release;
+    const hb::caller_region_threads region(threads);
+    return pld::accuracy_epsilon(run, delta, lower, upper, plan, read_default, compose.fft());
+}
 
 // The default's plan of steps 2 and 3 (pld/refine/default_epsilon.hpp's DefaultRefinementPlan) with its step reads'
 // rounds' tail and accuracy and caps on cells and points (pld/refine/subsampled_gaussian_step.hpp).
@@ -811,7 +859,7 @@ void register_tilted_point_reader(py::module_ m) {
                      throw py::value_error("cap must be None or a callable giving a float");
                  ab::RefinementPlan p;
                  p.plan = {rules, coarsest_fit, first_grid, charge, same_grid_charge, descent_start, {}};
-                 if (!cap.is_none()) p.plan.cap = ab::GilCall{cap};
+                 if (!cap.is_none()) p.plan.cap = ab::GilCall<double>{cap};
                  p.tail = tail;
                  p.accuracy = accuracy;
                  p.max_cells = max_cells;
@@ -934,6 +982,16 @@ void register_pld_aligned_lower(py::module_ m) {
         "descent from its start grid down by tilt_grid_step while wider than max(accuracy, relative_accuracy eps) "
         "and the upper side still falls by a quarter of it, at most tilt_grids grids (pld/refine/tilted_question.hpp's "
         "TiltedReader::grid_descent); tail > 0: both directions' tail, else the tails each delta allows.");
+    m.def("accuracy_epsilon", &ab::accuracy_epsilon, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("delta"), py::arg("lower"), py::arg("upper"), py::arg("accuracy"),
+          py::arg("relative_accuracy"), py::arg("start"), py::arg("default_start"), py::arg("cap"),
+          py::arg("default_bracket"), py::arg("max_cells"), py::arg("tail") = 0.0, py::arg("workers") = py::none(),
+          "The accuracy= epsilon bracket at delta from the refined bracket (lower, upper) "
+          "(pld/refine/accuracy_epsilon.hpp): at a tolerance max(accuracy, relative_accuracy eps) finer than the "
+          "default's, intersected with default_bracket()'s and, where still wider, the tilted descent on its grids "
+          "from `start`; otherwise, where wider than asked, the descent on the default tolerance's grids from "
+          "default_start, the upper side lowered to cap() where given, and default_bracket()'s where still wider.  "
+          "Certified, never wider than given.");
     m.def(
         "tilted_fine_upper", &ab::fine_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
         py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("add_upper"), py::arg("least"),

@@ -1,45 +1,39 @@
 // The C interface's refinements to an accuracy: epsilon at delta (hs_subsampled_gaussian_epsilon: at its default
-// accuracy or finer, the package default's chain after its fixed grid, default_epsilon: the core's default refinement,
+// accuracy, the package default's chain after its fixed grid, default_epsilon: the core's default refinement,
 // pld/refine/default_refinement.hpp, at the question tail with the fine read beside its ladder, the tilted descent
-// where still wider than the default tolerance, the last reads; where that is wider than asked, and at a coarser
-// accuracy, the core's epsilon_refinement.hpp to the accuracy), each grid's bracket read as the package's refinement
-// reads it (epsilon_step_read: the core's step read, pld/refine/subsampled_gaussian_step.hpp: the remove direction
-// composed with its truncations sized to delta and the accuracy, the add direction screened on a coarser grid and
-// composed on the grid only where the screen does not clear; every
-// grid after the first, and the first at a delta below 1e-8, with the low band of its many-round rows recomputed
-// accurately: DirectBins), delta at epsilon to a relative accuracy (hs_subsampled_gaussian_delta: delta_refinement.hpp
-// over hs_pld_self_compose's handle read by hs_pld_composition_delta_bracket's plain bracket, then the fine delta read
-// of pld/refine/fine_delta.hpp) and the calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over the
-// refinement's certified upper side).
+// where still wider than the default tolerance, the last reads, pld/refine/last_epsilon_reads.hpp; where that is
+// wider than asked, and at any other accuracy, the package's accuracy= read: the core's steps_refinement.hpp to the
+// accuracy, then its accuracy_epsilon.hpp), each grid's bracket read as the package's refinement reads it
+// (epsilon_step_read: the core's step read, pld/refine/subsampled_gaussian_step.hpp: the remove direction composed
+// with its truncations sized to delta and the accuracy, the add direction screened on a coarser grid and composed on
+// the grid only where the screen does not clear; every grid after the first, and the first at a delta below 1e-8,
+// with the low band of its many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
+// (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by
+// hs_pld_composition_delta_bracket's plain bracket, then the fine delta read of pld/refine/fine_delta.hpp) and the
+// calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over the refinement's certified upper side).
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
-// composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls intersect
-// it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/reads/tilted.hpp: each direction
-// composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the accuracy's start
-// grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls, or, where the start
-// grid's tilted windows pass the cap (many rounds of a rare record), on the first of the fine grids kTiltFineGrids (a
-// quarter and half the peers' 1e-4, then theirs) whose windows fit (the delta call's rounds discretized with the tails
-// of the level below the plain upper side, tilted_delta_level, and its add direction not read past its pure epsilon,
+// composition's round-off charge, about T u of the total mass, and its tail cut), the calls intersect it with the
+// tilted reads of the core (pld/refine/tilted_question.hpp over pld/reads/tilted.hpp: each direction composed under an
+// exponential tilt, its charge relative to the Chernoff bound), on grids from the accuracy's start grid down by
+// kTiltGridStep while the bracket is wider than asked and the upper side still falls, or, where the start grid's
+// tilted windows pass the cap (many rounds of a rare record), on the first of the fine grids kTiltFineGrids (a quarter
+// and half the peers' 1e-4, then theirs) whose windows fit (the delta call's rounds discretized with the tails of the
+// level below the plain upper side, tilted_delta_level, and its add direction not read past its pure epsilon,
 // add_pure_epsilon, as the package's fine delta read); before those grids, the lower side is raised to the
 // max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: from the largest released value against a
-// threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth); after those grids, an
-// epsilon bracket still wider than asked at q <= 1e-4 has its lower side raised to the aligned cells' read
-// (pld/refine/aligned_lower.hpp: each round's loss replaced by its conditional means on cells aligned to a shifted
-// grid, so that no round's loss is rounded down a cell, composed under the exponent's tilt), and one still wider has
-// its upper side lowered to the tilted read on the rare participation grids (kTiltRareUpperGrids, 1.25e-5 then 2.5e-5,
-// its windows uncut within kTiltRareMaxPoints), and a delta bracket still wider than asked under rare participation is
-// read on the finer delta grids (rare_delta_grids.hpp: the upper side under the tilt on grids each a quarter of the one
-// before from 1.25e-5, the lower side by the optimistic PMFs below the rate and the aligned cells, as the package's
-// default delta reads them).  A refined epsilon bracket that meets the accuracy but is not exact
-// (epsilon_refinement.hpp's exact_bracket) has its upper side lowered to the fine read (TiltedReader's fine_upper: each
-// direction on half the peers' grid under the Chernoff exponent's tilt at the upper side).  Then the epsilon call makes
-// the package default's last reads (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors' ladder and
-// blocks of rounds where still wider than the default tolerance, the rare upper read, rare participation's finer grids,
-// the coarser grids; python pld/question/default_reads.py, steps 4 to 7), so that its default bracket is the package's
-// (steps 2 to 7, its RDP conversion aside) to the FFT backends' round-off; a handle's run of one kind of round
-// (run_epsilon_bracket) is read the same way.  The Python package's front door reads the same headers through the
-// binding.  Every bracket intersected is certified.  The status is set from the last bracket, after every read: a
-// bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()), never HS_OK.
+// threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth).  The epsilon call's
+// default bracket, read by the last reads (the fine read, the tilted factors' ladder and blocks of rounds where still
+// wider than the default tolerance, the rare upper read and the aligned cells' lower side, rare participation's finer
+// grids, the coarser grids; python pld/question/default_reads.py, steps 4 to 7), is the package's (steps 2 to 7, its
+// RDP conversion aside) to the FFT backends' round-off, and the accuracy= read intersects every finer accuracy with
+// it; a delta bracket still wider than asked under rare participation is read on the finer delta grids
+// (rare_delta_grids.hpp: the upper side under the tilt on grids each a quarter of the one before from 1.25e-5, the
+// lower side by the optimistic PMFs below the rate and the aligned cells, as the package's default delta reads them);
+// a handle's run of one kind of round (run_epsilon_bracket) is read the same way.  The Python package's front door
+// reads the same headers through the binding.  Every bracket intersected is certified.  The status is set from the
+// last bracket, after every read: a bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()),
+// never HS_OK.
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
@@ -48,6 +42,7 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
+#include <hockeystick/pld/refine/accuracy_epsilon.hpp>
 #include <hockeystick/pld/refine/default_epsilon.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
@@ -203,44 +198,47 @@ void require_sampling(double q, long long rounds) {
             static_cast<double>(rounds));
 }
 
-// Epsilon at delta refined to `accuracy` (hs_subsampled_gaussian_epsilon: the opening comment), its status not yet
-// intersected with the default's.  `target`: the calibration's epsilon, where given; a bracket met on the grids is then
-// read finer only where it straddles it (the fine upper side lies in [lower, upper], so elsewhere whether the upper
-// side is at most the target does not change).
-pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta, double accuracy,
-                                    bool lower_side = true, double target = std::nan("")) {
+// Epsilon at delta refined to `accuracy` on the library's own grids (pld/refine/steps_refinement.hpp, as the package's
+// accuracy= refinement of one point: the rounds at the composition's default tail, each grid read by
+// epsilon_step_read with the direct bins of its rule, stopped at the coarsest fit or a refused window), certified.
+pld::RefinedBracket epsilon_loop(double sigma, double sampling_rate, long long rounds, double delta, double accuracy) {
     int grids = 0;
     const double t = static_cast<double>(rounds), tail = pld::kDefaultCompositionTail;
     const DirectBins first_bins = direct_bins(true, delta);
     const std::optional<double> charge =
         first_bins.on ? std::optional<double>(first_bins.min_charge) : std::optional<double>();
-    pld::RefinedEpsilon r =
-        pld::steps_refinement(
-            sigma, sampling_rate, t, 1.0, delta, accuracy, pld::coarsest_fit(sigma, sampling_rate, 1.0, tail), charge,
-            [&](double h, const pld::StepBins& b) {
-                const bool first = grids++ == 0;
-                const DirectBins bins{b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge};
-                return epsilon_step_read(sigma, sampling_rate, rounds, delta, h, accuracy, tail, first, bins);
-            })
-            .bracket;
-    if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+    return pld::steps_refinement(
+               sigma, sampling_rate, t, 1.0, delta, accuracy, pld::coarsest_fit(sigma, sampling_rate, 1.0, tail),
+               charge,
+               [&](double h, const pld::StepBins& b) {
+                   const bool first = grids++ == 0;
+                   const DirectBins bins{b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge};
+                   return epsilon_step_read(sigma, sampling_rate, rounds, delta, h, accuracy, tail, first, bins);
+               })
+        .bracket;
+}
+
+// Epsilon at delta refined to `accuracy` for the calibration (certified): epsilon_loop's bracket, then, where the
+// plain composition's charges leave it wider than the accuracy, the tilted descent's upper side; where met but not
+// exact, its upper side lowered to the fine read.  `target`: the calibration's epsilon; a bracket met on the grids is
+// read finer only where it straddles it (the fine upper side lies in [lower, upper], so elsewhere whether the upper
+// side is at most the target does not change).
+pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long long rounds, double delta, double accuracy,
+                                    double target) {
+    const double t = static_cast<double>(rounds);
+    pld::RefinedBracket r = epsilon_loop(sigma, sampling_rate, rounds, delta, accuracy);
+    hockeystick_c::CompositionFft fft;
+    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+    if (!r.met) {  // the plain composition's charges limit it: the tilted grids (the opening comment)
         const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
-        // the aligned cells' read raises the lower side only: a caller of the upper side alone skips it
-        const std::pair<double, double> b = lower_side
-                                                ? reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy)
-                                                : reader.grid_epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
+        const std::pair<double, double> b = reader.grid_epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
         r.lower = b.first;
         r.upper = b.second;
         r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
     } else if (!pld::exact_bracket(r.lower, r.upper) && !(r.upper <= target) && !(r.lower > target)) {
-        // met, not exact: its upper side lowered to the core's fine read (TiltedReader's fine_upper, certified), as the
-        // package's default reads every bracket not exact (python pld/refine/tilted_question.py's fine_brackets); the
-        // README run at delta 1e-5 meets 1e-3 on the grids with an upper side 4e-4 above that read's.  The calibration
-        // reads it too, so that the sigma it returns is the least the epsilon call certifies
-        hockeystick_c::CompositionFft fft;
-        pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+        // met, not exact: its upper side lowered to the core's fine read (TiltedReader's fine_upper, certified), so
+        // that the sigma the calibration returns is the least the epsilon call certifies (the README run at delta
+        // 1e-5 meets 1e-3 on the grids with an upper side 4e-4 above that read's)
         r.upper = std::max(r.lower, reader.fine_upper(delta, r.upper));
     }
     return r;
@@ -320,7 +318,7 @@ pld::RefinedBracket no_looser_than_default(pld::RefinedBracket r, double accurac
 // certified and at most a tolerance's worth of epsilon above the least the epsilon call would certify.
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     try {
-        const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, false, epsilon); };
+        const auto refine = [&](double a) { return epsilon_refined(sigma, q, rounds, delta, a, epsilon); };
         const auto width = [](double lo, double up) { return up - lo; };
         if (!(accuracy < kDefaultAccuracy)) return refine(accuracy).upper <= epsilon;
         const pld::RefinedBracket d = refine(kDefaultAccuracy);
@@ -350,39 +348,6 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
         hockeystick_c::shown(q) + ", rounds " + std::to_string(rounds) +
         "): ask a larger epsilon or delta, fewer rounds, a smaller sampling_rate, or a finer accuracy (the certified "
         "upper epsilon is at most accuracy above the truth)"};
-}
-
-// `r` (a certified epsilon bracket at delta to `accuracy`) read again by the default's last reads
-// (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors' ladder and blocks where still wider than the
-// default tolerance, the rare upper read, rare participation's finer grids, the coarser grids), as the package's
-// default reads every bracket after its refinement and tilted descent (python pld/question/default_reads.py, steps 4
-// to 7), so that the default bracket is the package's: sigma 2, q 1e-6, 10^8 rounds at delta 1e-8 reads
-// [0.0199, 0.0290] without them, the package's [0.022887, 0.022902] with them.  The calibration (certified) does not
-// take them: they raise a lower side the calibration does not read, and lower an upper side by at most the tolerance
-// at seconds a sigma; its refined upper side is certified alike.  At an accuracy coarser than the default's they are
-// not made either, as the package's refinement to such an accuracy does not make them.  As given where a read is
-// refused or its windows find no memory: the bracket in hand is certified already.
-pld::RefinedBracket last_read(double sigma, double q, long long rounds, double delta, double accuracy,
-                              pld::RefinedBracket r) {
-    if (accuracy > kDefaultAccuracy) return r;
-    const std::int64_t t = rounds;
-    const pld::FineEpsilonPoint point{
-        sigma, q, t, {pld::OutputSegment{sigma, q, 1.0, t}}, 0.0, hockeystick_c::kMaxCells};
-    std::vector<double> lower{r.lower}, upper{r.upper};
-    try {
-        hockeystick_c::CompositionFft fft, split;
-        pld::TiltedReader kept(sigma, q, t, fft, hockeystick_c::kMaxCells);
-        pld::last_epsilon_reads(point, {delta}, lower, upper, {HUGE_VAL}, false, kept,
-                                {fft, fft, fft, {split, hockeystick_c::kMaxPoints}});
-    } catch (const std::logic_error&) {  // a discretization or window past the caps, a tilt past the doubles' moments
-        return r;
-    } catch (const std::bad_alloc&) {  // no memory for a window: the bracket in hand
-        return r;
-    }
-    r.lower = lower.front();
-    r.upper = upper.front();
-    r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
-    return r;
 }
 
 // The package default's epsilon bracket of rounds of (sigma, q) at delta after its fixed grid: the core's
@@ -427,21 +392,49 @@ pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, do
     return out;
 }
 
-// hs_subsampled_gaussian_epsilon's bracket, before its status.  At an accuracy coarser than the default's, refined to
-// it on the library's own grids (epsilon_refined).  Otherwise the package default's bracket (default_epsilon); where
-// that is wider than asked (a finer accuracy, or an epsilon above 4, where the default tolerance grows with epsilon),
-// refined to the accuracy on the library's own grids, intersected with it (both certified: more accuracy is never
-// looser than the default), and read by the default's last reads.
+// hs_subsampled_gaussian_epsilon's bracket, before its status.  At its default accuracy, the package default's bracket
+// (default_epsilon), where within it.  Otherwise the package's accuracy= read: the refinement to the accuracy on the
+// library's own grids (pld/refine/steps_refinement.hpp, each grid read by epsilon_step_read), then the core's
+// accuracy read (pld/refine/accuracy_epsilon.hpp: at an accuracy finer than the default's, intersected with the
+// default's bracket and the tilted descent on the accuracy's grids where still wider; at a coarser one, where wider
+// than asked, the descent on the default tolerance's grids and the default's bracket), the default's bracket read
+// once a call and intersected where read (both certified: more accuracy is never looser than the default).
 pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long rounds, double delta, double accuracy) {
-    if (accuracy > kDefaultAccuracy) return epsilon_refined(sigma, sampling_rate, rounds, delta, accuracy);
-    pld::RefinedBracket d = default_epsilon(sigma, sampling_rate, rounds, delta);
-    d.met = d.lower == d.upper || d.upper - d.lower <= accuracy;
-    if (d.met) return d;
-    pld::RefinedBracket r = epsilon_refined(sigma, sampling_rate, rounds, delta, accuracy);
-    r.lower = std::max(r.lower, d.lower);
-    r.upper = std::max(r.lower, std::min(r.upper, d.upper));
-    r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
-    return last_read(sigma, sampling_rate, rounds, delta, accuracy, r);
+    std::optional<std::pair<double, double>> d;
+    const auto default_bracket = [&] {
+        if (!d) {
+            const pld::RefinedBracket r = default_epsilon(sigma, sampling_rate, rounds, delta);
+            d = std::make_pair(r.lower, r.upper);
+        }
+        return *d;
+    };
+    const auto written_out = [&](double lower, double upper) {
+        pld::RefinedBracket out;
+        out.lower = lower;
+        out.upper = std::max(lower, upper);
+        out.met = out.lower == out.upper || out.upper - out.lower <= accuracy;
+        return out;
+    };
+    if (accuracy == kDefaultAccuracy) {
+        const std::pair<double, double> b = default_bracket();
+        if (written_out(b.first, b.second).met) return written_out(b.first, b.second);
+    }
+    const double t = static_cast<double>(rounds);
+    const pld::RefinedBracket r = epsilon_loop(sigma, sampling_rate, rounds, delta, accuracy);
+    pld::AccuracyPlan plan;
+    plan.asked = {accuracy, 0.0};
+    plan.start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
+    const pld::EpsilonTolerance& fallback = pld::kDefaultEpsilonTolerance;
+    plan.default_start =
+        pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, fallback.accuracy, fallback.relative_accuracy);
+    const pld::AccuracyRun run{sigma, sampling_rate, rounds, hockeystick_c::kMaxCells, 0.0};
+    hockeystick_c::CompositionFft fft;
+    std::pair<double, double> b = pld::accuracy_epsilon(run, delta, r.lower, r.upper, plan, default_bracket, fft);
+    if (d) {  // the default's, read: intersected (both certified)
+        b.first = std::max(b.first, d->first);
+        b.second = std::min(b.second, d->second);
+    }
+    return written_out(b.first, b.second);
 }
 
 // `r` (a certified delta bracket at epsilon to the relative `accuracy`) not exact, with a positive upper side, read

@@ -1,12 +1,12 @@
 """epsilon at delta to an accuracy in one C call (``hs_subsampled_gaussian_epsilon``, cpp/capi/refine.cpp over
-cpp/include/hockeystick/pld/refine/epsilon_refinement.hpp), called from C (cpp/capi/tests/capi_check.c) and from
-Python through ctypes.
+cpp/include/hockeystick/pld/refine/steps_refinement.hpp and accuracy_epsilon.hpp), called from C
+(cpp/capi/tests/capi_check.c) and from Python through ctypes.
 
-- The call is the core's refinement loop over each grid's bracket read as the package's refinement reads it (the
-  add direction screened on a coarse grid, the truncations sized to delta, direct DFT bins on every grid after the
-  first and on deltas below 1e-8), a bracket not exact then given the fine upper read: the package's refinement and
-  its fine read (``tilted_question.fine_upper``) give the same bracket within the round-off of the two FFTs (Eigen's
-  here, pocketfft's there).
+- At an accuracy other than the default's, the call is the package's ``accuracy=`` read: the core's refinement loop
+  over each grid's bracket read as the package's refinement reads it (the add direction screened on a coarse grid,
+  the truncations sized to delta, direct DFT bins on every grid after the first and on deltas below 1e-8), then the
+  core's accuracy read; ``SubsampledGaussianPLD(..., accuracy=a).epsilon(delta, bound="both")`` gives the same
+  bracket within the round-off of the two FFTs (Eigen's here, pocketfft's there).
 - Its bracket is certified: it holds the exact epsilon of one round (mpmath, 50 digits), and it overlaps the
   package's ``SubsampledGaussianPLD(..., accuracy=a).epsilon(delta, bound="both")``.
 - It meets the accuracy, and refusals name the argument and the rule.
@@ -35,10 +35,7 @@ from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine import constants, question, tilted_question
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import grid_policy
-from hockeystick.pld.refine.near_one import NearOne
-from hockeystick.pld.refine.points import Refinement
 
-from ..pld.refine import tilted_core
 from ..pld.refine.test_pld_epsilon_refinement import (
     subsampled_gaussian_delta,
     subsampled_gaussian_epsilon,
@@ -84,8 +81,8 @@ SETTINGS = [
     (0.8, 0.05, 300, 1e-6, 1e-3),
     (2.0, 0.1, 1000, 1e-5, 1e-4),
 ]
-# accuracies coarser than the default's, which the call refines to on its own grids alone (at the default's or finer
-# it starts from the package default's chain: tests/core/test_capi_last_reads.py)
+# accuracies coarser than the default's, met by the refinement alone (at the default's or finer the call reads the
+# default's bracket too, whose fixed grid is the package's alone: tests/core/test_capi_last_reads.py)
 COARSER = [
     (1.0, 0.01, 10_000, 1e-5, 2e-3),
     (0.8, 0.05, 300, 1e-6, 2e-3),
@@ -93,35 +90,20 @@ COARSER = [
 ]
 
 
-def package_refinement(
-    sigma: float, q: float, rounds: int, delta: float, accuracy: float
-) -> tuple[float, float]:
-    """The package's refinement of epsilon at ``delta`` to ``accuracy`` (``Refinement.refined``: the core's loop over
-    ``dominated_direction.epsilon_brackets`` on each grid, the add direction screened, the truncations sized by
-    ``truncation.tails``), its upper side then lowered to the fine read (``tilted_question.fine_upper``) where the
-    bracket is not exact (``question.exact``), before the other reads its front doors add."""
-    accountant = SubsampledGaussianPLD(
-        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy
-    )
-    refinement = Refinement(accuracy, "relative", accountant.tail, accountant._build, NearOne())
-    point = (sigma, q, float(rounds), 1.0)
-    ((lower, upper),) = refinement.refined([point], [np.array([delta])], "epsilon")
-    lo, up = float(lower[0]), float(upper[0])
-    if not question.exact(np.array(lo), np.array(up)):
-        up = tilted_core.fine_upper(point, delta, up, math.inf, lo)[0]
-    return lo, max(lo, up)
-
-
 @pytest.mark.parametrize(("sigma", "q", "rounds", "delta", "accuracy"), COARSER)
-def test_the_c_call_is_the_packages_refinement_within_the_transforms_round_off(
+def test_the_c_call_is_the_packages_accuracy_read_within_the_transforms_round_off(
     lib, sigma, q, rounds, delta, accuracy
 ):
     """The library reads each grid as the package's refinement does (the remove direction truncated at the tails
-    sized to delta and the accuracy, the add direction screened on a grid four times coarser) on the same grids, so
-    the brackets differ only by the two FFTs' round-off and its charges (Eigen's here, pocketfft's there): within
-    1e-7 on each side, where the default tails 1e-15 of every truncation move the upper side by ~5e-6."""
+    sized to delta and the accuracy, the add direction screened on a grid four times coarser) on the same grids, and
+    then the same accuracy read, so the brackets differ only by the two FFTs' round-off and its charges (Eigen's
+    here, pocketfft's there): within 1e-7 on each side, where the default tails 1e-15 of every truncation move the
+    upper side by ~5e-6."""
     lower, upper = refined(lib, sigma, q, rounds, delta, accuracy)
-    py_lower, py_upper = package_refinement(sigma, q, rounds, delta, accuracy)
+    accountant = SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy
+    )
+    py_lower, py_upper = (float(v) for v in accountant.epsilon(delta, bound="both"))
     assert abs(lower - py_lower) <= 1e-7 and abs(upper - py_upper) <= 1e-7
 
 

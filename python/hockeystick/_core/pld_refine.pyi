@@ -193,6 +193,24 @@ def subsampled_gaussian_step(
     workers: int | None,
     max_points: int,
 ) -> tuple[float, float, float]: ...
+def accuracy_epsilon(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    delta: float,
+    lower: float,
+    upper: float,
+    accuracy: float,
+    relative_accuracy: float,
+    start: float,
+    default_start: float,
+    cap: Callable[[], float] | None,
+    default_bracket: Callable[[], tuple[float, float]],
+    max_cells: int,
+    tail: float = ...,
+    workers: int | None = ...,
+) -> tuple[float, float]: ...
 def refined_subsampled_gaussian_epsilon(
     *,
     sigma: float,

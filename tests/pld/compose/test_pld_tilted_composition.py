@@ -175,8 +175,8 @@ def test_long_run_small_delta_is_read_below_the_peer():
 def _tilted(
     point: tuple[float, float, float, float], delta: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The core's tilted descent (``tilted_question.tilted_brackets``) at delta from no bracket (0, inf)."""
-    return tilted_question.tilted_brackets(
+    """The core's tilted descent (``tilted_core.tilted_brackets``) at delta from no bracket (0, inf)."""
+    return tilted_core.tilted_brackets(
         point, np.array([delta]), np.array([0.0]), np.array([math.inf])
     )
 

@@ -1,7 +1,8 @@
 """``accuracy=`` finer than the default's meets it where the tilted reads on the accuracy's own grids reach it
-(``pld.question.default_reads.tilted_to_accuracy``), as the C library's ``hs_subsampled_gaussian_epsilon`` does:
-at a small delta the plain refinement's upper side is held by the round-off charge on every grid, and the
-default's tilted reads stop at the default's tolerance (issue "one engine", item 3).
+(the core's accuracy read, pld/refine/accuracy_epsilon.hpp, through ``pld.question.default_reads.accuracy_sides``),
+as the C library's ``hs_subsampled_gaussian_epsilon`` does with the same read: at a small delta the plain
+refinement's upper side is held by the round-off charge on every grid, and the default's tilted reads stop at the
+default's tolerance.
 
 Each bracket is checked against what does not come from the reads under test: it is no wider than the default's
 (lower side at or above the default's, upper side at or below it), within the accuracy asked with no

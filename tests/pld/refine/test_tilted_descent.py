@@ -1,7 +1,7 @@
 """The tilted grids' descent and the fine upper read in the core (``_core.pld_refine.tilted_descent``
 and ``tilted_fine_upper``, pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent`` and
 ``fine_read``), which the package's default and ``accuracy=`` reads
-(``tilted_question.tilted_brackets``, ``fine_upper``) and the C library's epsilon call both make
+(``tilted_core.tilted_brackets``, ``fine_upper``) and the C library's epsilon call both make
 (issue 90 items 2 and 7): one reader for an array of deltas reads each element as a reader of its
 own would, brackets come back in the shape given, never wider than given, the fine read stays
 between certified sides, and bad arguments are refused naming the argument."""
@@ -16,9 +16,11 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld.mechanisms.constructors import DEFAULT_INTERVAL, MAX_CELLS
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.refine import question
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.training import DPSGD
+
+from . import tilted_core
 
 # the README's DP-SGD run, and few rounds of a large rate
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
@@ -52,10 +54,10 @@ def _descent(point, **changed):
 def test_an_array_reads_each_delta_as_alone_in_its_shape(point):
     deltas = np.array([[1e-12, 1e-10], [1e-8, 1e-10]])
     zero, inf = np.zeros(deltas.shape), np.full(deltas.shape, math.inf)
-    lower, upper = tilted_question.tilted_brackets(point, deltas, zero, inf)
+    lower, upper = tilted_core.tilted_brackets(point, deltas, zero, inf)
     assert lower.shape == upper.shape == deltas.shape
     for index in np.ndindex(deltas.shape):
-        alone = tilted_question.tilted_brackets(
+        alone = tilted_core.tilted_brackets(
             point, deltas[index].reshape(1), np.zeros(1), np.full(1, math.inf)
         )
         assert (lower[index], upper[index]) == (alone[0][0], alone[1][0])
@@ -66,17 +68,17 @@ def test_an_array_reads_each_delta_as_alone_in_its_shape(point):
 
 def test_a_bracket_given_is_never_widened():
     delta = np.array([1e-10, 1e-10])
-    lower, upper = tilted_question.tilted_brackets(README, delta, np.zeros(2), np.full(2, math.inf))
+    lower, upper = tilted_core.tilted_brackets(README, delta, np.zeros(2), np.full(2, math.inf))
     # a given bracket inside the read one: kept as it is on each side
     inner_lo, inner_up = lower + 0.25 * (upper - lower), upper - 0.25 * (upper - lower)
-    lo, up = tilted_question.tilted_brackets(README, delta, inner_lo, inner_up)
+    lo, up = tilted_core.tilted_brackets(README, delta, inner_lo, inner_up)
     assert np.all(lo >= inner_lo) and np.all(up <= inner_up)
     assert np.all(lo <= up)
 
 
 def test_the_gaussian_mechanism_is_returned_as_given():
     lower, upper = np.array([0.5]), np.array([9.0])
-    lo, up = tilted_question.tilted_brackets((1.0, 1.0, 10.0, 1.0), np.array([1e-10]), lower, upper)
+    lo, up = tilted_core.tilted_brackets((1.0, 1.0, 10.0, 1.0), np.array([1e-10]), lower, upper)
     assert (lo[0], up[0]) == (0.5, 9.0)
 
 

@@ -15,11 +15,7 @@ from hockeystick.pld.compose.fft import fft_length
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.tilted_question import (
-    MAX_POINTS,
-    exponent_tilt,
-    tilted_brackets,
-)
+from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
 
 from .read_tail import (
     READ_TAIL,
@@ -30,6 +26,7 @@ from .read_tail import (
     saddle_looseness,
     wrapped_mass,
 )
+from .tilted_core import tilted_brackets
 from .tilted_windows import composed, remove_round, upper_read
 
 README = 256 / 60_000

@@ -4,8 +4,9 @@ default_epsilon.hpp): the fine upper read (``TiltedReader::fine_read``, bound as
 ``_core.pld_refine.tilted_fine_upper``), the rare participation upper read
 (``TiltedReader::rare_upper``, ``tilted_rare_upper``) and the rule that asks for it
 (``fine_rare_pending``), the fine epsilon read (``TiltedPointReader.fine_epsilon``) and the last
-reads (``TiltedPointReader.last_epsilon_reads``), each called alone on one point; and the step read
-every refinement of one point makes on each of its grids (``epsilon_step``)."""
+reads (``TiltedPointReader.last_epsilon_reads``), each called alone on one point; the tilted grids'
+descent the default's and the ``accuracy=`` reads make inside the core (``tilted_brackets``); and the
+step read every refinement of one point makes on each of its grids (``epsilon_step``)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from hockeystick import _core
 from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.grid_start import Point, grid_policy
+from hockeystick.pld.refine.grid_start import Point, StartGrid, grid_policy
 from hockeystick.pld.refine.tilted_question import TiltedReader, core_point
 from hockeystick.pld.refine.window_heap import heap_windows
 
@@ -52,6 +53,44 @@ def fine_upper(
         tail=0.0 if tail is None else tail,
     )
     return float(found[0]), (float(grid[0]) if grid[0] > 0.0 else None)
+
+
+def tilted_brackets(
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    threads: int = 0,
+    accuracy: float = question.DEFAULT_ACCURACY,
+    relative_accuracy: float = question.DEFAULT_RELATIVE_ACCURACY,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point``
+    intersected with the tilted ones on the grids of the tolerance max(``accuracy``,
+    ``relative_accuracy`` eps) (the default's unless given): the core's descent
+    (pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``, the C library's epsilon
+    call's), from that tolerance's first grid (``StartGrid.first``) down by ``GRID_STEP`` while the
+    bracket is wider than it and the upper side still falls by a quarter of it, at most ``GRIDS``
+    grids, a grid whose windows pass ``MAX_POINTS`` ending it; every bracket certified (at ``tail``
+    where given, else at the tails each delta allows), one reader shared by the deltas (on
+    ``threads`` FFT threads, 0: all cores); as given at q = 1 (the Gaussian mechanism, which the
+    accountant answers in closed form)."""
+    if point[1] >= 1.0:
+        return np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
+    at = np.array(np.broadcast_to(delta, np.shape(lower)), dtype=np.float64)
+    first = StartGrid(accuracy, "relative", relative_accuracy)
+    starts = np.array([first.first(point, np.array([d]), "epsilon") for d in at.reshape(-1)])
+    low, up = _core.pld_refine.tilted_descent(
+        **core_point(point, threads),
+        delta=at,
+        lower=np.array(lower, dtype=np.float64),
+        upper=np.array(upper, dtype=np.float64),
+        start=starts.reshape(at.shape),
+        accuracy=accuracy,
+        relative_accuracy=relative_accuracy,
+        tail=0.0 if tail is None else tail,
+    )
+    return np.asarray(low), np.asarray(up)
 
 
 def epsilon_step(

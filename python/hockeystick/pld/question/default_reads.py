@@ -43,11 +43,13 @@ its grid is at most q, its lower side raised to the tilted read of the optimisti
 tail given, under rare participation, a bracket still wider than a share of the epsilon tolerance
 read on finer grids, its lower side by the aligned cells (``refine.rare_delta_grids``: the eps of
 one bucket sharing its compositions, each read as asked alone).
-Epsilon with ``accuracy=`` finer than the default's tolerance: the refined brackets are intersected
-with the default's (``accuracy_sides``: more accuracy is never looser; a default bracket read for
-the same point and delta before is kept and not read again, ``kept_epsilon_brackets``), and where
-still wider than asked with the tilted reads on the accuracy's grids (``tilted_to_accuracy``).  The
-reasons and figures of each step are in ``refine.question``'s module docstring.
+Epsilon with ``accuracy=``: each refined bracket read by the core's accuracy read
+(``accuracy_sides``, cpp/include/hockeystick/pld/refine/accuracy_epsilon.hpp, the C library's too):
+finer than the default's tolerance, intersected with the default's (more accuracy is never looser; a
+default bracket read for the same point and delta before is kept and not read again,
+``kept_epsilon_brackets``) and where still wider than asked with the tilted reads on the accuracy's
+grids; coarser, where wider than asked, step 3's reads, then the default's.  The reasons and figures
+of each step are in ``refine.question``'s module docstring.
 """
 
 from __future__ import annotations
@@ -55,15 +57,15 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 
+from ... import _core
 from ...base.accountant import Quantity
 from ..grid.distribution import Bound
 from ..mechanisms.constructors import DEFAULT_INTERVAL
 from ..refine import question, tilted_question
-from ..refine.bracket_width import within_epsilon_tolerance
 from ..refine.kept_readers import KeptValues
 from ..refine.near_one import NearOne
 
@@ -277,6 +279,20 @@ def _rdp_cap(point: Point, delta: float) -> float:
     return float(question.rdp_upper(point, np.array([delta]))[0])
 
 
+def _default_bracket(
+    front: DefaultFront, point: Point, delta: float, threads: int
+) -> tuple[float, float]:
+    """The default's certified epsilon bracket of ``point`` at ``delta`` (``kept_epsilon_brackets``,
+    [0, inf] where its read refuses, ``_or_trivial``): what an ``accuracy=`` read intersects with."""
+    ((lower, upper),) = _or_trivial(
+        lambda points, deltas: kept_epsilon_brackets(front, points, deltas, threads),
+        [point],
+        [np.array([delta])],
+        np.inf,
+    )
+    return float(lower[0]), float(upper[0])
+
+
 def fixed_reads(
     front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
 ) -> tuple[list[Bracket | None], list[np.ndarray | None], dict[Any, Any]]:
@@ -459,49 +475,6 @@ def by_value(
                 at = (flat[i] == value).reshape(np.shape(xs[i]))
                 out[i][0][at], out[i][1][at] = lo[0], up[0]
     return out
-
-
-def past_the_charges(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None,
-    threads: int,
-) -> Bracket:
-    """Step 3 of the module docstring: each bracket wider than the default tolerance intersected
-    with the tilted composition's where its delta is one the round-off charge may limit
-    (``tilted_question.tilted_brackets``: certified, at ``tail`` where given, else at the question's
-    tails; on ``threads``), its upper side then lowered to the RDP conversion's where no ``tail``
-    was given; the others as given.
-
-    Parameters
-    ----------
-    point : (float, float, float, float)
-        (sigma, q, rounds, sensitivity), 0 < q < 1.
-    delta : numpy.ndarray
-        The deltas asked.
-    lower, upper : numpy.ndarray
-        Certified sides at ``delta``.
-    tail : float or None
-        The tail the caller gave, or None.
-    threads : int
-        OpenMP threads (0: all).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        The certified (lower, upper), never wider than given.
-    """
-    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
-    wide = ~question.within_tolerance(lower, upper)
-    at = np.broadcast_to(delta, lower.shape)
-    lower[wide], upper[wide] = tilted_question.tilted_brackets(
-        point, at[wide], lower[wide], upper[wide], tail, threads
-    )
-    if tail is None:
-        upper = np.maximum(lower, np.minimum(upper, question.rdp_upper(point, delta)))
-    return lower, upper
 
 
 def delta_brackets(
@@ -797,60 +770,6 @@ def _as_default(front: DefaultFront) -> DefaultFront:
     return default
 
 
-def tilted_to_accuracy(
-    front: DefaultFront,
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    threads: int,
-) -> Bracket:
-    """Each bracket still wider than the tolerance ``front`` asks (max(``accuracy``,
-    ``relative_accuracy`` eps)) intersected with the tilted composition's on that tolerance's grids
-    (``tilted_question.tilted_brackets``: from the accuracy's first grid down, as the C library's
-    ``hs_subsampled_gaussian_epsilon`` reads past the plain refinement; certified, at the tail
-    given, else at the question's tails); the others as given.  The default's tilted reads stop at
-    the default's tolerance, and the plain refinement's upper side is held by the round-off charge
-    at a small delta (the README's DP-SGD run at delta 1e-10: about 3.7413 on its grids 5.9e-5 and
-    1.4e-5, where the default's is 3.74104), so a finer accuracy is met there by these reads alone
-    (that run's first tilted grid, 5.9e-5, brings its bracket to 5.5e-5 wide).
-
-    Parameters
-    ----------
-    front : DefaultFront
-        The front end asking, its ``accuracy`` set.
-    point : (float, float, float, float)
-        (sigma, q, rounds, sensitivity), 0 < q < 1.
-    delta : numpy.ndarray
-        The deltas asked.
-    lower, upper : numpy.ndarray
-        Certified sides at ``delta``.
-    threads : int
-        OpenMP threads (0: all).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        The certified (lower, upper), never wider than given.
-    """
-    accuracy = cast(float, front.accuracy)
-    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
-    wide = ~within_epsilon_tolerance(lower, upper, accuracy, front.relative_accuracy)
-    if wide.any():
-        at = np.broadcast_to(delta, lower.shape)
-        lower[wide], upper[wide] = tilted_question.tilted_brackets(
-            point,
-            at[wide],
-            lower[wide],
-            upper[wide],
-            given_tail(front),
-            threads,
-            accuracy,
-            front.relative_accuracy,
-        )
-    return lower, upper
-
-
 def accuracy_sides(
     front: DefaultFront,
     pts: list[Point],
@@ -858,20 +777,29 @@ def accuracy_sides(
     refined: list[Bracket],
     threads: int,
 ) -> list[Bracket]:
-    """The epsilon brackets of ``front`` refined to its ``accuracy``, made no looser than the
-    default's, each intersection certified.
+    """The epsilon brackets of ``front`` refined to its ``accuracy``, each read by the core's
+    accuracy read (cpp/include/hockeystick/pld/refine/accuracy_epsilon.hpp, bound as
+    ``_core.pld_refine.accuracy_epsilon``; the C library's ``hs_subsampled_gaussian_epsilon`` reads
+    it too), each intersection certified.
 
-    Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
-    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
-    ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
-    (``kept_epsilon_brackets``, each point and delta asked alone, a default read before for the
-    same question not read again: more accuracy is never looser),
-    and those still wider than asked with the tilted reads on the accuracy's own grids
-    (``tilted_to_accuracy``); otherwise, where a refined bracket is unbounded or wider than the
-    tolerance asked (the plain composition's charges past delta), with step 3's reads, and where it
-    is still wider than asked, with the default's (each point and delta alone too): a coarser
-    accuracy reads no less than the default where its own reads miss what it asks (rare
-    participation at a small delta, whose tight sides come from the default's last reads).
+    Where the tolerance asked (max(``accuracy``, ``relative_accuracy`` eps)) is finer than the
+    default's (``accuracy`` below ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
+    ``question.DEFAULT_RELATIVE_ACCURACY``), each refined bracket is intersected with the default's
+    (``kept_epsilon_brackets``, each point and delta asked alone, a default read before for the same
+    question not read again: more accuracy is never looser), and one still wider than asked with the
+    tilted descent on that tolerance's grids, from its first grid (``StartGrid.first``): the
+    default's tilted reads stop at the default's tolerance, and the plain refinement's upper side is
+    held by the round-off charge at a small delta (the README's DP-SGD run at delta 1e-10: about
+    3.7413 on its grids 5.9e-5 and 1.4e-5, where the default's is 3.74104), so a finer accuracy is
+    met there by these reads alone.  Otherwise, where a refined bracket is unbounded or wider than
+    the tolerance asked (the plain composition's charges past delta), step 3's reads: the descent on
+    the default tolerance's grids where wider than it, its upper side then lowered to the RDP
+    conversion's (``question.rdp_upper``) where no tail was given; and where still wider than asked,
+    the default's (each point and delta alone too): a coarser accuracy reads no less than the
+    default where its own reads miss what it asks (rare participation at a small delta, whose tight
+    sides come from the default's last reads).  The tilted reads are at the tail given, else at the
+    question's tails; the default's read that refuses (its grid needs more loss cells or a larger
+    window than allowed) gives the trivial bracket [0, inf] (``_or_trivial``).
 
     Parameters
     ----------
@@ -890,38 +818,36 @@ def accuracy_sides(
     -------
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point, never wider than ``refined``.
+
+    Raises
+    ------
+    ValueError
+        As the core's read refuses a point or a bracket (a NaN side).
     """
+    from ..refine.grid_start import StartGrid  # as _plans: loaded by a refined read alone
+
     accuracy = float(front.accuracy) if front.accuracy is not None else question.DEFAULT_ACCURACY
-    if (
-        accuracy < question.DEFAULT_ACCURACY
-        and front.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
-    ):
-        found = _or_trivial(
-            lambda points, deltas: kept_epsilon_brackets(front, points, deltas, threads),
-            pts,
-            xs,
-            np.inf,
-        )
-        return [
-            tilted_to_accuracy(front, p, x, *intersected(given, read, "both"), threads)
-            for p, x, given, read in zip(pts, xs, refined, found)
-        ]
-
-    def within(lo: np.ndarray, up: np.ndarray) -> bool:
-        return bool(np.all(within_epsilon_tolerance(lo, up, accuracy, front.relative_accuracy)))
-
-    out = [
-        (lo, up) if within(lo, up) else past_the_charges(p, x, lo, up, given_tail(front), threads)
-        for p, x, (lo, up) in zip(pts, xs, refined)
-    ]
-    wide = [i for i, (lo, up) in enumerate(out) if not within(lo, up)]
-    if wide:
-        found = _or_trivial(
-            lambda points, deltas: kept_epsilon_brackets(front, points, deltas, threads),
-            [pts[i] for i in wide],
-            [xs[i] for i in wide],
-            np.inf,
-        )
-        for i, read in zip(wide, found):
-            out[i] = intersected(out[i], read, "both")
+    tail = given_tail(front)
+    asked = StartGrid(accuracy, "relative", front.relative_accuracy)
+    default = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY)
+    out = []
+    for point, x, (lo, up) in zip(pts, xs, refined):
+        lower, upper = np.array(lo, dtype=np.float64), np.array(up, dtype=np.float64)
+        at = np.broadcast_to(np.asarray(x, dtype=np.float64), lower.shape)
+        for j in np.ndindex(lower.shape):
+            delta = float(at[j])
+            lower[j], upper[j] = _core.pld_refine.accuracy_epsilon(
+                **tilted_question.core_point(point, threads),
+                delta=delta,
+                lower=float(lower[j]),
+                upper=float(upper[j]),
+                accuracy=accuracy,
+                relative_accuracy=front.relative_accuracy,
+                start=asked.first(point, np.array([delta]), "epsilon"),
+                default_start=default.first(point, np.array([delta]), "epsilon"),
+                cap=None if tail is not None else functools.partial(_rdp_cap, point, delta),
+                default_bracket=functools.partial(_default_bracket, front, point, delta, threads),
+                tail=0.0 if tail is None else tail,
+            )
+        out.append((lower, upper))
     return out

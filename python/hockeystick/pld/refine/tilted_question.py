@@ -18,12 +18,11 @@ each side (delta is the larger of the two directions' curves), on grids from the
 first grid (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter
 of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; every bracket found is
 certified and the answer is their intersection with the one given.  That descent is the core's
-(pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``, ``tilted_brackets``), the one the
-C library's ``hs_subsampled_gaussian_epsilon`` makes.  It is read for every bracket the refinement
-left wider than the tolerance (inside the core's default read, pld/refine/default_epsilon.hpp; for an
-``accuracy=`` bracket, pld/question/default_reads.py's ``past_the_charges``), whatever limited it; for an
-``accuracy=`` finer than the default's, on that tolerance's grids instead
-(``default_reads.tilted_to_accuracy``).  On ``question.FINE_INTERVAL`` the upper side is read for
+(pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``), the one the C library's
+``hs_subsampled_gaussian_epsilon`` makes.  It is read for every bracket the refinement left wider
+than the tolerance (inside the core's default read, pld/refine/default_epsilon.hpp, and its
+``accuracy=`` read, pld/refine/accuracy_epsilon.hpp), whatever limited it; for an ``accuracy=``
+finer than the default's, on that tolerance's grids instead.  On ``question.FINE_INTERVAL`` the upper side is read for
 every default bracket not yet exact (the core's ``TiltedReader::fine_read``, in its fine epsilon read); the
 default's last reads of a point, from that fine read to the coarser grids the C library's descent
 falls back to, are one core read (pld/refine/last_epsilon_reads.hpp, inside default_epsilon.hpp).
@@ -47,7 +46,7 @@ from ..mechanisms.constructors import (
 )
 from . import question
 from .directional_delta import Direction
-from .grid_start import Point, StartGrid, grid_policy
+from .grid_start import Point, grid_policy
 from .kept_readers import KeptReaders
 from .tilt_search import pmf_tilt
 
@@ -183,44 +182,6 @@ class TiltedReader:
         the core's ``add_pure_epsilon``; elsewhere its tilted read on a grid ``dominated_direction.COARSENING``
         times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
         return self.core.add_screen(eps=eps, interval=h, level=delta, centre=centre)
-
-
-def tilted_brackets(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None = None,
-    threads: int = 0,
-    accuracy: float = question.DEFAULT_ACCURACY,
-    relative_accuracy: float = question.DEFAULT_RELATIVE_ACCURACY,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point``
-    intersected with the tilted ones on the grids of the tolerance max(``accuracy``,
-    ``relative_accuracy`` eps) (the default's unless given): the core's descent
-    (pld/refine/tilted_question.hpp's ``TiltedReader::grid_descent``, the C library's epsilon
-    call's), from that tolerance's first grid (``StartGrid.first``) down by ``GRID_STEP`` while the
-    bracket is wider than it and the upper side still falls by a quarter of it, at most ``GRIDS``
-    grids, a grid whose windows pass ``MAX_POINTS`` ending it; every bracket certified (at ``tail``
-    where given, else at the tails each delta allows), one reader shared by the deltas (on
-    ``threads`` FFT threads, 0: all cores); as given at q = 1 (the Gaussian mechanism, which the
-    accountant answers in closed form)."""
-    if point[1] >= 1.0:
-        return np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
-    at = np.array(np.broadcast_to(delta, np.shape(lower)), dtype=np.float64)
-    first = StartGrid(accuracy, "relative", relative_accuracy)
-    starts = np.array([first.first(point, np.array([d]), "epsilon") for d in at.reshape(-1)])
-    low, up = _core.pld_refine.tilted_descent(
-        **core_point(point, threads),
-        delta=at,
-        lower=np.array(lower, dtype=np.float64),
-        upper=np.array(upper, dtype=np.float64),
-        start=starts.reshape(at.shape),
-        accuracy=accuracy,
-        relative_accuracy=relative_accuracy,
-        tail=0.0 if tail is None else tail,
-    )
-    return np.asarray(low), np.asarray(up)
 
 
 def core_point(point: Point, threads: int) -> dict[str, Any]:

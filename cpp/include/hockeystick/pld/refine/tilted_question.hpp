@@ -33,15 +33,13 @@
 // certified, from the largest released value of the T rounds against a threshold, a closed form over Gaussian tails
 // with no grid and no composition): where T q >= 1 and delta is small, the tilted optimistic windows reach no lower
 // side the accuracy asks (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: the test certifies 1.07, within 1 % of the
-// upper side), as the package's front door reads it (python pld/refine/tilted_question.py's fine_brackets).  After
-// the grids, a bracket still wider than the accuracy has its lower side raised to the aligned cells' read where
-// higher (pld/refine/aligned_lower.hpp: each round's loss replaced by conditional means on cells aligned to a shifted
-// grid, composed under the exponent's tilt; certified), where q <= kAlignedRareRate: the optimistic PMF's rounding,
-// up to a cell per round, leaves the tilted lower side far below the truth over many rounds of a rare record, and
-// the max-of-outputs test ~0.5 % below it (1.0716 against 1.0771 there).  Where q <= kTiltRareRate and the bracket is
-// still wider than the accuracy, its upper side is read on a finer grid (rare_upper) and then its lower side by the
-// aligned cells on that grid (rare_lower): the package's default reads these two through its binding, so both doors
-// reach one bracket.
+// upper side), as the package's front door reads it (python pld/refine/tilted_question.py's fine_brackets).  Under
+// rare participation (q <= kTiltRareRate) a bracket still wider than asked has its upper side read on a finer grid
+// (rare_upper) and then its lower side by the aligned cells on that grid (rare_lower; pld/refine/aligned_lower.hpp:
+// each round's loss replaced by conditional means on cells aligned to a shifted grid, composed under the exponent's
+// tilt; certified): the optimistic PMF's rounding, up to a cell per round, leaves the tilted lower side far below the
+// truth over many rounds of a rare record, and the max-of-outputs test ~0.5 % below it (1.0716 against 1.0771
+// there).  The default's reads make both (fine_epsilon.hpp, rare_finer_grids.hpp), for both doors.
 //
 // Tails.  Each direction's rounds are discretized with the largest tail the delta allows: the add direction with the
 // question tail at kTiltedTailShare (question_tail: T tails at most that share of delta), the remove direction with
@@ -405,31 +403,6 @@ class TiltedReader {
     // The run as the max-of-outputs test reads it: T rounds of (sigma, q), sensitivity 1.
     std::vector<OutputSegment> output_segments() const { return {OutputSegment{sigma_, q_, 1.0, rounds_}}; }
 
-    // (lower, upper) at delta with its lower side raised to the max-of-outputs test's where higher (the header's
-    // comment), then intersected with the tilted brackets on grids from `start` down by kTiltGridStep while the
-    // bracket is wider than `accuracy` and the upper side still falls by a quarter of it, at most kTiltGrids grids; a
-    // grid whose discretization or window passes the caps (std::length_error), or whose tilt overflows a moment
-    // (std::invalid_argument), ends the descent; last, where still wider than `accuracy`,
-    // its lower side raised to the aligned cells' read (aligned_bracket), then, where still wider than `accuracy`, the
-    // rare participation reads (rare_bracket).
-    std::pair<double, double> epsilon_bracket(double delta, double lower, double upper, double start, double accuracy) {
-        return rare_bracket(
-            delta, aligned_bracket(delta, grid_epsilon_bracket(delta, lower, upper, start, accuracy), accuracy),
-            accuracy);
-    }
-
-    // (lower, upper) read again under rare participation (q at most kTiltRareRate) where wider than `accuracy`: its
-    // upper side lowered to rare_upper's read, then, where still wider, its lower side raised to rare_lower's; as
-    // given otherwise.  The package's default reads the same two (python pld/refine/tilted_question.py's rare_upper,
-    // rare_finer_grids.hpp's tight_bracket).  Certified: every read is.
-    std::pair<double, double> rare_bracket(double delta, std::pair<double, double> b, double accuracy) {
-        if (!(q_ <= kTiltRareRate && b.second - b.first > accuracy)) return b;
-        b.second = std::max(b.first, rare_upper(delta, b.second));
-        if (!(b.second - b.first > accuracy)) return b;
-        b.first = rare_lower(delta, b.first, b.second);
-        return {b.first, std::max(b.first, b.second)};
-    }
-
     // `upper` (a certified upper epsilon at delta) lowered to the tilted read on the first of kTiltRareUpperGrids
     // whose windows fit kTiltRareMaxPoints (upper_on).  Over many rounds of a rate far below the grid the upper side's
     // discretization excess falls about twofold a halving of the grid.
@@ -458,19 +431,8 @@ class TiltedReader {
         }
     }
 
-    // (lower, upper) with its lower side raised to the aligned cells' read where the bracket is still wider than
-    // `accuracy` (aligned_lower_side of pld/refine/aligned_lower.hpp: q at most kAlignedRareRate, many rounds, a
-    // finite upper side; certified), as the package's fine_brackets reads it.
-    std::pair<double, double> aligned_bracket(double delta, std::pair<double, double> b, double accuracy) {
-        if (!(b.second - b.first > accuracy)) return b;
-        directions_.clear();  // no read returns to the discretized rounds: their memory is freed
-        const auto wide = [accuracy](double lo, double up) { return up - lo > accuracy; };
-        const double lower =
-            aligned_lower_side(sigma_, q_, rounds_, delta, b.first, b.second, round_tilt, wide, fft_, max_points_);
-        return {lower, std::max(lower, b.second)};
-    }
-
-    // epsilon_bracket before the aligned cells' read: the max-of-outputs test's lower side and the tilted grids
+    // (lower, upper) at delta with its lower side raised to the max-of-outputs test's where higher (the header's
+    // comment), then intersected with the tilted grids'
     // (grid_descent at `accuracy`), then fine_upper; where the start grid passes the caps, the fine grids alone.
     std::pair<double, double> grid_epsilon_bracket(double delta, double lower, double upper, double start,
                                                    double accuracy) {
