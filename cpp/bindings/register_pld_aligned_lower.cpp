@@ -39,6 +39,7 @@
 #include "loops.hpp"
 #include "pocketfft_composition.hpp"
 #include "step_refusal.hpp"
+#include "tilted_arguments.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -360,7 +361,7 @@ class KeptReader {
   public:
     KeptReader(double sigma, double q, std::int64_t rounds, std::int64_t max_cells, std::int64_t max_points,
                double tail, const py::object& workers)
-        : max_points_(checked_points(max_points)),
+        : max_points_(hb::checked_points("max_points", max_points)),
           max_cells_(max_cells),
           tail_(tail),
           threads_(hb::region_threads(workers)),
@@ -449,7 +450,7 @@ class KeptReader {
         std::vector<double> at(eps.data(), eps.data() + eps.size());
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
-        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        const hb::PocketfftComposition split(py::none(), hb::split_options(), true, split_max_points);
         {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
@@ -468,7 +469,7 @@ class KeptReader {
         if (std::isnan(lower) || std::isnan(upper)) throw py::value_error("lower and upper must not be NaN");
         if (split_max_points < 1)
             throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
-        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        const hb::PocketfftComposition split(py::none(), hb::split_options(), true, split_max_points);
         py::gil_scoped_release release;
         const hb::caller_region_threads region(threads_);
         return pld::split_epsilon_read(reader_, delta, h, lower, upper, {split.fft(), split_max_points});
@@ -482,10 +483,10 @@ class KeptReader {
                            const input_array& add_upper, double sigma, double sensitivity,
                            std::int64_t split_max_points) {
         const pld::FineEpsilonPoint point = checked_point(delta, lower, upper, add_upper, sigma, sensitivity);
-        checked_points(split_max_points);
+        hb::checked_points("split_max_points", split_max_points);
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
-        const hb::PocketfftComposition split(py::none(), split_options(), true, split_max_points);
+        const hb::PocketfftComposition split(py::none(), hb::split_options(), true, split_max_points);
         {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
@@ -511,9 +512,9 @@ class KeptReader {
                                  const pld::GridPolicy& policy, std::int64_t split_max_points,
                                  std::int64_t upper_max_points, std::int64_t lower_max_points) {
         const pld::FineEpsilonPoint point = checked_point(delta, lower, upper, add_upper, sigma, sensitivity);
-        checked_points(split_max_points);
-        checked_points(upper_max_points);
-        checked_points(lower_max_points);
+        hb::checked_points("split_max_points", split_max_points);
+        hb::checked_points("upper_max_points", upper_max_points);
+        hb::checked_points("lower_max_points", lower_max_points);
         const std::vector<double> at(delta.data(), delta.data() + delta.size());
         const std::vector<double> adds(add_upper.data(), add_upper.data() + add_upper.size());
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
@@ -546,7 +547,9 @@ class KeptReader {
         if (!(delta > 0.0 && delta < 1.0))
             throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
         const pld::FineEpsilonPoint point = run_point(sigma, sensitivity);
-        for (const std::int64_t n : {split_max_points, upper_max_points, lower_max_points}) checked_points(n);
+        hb::checked_points("split_max_points", split_max_points);
+        hb::checked_points("upper_max_points", upper_max_points);
+        hb::checked_points("lower_max_points", lower_max_points);
         std::optional<pld::DefaultRefinementPlan> refinement;
         pld::SubsampledGaussianStep step{
             reader_.sigma(), reader_.sampling_rate(), reader_.rounds(), delta, 0.0, 0.0, 0.0};
@@ -603,7 +606,7 @@ class KeptReader {
     // the finer windows within upper_max_points.  Made and destroyed under the GIL.
     struct LastReadCompositions {
         LastReadCompositions(const py::object& workers, std::int64_t split_max_points, std::int64_t upper_max_points)
-            : split(py::none(), split_options(), true, split_max_points),
+            : split(py::none(), hb::split_options(), true, split_max_points),
               plain(workers, pld::ComposeOptions{}, false, pld::kTiltMaxPoints),
               finer(workers, hb::tilted_options(), true, upper_max_points),
               split_points(split_max_points) {}
@@ -614,21 +617,9 @@ class KeptReader {
         std::int64_t split_points;
     };
 
-    // The binomial split's options: direct bins asked (the backend then offers the long-double transform they use),
-    // in every row.
-    static pld::ComposeOptions split_options() {
-        pld::ComposeOptions options;
-        options.direct_bins = true;
-        options.direct_min_charge = 0.0;
-        return options;
-    }
     static double checked_sigma(double sigma, double q) {
         round_of(sigma, q);
         return sigma;
-    }
-    static std::int64_t checked_points(std::int64_t n) {
-        if (n < 1) throw py::value_error("max_points must be at least 1, got " + std::to_string(n));
-        return n;
     }
     // The fine epsilon read's point of this reader's run, sigma and sensitivity as given, after require_brackets.
     pld::FineEpsilonPoint checked_point(const input_array& delta, const input_array& lower, const input_array& upper,

@@ -20,6 +20,7 @@
 #include "elementwise.hpp"
 #include "loops.hpp"
 #include "pocketfft_composition.hpp"
+#include "tilted_arguments.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -27,38 +28,11 @@ namespace pld = hockeystick::pld;
 
 namespace block_reads_binding {
 
-using Segment = std::tuple<double, double, std::int64_t, double>;
-
-void require_positive(const char* name, double v, const char* what) {
-    if (!(v > 0.0 && std::isfinite(v)))
-        throw py::value_error(std::string(name) + " must be finite and > 0 (" + what + "), got " + hb::listed(v));
-}
-
-void require_probability(const char* name, double v) {
-    if (!(v > 0.0 && v < 1.0))
-        throw py::value_error(std::string(name) + " must lie strictly between 0 and 1, got " + hb::listed(v));
-}
-
-void require_not_nan(const char* name, double v) {
-    if (std::isnan(v)) throw py::value_error(std::string(name) + " must not be NaN");
-}
-
-// The run's kinds of round (sigma and sensitivity > 0 with a finite ratio, 0 < q < 1, rounds >= 1), else a ValueError
-// naming the element and the rule.
-std::vector<pld::TiltedSegment> checked_segments(const std::vector<Segment>& segments) {
-    if (segments.empty()) throw py::value_error("segments must hold at least one (sigma, sampling_rate, rounds)");
-    std::vector<pld::TiltedSegment> out;
-    for (const Segment& s : segments) {
-        require_positive("sigma", std::get<0>(s), "the noise");
-        require_positive("sensitivity", std::get<3>(s), "the rounds' sensitivity");
-        require_positive("sigma / sensitivity", std::get<0>(s) / std::get<3>(s), "the noise per unit sensitivity");
-        require_probability("sampling_rate", std::get<1>(s));
-        if (std::get<2>(s) < 1)
-            throw py::value_error("rounds must be at least 1, got " + std::to_string(std::get<2>(s)));
-        out.push_back({std::get<0>(s), std::get<1>(s), std::get<2>(s), std::get<3>(s)});
-    }
-    return out;
-}
+using hb::checked_segments;
+using hb::require_not_nan;
+using hb::require_positive;
+using hb::require_probability;
+using hb::Segment;
 
 // pld::block_bracket on the package's FFT (workers: its threads, None all cores), the discretizations on as many:
 // the tilted compositions with direct bins, the plain ones as the package's compose_many takes them (no long double).

@@ -21,6 +21,7 @@
 
 #include "loops.hpp"
 #include "pocketfft_composition.hpp"
+#include "tilted_arguments.hpp"
 
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
@@ -28,38 +29,11 @@ namespace pld = hockeystick::pld;
 
 namespace tilted_factors_binding {
 
-using Segment = std::tuple<double, double, std::int64_t, double>;
-
-void require_positive(const char* name, double v, const char* what) {
-    if (!(v > 0.0 && std::isfinite(v)))
-        throw py::value_error(std::string(name) + " must be finite and > 0 (" + what + "), got " + hb::listed(v));
-}
-
-void require_probability(const char* name, double v) {
-    if (!(v > 0.0 && v < 1.0))
-        throw py::value_error(std::string(name) + " must lie strictly between 0 and 1, got " + hb::listed(v));
-}
-
-void require_not_nan(const char* name, double v) {
-    if (std::isnan(v)) throw py::value_error(std::string(name) + " must not be NaN");
-}
-
-// The run's kinds of round (sigma and sensitivity > 0 with a finite ratio, 0 < q < 1, rounds >= 1), else a ValueError
-// naming the element and the rule.
-std::vector<pld::TiltedSegment> checked_segments(const std::vector<Segment>& segments) {
-    if (segments.empty()) throw py::value_error("segments must hold at least one (sigma, sampling_rate, rounds)");
-    std::vector<pld::TiltedSegment> out;
-    for (const Segment& s : segments) {
-        require_positive("sigma", std::get<0>(s), "the noise");
-        require_positive("sensitivity", std::get<3>(s), "the rounds' sensitivity");
-        require_positive("sigma / sensitivity", std::get<0>(s) / std::get<3>(s), "the noise per unit sensitivity");
-        require_probability("sampling_rate", std::get<1>(s));
-        if (std::get<2>(s) < 1)
-            throw py::value_error("rounds must be at least 1, got " + std::to_string(std::get<2>(s)));
-        out.push_back({std::get<0>(s), std::get<1>(s), std::get<2>(s), std::get<3>(s)});
-    }
-    return out;
-}
+using hb::checked_segments;
+using hb::require_not_nan;
+using hb::require_positive;
+using hb::require_probability;
+using hb::Segment;
 
 // read() with the GIL released, the discretizations on `threads` threads.
 template <class Read>
@@ -130,7 +104,8 @@ class FactorsReader {
 
     std::pair<double, double> split_epsilon(double delta, double lower, double upper, std::int64_t split_max_points) {
         require_bracket(delta, lower, upper);
-        const hb::PocketfftComposition split(py::none(), split_options(), true, checked_points(split_max_points));
+        const hb::PocketfftComposition split(py::none(), hb::split_options(), true,
+                                             hb::checked_points("split_max_points", split_max_points));
         return released(threads_, [&] {
             return pld::factors_split_epsilon(reader_, delta, lower, upper, {split.fft(), split_max_points});
         });
@@ -147,7 +122,8 @@ class FactorsReader {
             throw py::value_error(
                 "add_upper must be >= 0 (a certified upper delta of the add direction; inf: none), got " +
                 hb::listed(add_upper));
-        const hb::PocketfftComposition split(py::none(), split_options(), true, checked_points(split_max_points));
+        const hb::PocketfftComposition split(py::none(), hb::split_options(), true,
+                                             hb::checked_points("split_max_points", split_max_points));
         return released(threads_, [&] {
             return pld::factors_split_delta(reader_, eps, h, tail, lower, upper, add_upper,
                                             {split.fft(), split_max_points});
@@ -155,18 +131,6 @@ class FactorsReader {
     }
 
   private:
-    // The binomial split's options: direct bins asked (the backend then offers the long-double transform they use),
-    // in every row.
-    static pld::ComposeOptions split_options() {
-        pld::ComposeOptions options;
-        options.direct_bins = true;
-        options.direct_min_charge = 0.0;
-        return options;
-    }
-    static std::int64_t checked_points(std::int64_t n) {
-        if (n < 1) throw py::value_error("split_max_points must be at least 1, got " + std::to_string(n));
-        return n;
-    }
     static void require_bracket(double delta, double lower, double upper) {
         require_probability("delta", delta);
         require_sides(lower, upper);
