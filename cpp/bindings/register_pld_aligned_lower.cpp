@@ -28,7 +28,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -342,14 +341,6 @@ struct RefinementPlan {
     std::int64_t max_cells = 0, max_points = 0;
 };
 
-// The deleter of a composition used without the GIL: destroyed under it (pocketfft_composition.hpp).
-struct DeletedUnderGil {
-    void operator()(const hb::PocketfftComposition* c) const {
-        py::gil_scoped_acquire gil;
-        delete c;
-    }
-};
-
 // A TiltedReader kept between calls on the package's FFT (workers: its threads, None all cores; tail > 0: both
 // directions' tail, else the tails each read's delta or level allows): the rare participation finer reads'
 // (pld/refine/rare_finer_grids.hpp), whose upper reads on finer and finer grids remember where a cut read showed
@@ -558,22 +549,9 @@ class KeptReader {
             step.accuracy = plan->accuracy;
             step.tail = plan->tail;
         }
-        // each grid's composition made and destroyed under the GIL (pocketfft_composition.hpp), read without it
-        auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
-            pld::ComposeOptions options;
-            options.direct_bins = b.direct;
-            options.direct_min_charge = std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge;
-            std::unique_ptr<const hb::PocketfftComposition, DeletedUnderGil> compose;
-            {
-                py::gil_scoped_acquire gil;
-                compose.reset(new hb::PocketfftComposition(workers_, options, true, plan->max_points));
-            }
-            step.h = h;
-            try {
-                return pld::subsampled_gaussian_step(step, plan->max_cells, *compose);
-            } catch (const std::length_error&) {  // a window past max_points: the point stops
-                return std::nullopt;
-            }
+        // each grid read without the GIL, its composition made and destroyed under it (step_refusal.hpp)
+        auto read = [&](double h, const pld::StepBins& b) {
+            return hb::step_read_without_gil(step, h, b, workers_, plan->max_cells, plan->max_points);
         };
         const LastReadCompositions last(workers_, split_max_points, upper_max_points);
         const pld::LastReadBackends backends = last.backends(compose_.fft());

@@ -234,28 +234,9 @@ py::tuple refined_subsampled_gaussian_epsilon(double sigma, double sampling_rate
                                               std::int64_t max_cells, const py::object& workers,
                                               std::int64_t max_points) {
     check_step_run(sampling_rate, rounds, delta);
-    pld::SubsampledGaussianStep step{sigma / sensitivity, sampling_rate, rounds, delta, 0.0, accuracy, tail};
-    // each grid's composition made and destroyed under the GIL (pocketfft_composition.hpp), read without it
-    auto read = [&](double h, const pld::StepBins& b) -> std::optional<pld::EpsilonStepRead> {
-        std::optional<hb::PocketfftComposition> compose;
-        {
-            py::gil_scoped_acquire gil;
-            compose.emplace(workers, step_options(b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge),
-                            true, max_points);
-        }
-        step.h = h;
-        std::optional<pld::EpsilonStepRead> out;
-        try {
-            out = pld::subsampled_gaussian_step(step, max_cells, *compose);
-        } catch (const std::length_error&) {  // a window past max_points: the loop stops
-        } catch (...) {
-            py::gil_scoped_acquire gil;
-            compose.reset();
-            throw;
-        }
-        py::gil_scoped_acquire gil;
-        compose.reset();
-        return out;
+    const pld::SubsampledGaussianStep step{sigma / sensitivity, sampling_rate, rounds, delta, 0.0, accuracy, tail};
+    auto read = [&](double h, const pld::StepBins& b) {
+        return hb::step_read_without_gil(step, h, b, workers, max_cells, max_points);
     };
     const pld::StepsRefined r = hb::refusing_steps(sigma / sensitivity, sampling_rate, [&] {
         py::gil_scoped_release release;

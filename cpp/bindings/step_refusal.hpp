@@ -1,14 +1,18 @@
-// The refusals of a refinement's step read (pld/refine/subsampled_gaussian_step.hpp) as the package's ValueErrors: a
-// round the refinement's grid cannot discretize names the run (sigma per unit sensitivity, the sampling rate) and the
-// grid, and says what is read instead; a window past max_points, or a composition's other refusal, as the
-// compositions refuse it (pocketfft_composition.hpp's raise_composition_refusal, which python
-// pld/refine/points.py's window_refused reads).
+// A refinement's step read (pld/refine/subsampled_gaussian_step.hpp) as the core's loops call it from a binding
+// without the GIL (step_read_without_gil), and its refusals as the package's ValueErrors: a round the refinement's
+// grid cannot discretize names the run (sigma per unit sensitivity, the sampling rate) and the grid, and says what is
+// read instead; a window past max_points, or a composition's other refusal, as the compositions refuse it
+// (pocketfft_composition.hpp's raise_composition_refusal, which python pld/refine/points.py's window_refused reads).
 #pragma once
 
 #include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 
 #include <pybind11/pybind11.h>
 
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +22,37 @@
 namespace hockeystick_bindings {
 
 namespace py = pybind11;
+
+// The deleter of a composition used without the GIL: destroyed under it (pocketfft_composition.hpp).
+struct DeletedUnderGil {
+    void operator()(const PocketfftComposition* c) const {
+        py::gil_scoped_acquire gil;
+        delete c;
+    }
+};
+
+// `step` read on grid h, called without the GIL: its composition on the package's FFT (workers: its threads, None all
+// cores) with the direct bins `b` asks (a NaN charge: the composition's kDirectMinCharge), within max_points points,
+// made and destroyed under the GIL; none where a window passes max_points (the loop stops there).
+inline std::optional<hockeystick::pld::EpsilonStepRead> step_read_without_gil(
+    hockeystick::pld::SubsampledGaussianStep step, double h, const hockeystick::pld::StepBins& b,
+    const py::object& workers, std::int64_t max_cells, std::int64_t max_points) {
+    namespace pld = hockeystick::pld;
+    pld::ComposeOptions options;
+    options.direct_bins = b.direct;
+    options.direct_min_charge = std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge;
+    std::unique_ptr<const PocketfftComposition, DeletedUnderGil> compose;
+    {
+        py::gil_scoped_acquire gil;
+        compose.reset(new PocketfftComposition(workers, options, true, max_points));
+    }
+    step.h = h;
+    try {
+        return pld::subsampled_gaussian_step(step, max_cells, *compose);
+    } catch (const std::length_error&) {  // a window past max_points
+        return std::nullopt;
+    }
+}
 
 // run() (which may release the GIL inside) with its refusals raised as ValueErrors; called under the GIL.
 template <class Run>

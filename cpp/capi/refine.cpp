@@ -417,7 +417,8 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
     };
     if (accuracy == kDefaultAccuracy) {
         const std::pair<double, double> b = default_bracket();
-        if (written_out(b.first, b.second).met) return written_out(b.first, b.second);
+        const pld::RefinedBracket out = written_out(b.first, b.second);
+        if (out.met) return out;
     }
     const double t = static_cast<double>(rounds);
     const pld::RefinedBracket r = epsilon_loop(sigma, sampling_rate, rounds, delta, accuracy);

@@ -4,7 +4,7 @@
 // is given, from it; the composition's kDirectMinCharge where it is not).  The package's accuracy= refinement of one
 // point at one delta (python/hockeystick/pld/refine/points.py's Refinement.core_refined, through the binding's
 // refined_subsampled_gaussian_epsilon) and the C library's epsilon call at an accuracy (cpp/capi/refine.cpp's
-// epsilon_refined) both run it, each with its own FFT backend.  The loop stops where
+// epsilon_loop) both run it, each with its own FFT backend.  The loop stops where
 //   fit      a grid finer than the point's coarsest fit is asked (grid_policy.hpp's coarsest_fit: no window of one
 //            round's span fits within MAX_WINDOW), the first grid too;
 //   refused  a grid's window no memory holds (the step read returns none);
