@@ -8,6 +8,7 @@
 // reads, the fine delta read and the split), and the delta reads' bucket and level (tilted_delta_centre,
 // tilted_delta_level), run with the GIL released on the package's FFT (pocketfft_composition.hpp), with their grids,
 // rate and caps.
+#include <hockeystick/pld/refine/accuracy_delta.hpp>
 #include <hockeystick/pld/refine/accuracy_epsilon.hpp>
 #include <hockeystick/pld/refine/aligned_lower.hpp>
 #include <hockeystick/pld/refine/default_epsilon.hpp>
@@ -266,8 +267,8 @@ std::pair<py::array_t<double>, py::array_t<double>> fine_upper(double sigma, dou
     return {ups, grids};
 }
 
-// A Python callable giving an R, called from a read without the GIL: taken for the call, its reference counted
-// under it.
+// A Python callable giving an R from its arguments, called from a read without the GIL: taken for the call, its
+// reference counted under it.
 template <class R>
 struct GilCall {
     py::object f;
@@ -281,9 +282,10 @@ struct GilCall {
         py::gil_scoped_acquire gil;
         f = py::object();
     }
-    R operator()() const {
+    template <class... Args>
+    R operator()(Args... args) const {
         py::gil_scoped_acquire gil;
-        return f().cast<R>();
+        return f(args...).template cast<R>();
     }
 };
 
@@ -331,6 +333,61 @@ std::pair<double, double> accuracy_epsilon(double sigma, double q, std::int64_t 
     py::gil_scoped_release release;
     const hb::caller_region_threads region(threads);
     return pld::accuracy_epsilon(run, delta, lower, upper, plan, read_default, compose.fft());
+}
+
+// The accuracy= delta brackets of the Poisson-subsampled Gaussian (sigma per unit sensitivity) at eps (one dimension)
+// from its refined brackets (lower, upper) (pld/refine/accuracy_delta.hpp), without the GIL but to call
+// `default_bracket(i)` (giving the default's certified (lower, upper) at eps[i]) where the read asks it: the reads on
+// the package's FFT (workers: its threads, None all cores) at `tail` (0: the tails each read's level allows), the
+// binomial split's windows within split_max_points.  (lower, upper) read.
+std::pair<py::array_t<double>, py::array_t<double>> accuracy_delta(
+    double sigma, double q, std::int64_t rounds, const input_array& eps, const input_array& lower,
+    const input_array& upper, double accuracy, double default_accuracy, double delta_floor, bool by_width, bool rare,
+    bool read_lower, const py::object& default_bracket, std::int64_t max_cells, std::int64_t split_max_points,
+    double tail, const py::object& workers) {
+    round_of(sigma, q);
+    checked_rounds(rounds);
+    if (eps.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != eps.size() ||
+        upper.size() != eps.size())
+        throw py::value_error("eps, lower and upper must be one-dimensional arrays of one length");
+    check_each(eps, [](double v) { return not_nan("eps", v); });
+    for (py::ssize_t i = 0; i < eps.size(); ++i)
+        if (!(0.0 <= lower.data()[i] && lower.data()[i] <= upper.data()[i] && upper.data()[i] <= 1.0))
+            throw py::value_error("lower and upper must satisfy 0 <= lower <= upper <= 1 (certified deltas), got [" +
+                                  hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
+    for (const double v : {accuracy, default_accuracy, delta_floor})
+        if (!(v > 0.0 && std::isfinite(v)))
+            throw py::value_error("accuracy, default_accuracy and delta_floor must be finite and > 0, got " +
+                                  hb::listed(v));
+    if (std::isnan(tail) || tail < 0.0 || tail >= 1.0)
+        throw py::value_error("tail must lie in [0, 1) (0: the tails each level allows), got " + hb::listed(tail));
+    if (!PyCallable_Check(default_bracket.ptr()))
+        throw py::value_error("default_bracket must be a callable giving (lower, upper) at an index");
+    const std::int64_t split_points = hb::checked_points("split_max_points", split_max_points);
+    pld::AccuracyDeltaPlan plan;
+    plan.accuracy = accuracy;
+    plan.default_accuracy = default_accuracy;
+    plan.delta_floor = delta_floor;
+    plan.by_width = by_width;
+    plan.rare = rare;
+    plan.read_lower = read_lower;
+    plan.max_cells = max_cells;
+    const std::vector<double> at(eps.data(), eps.data() + eps.size());
+    std::vector<double> lo(lower.data(), lower.data() + lower.size());
+    std::vector<double> up(upper.data(), upper.data() + upper.size());
+    {
+        const GilCall<std::pair<double, double>> read_default{default_bracket};
+        const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
+        const hb::PocketfftComposition split(py::none(), hb::split_options(), true, split_points);
+        const hb::PocketfftComposition rare_compose(workers, hb::tilted_options(), true, pld::kRareDeltaMaxPoints);
+        const int threads = hb::region_threads(workers);
+        py::gil_scoped_release release;
+        const hb::caller_region_threads region(threads);
+        pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells);
+        if (tail > 0.0) reader.give_tail(tail);
+        pld::accuracy_deltas(reader, at, lo, up, plan, read_default, {split.fft(), split_points}, rare_compose.fft());
+    }
+    return {py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data())};
 }
 
 // The default's plan of steps 2 and 3 (pld/refine/default_epsilon.hpp's DefaultRefinementPlan) with its step reads'
@@ -961,6 +1018,16 @@ void register_pld_aligned_lower(py::module_ m) {
           "from `start`; otherwise, where wider than asked, the descent on the default tolerance's grids from "
           "default_start, the upper side lowered to cap() where given, and default_bracket()'s where still wider.  "
           "Certified, never wider than given.");
+    m.def("accuracy_delta", &ab::accuracy_delta, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("rounds"), py::arg("eps"), py::arg("lower"), py::arg("upper"), py::arg("accuracy"),
+          py::arg("default_accuracy"), py::arg("delta_floor"), py::arg("by_width"), py::arg("rare"),
+          py::arg("read_lower"), py::arg("default_bracket"), py::arg("max_cells"), py::arg("split_max_points"),
+          py::arg("tail") = 0.0, py::arg("workers") = py::none(),
+          "The accuracy= delta brackets at eps (one dimension) from the refined brackets (lower, upper) "
+          "(pld/refine/accuracy_delta.hpp): where wider than the relative accuracy asked (by_width), the tilted reads "
+          "on its grids; at an accuracy below default_accuracy, intersected with default_bracket(i)'s; the default's "
+          "fine delta read; where still wider and rare, rare participation's finer grids.  Certified, never wider "
+          "than given: (lower, upper).");
     m.def(
         "tilted_fine_upper", &ab::fine_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
         py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("add_upper"), py::arg("least"),

@@ -9,7 +9,9 @@
 // the grid only where the screen does not clear; every grid after the first, and the first at a delta below 1e-8,
 // with the low band of its many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
 // (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by
-// hs_pld_composition_delta_bracket's plain bracket, then the fine delta read of pld/refine/fine_delta.hpp) and the
+// hs_pld_composition_delta_bracket's plain bracket, then the package's accuracy= delta read,
+// pld/refine/accuracy_delta.hpp: the tilted reads where wider than asked, the default's bracket where finer, the fine
+// delta read of pld/refine/fine_delta.hpp, rare participation's finer grids) and the
 // calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over the refinement's certified upper side).
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
@@ -42,6 +44,7 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
+#include <hockeystick/pld/refine/accuracy_delta.hpp>
 #include <hockeystick/pld/refine/accuracy_epsilon.hpp>
 #include <hockeystick/pld/refine/default_epsilon.hpp>
 #include <hockeystick/pld/refine/delta_refinement.hpp>
@@ -58,6 +61,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -83,7 +87,6 @@ constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
 constexpr double kDeltaFloor = 1e-9;  // the delta width's floor (delta_refinement.hpp's delta_floor)
-constexpr double kLeastDelta = 1e-300;  // the least delta whose tails the tilted delta reads size
 constexpr double kDefaultAccuracy = 1e-3;  // the accuracy the header gives as the calls' default (e.g. 1e-3)
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
@@ -244,51 +247,26 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
     return r;
 }
 
-// Delta at epsilon refined to the relative `accuracy` (hs_subsampled_gaussian_delta), not yet intersected with the
-// default's; its tilted reads through `reader` (the point's), which keeps each grid's bracket for the other
+// Delta at epsilon refined to the relative `accuracy` on the library's own grids (delta_refinement.hpp, each grid's
+// bracket the plain delta bracket of delta_bracket_on), certified; where wider than asked, the tilted reads of
+// accuracy_delta.hpp's tilted_delta_read through `reader` (the point's), which keeps each grid's bracket for the other
 // accuracy's read of the same call.
 pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy,
                                   pld::TiltedReader& reader) {
     int grids = 0;
-    const double t = static_cast<double>(rounds);
-    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
-    pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
-        const bool first = grids++ == 0;
-        return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
-    });
-    if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
-        // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked; the tails sized
-        // for the level below it (tilted_delta_level, the package's fine delta read's), since that upper side is
-        // often the plain composition's round-off floor, far above the truth
-        const double expected = std::max(r.upper, kLeastDelta);
-        const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &expected, 1, accuracy, 0.0);
-        const double level = std::max(pld::tilted_delta_level(expected), kLeastDelta);
+    pld::RefinedBracket r = pld::refine_delta(
+        sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy,
+        [&](double h) {
+            const bool first = grids++ == 0;
+            return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
+        },
+        kDeltaFloor);
+    if (!r.met && r.upper > 0.0) {
         const std::pair<double, double> b =
-            reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, level, width_of);
+            pld::tilted_delta_read(reader, epsilon, r.lower, r.upper, accuracy, kDeltaFloor);
         r.lower = b.first;
         r.upper = b.second;
-        r.met = width_of(r.lower, r.upper) <= accuracy;
     }
-    return r;
-}
-
-// `r` (a certified delta bracket at epsilon to the relative `accuracy`) read again on rare participation's finer
-// delta grids where still wider than asked and they apply (rare_delta_grids.hpp, the package's default's reads, their
-// windows within kRareDeltaMaxPoints): once a call, after the default's bracket is intersected in, since those reads
-// stop by the default's tolerance whatever the accuracy asked.
-pld::RefinedBracket rare_delta_read(double sigma, double sampling_rate, long long rounds, double epsilon,
-                                    double accuracy, pld::RefinedBracket r) {
-    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
-    if (r.met || !pld::rare_delta_applies(sampling_rate, static_cast<double>(rounds), epsilon, r.lower, r.upper))
-        return r;
-    hockeystick_c::CompositionFft fft;
-    pld::TiltedReader rare(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells, pld::kRareDeltaMaxPoints);
-    const std::vector<double> at{epsilon};
-    std::vector<double> lower{r.lower}, upper{r.upper};
-    pld::rare_delta_brackets(rare, at, lower, upper, true, fft);
-    r.lower = lower.front();
-    r.upper = upper.front();
-    r.met = width_of(r.lower, r.upper) <= accuracy;
     return r;
 }
 
@@ -438,32 +416,32 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
     return written_out(b.first, b.second);
 }
 
-// `r` (a certified delta bracket at epsilon to the relative `accuracy`) not exact, with a positive upper side, read
-// again by the default's fine delta read (pld/refine/fine_delta.hpp: the max-of-outputs test's lower side, the tilted
-// reads on the grid 5e-5, the binomial split of few sampled rounds), as the package's default reads every delta
-// bracket not exact (python pld/question/default_reads.py's delta_brackets): the README run's delta at eps 1 meets
-// 1e-3 on the grids at [0.0156327, 0.0156370], whose upper side that read lowers to 0.0156349.
-pld::RefinedBracket fine_delta_read(pld::TiltedReader& reader, double epsilon, double accuracy, pld::RefinedBracket r) {
-    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+// hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy` (delta_refined), then the accuracy=
+// read of pld/refine/accuracy_delta.hpp (the package's too: intersected with the default's where finer, here
+// delta_refined to the default accuracy; the default's fine delta read; rare participation's finer grids), met where
+// its relative width is within the accuracy.
+pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
+    hockeystick_c::CompositionFft fft, split, rare;
+    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+    pld::AccuracyDeltaPlan plan;
+    plan.accuracy = accuracy;
+    plan.default_accuracy = kDefaultAccuracy;
+    plan.delta_floor = kDeltaFloor;
+    plan.max_cells = hockeystick_c::kMaxCells;
+    pld::RefinedBracket r = delta_refined(sigma, sampling_rate, rounds, epsilon, accuracy, reader);
     std::vector<double> lower{r.lower}, upper{r.upper};
-    hockeystick_c::CompositionFft split;
-    pld::fine_delta_brackets(reader, {epsilon}, lower, upper, true, {split, hockeystick_c::kMaxPoints});
+    pld::accuracy_deltas(
+        reader, {epsilon}, lower, upper, plan,
+        [&](std::size_t) {
+            const pld::RefinedBracket d =
+                delta_refined(sigma, sampling_rate, rounds, epsilon, kDefaultAccuracy, reader);
+            return std::make_pair(d.lower, d.upper);
+        },
+        {split, hockeystick_c::kMaxPoints}, rare);
     r.lower = lower.front();
     r.upper = upper.front();
-    r.met = width_of(r.lower, r.upper) <= accuracy;
+    r.met = plan.width(r.lower, r.upper) <= accuracy;
     return r;
-}
-
-// hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy`, no looser than the default's, the
-// default's fine delta read, then rare participation's finer grids.
-pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
-    const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
-    hockeystick_c::CompositionFft fft;
-    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
-    const auto refine = [&](double a) { return delta_refined(sigma, sampling_rate, rounds, epsilon, a, reader); };
-    const pld::RefinedBracket r = no_looser_than_default(refine(accuracy), accuracy, refine, width_of);
-    return rare_delta_read(sigma, sampling_rate, rounds, epsilon, accuracy,
-                           fine_delta_read(reader, epsilon, accuracy, r));
 }
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else

@@ -240,6 +240,33 @@ def test_the_c_delta_bracket_meets_the_accuracy_and_overlaps_the_packages(
 
 
 @pytest.mark.parametrize(
+    ("sigma", "q", "rounds", "eps", "accuracy"),
+    [
+        (
+            1.1,
+            256 / 60_000,
+            14_100,
+            5.0,
+            1e-3,
+        ),  # the refinement alone read [0, 7.05e-12]; the truth ~6.49e-17
+        (1.0, 1e-3, 5000, 1.0, 1e-3),
+        (1.0, 1e-3, 5000, 3.0, 1e-2),
+    ],
+)
+def test_the_c_delta_call_is_the_packages_accuracy_answer_below_the_floor(
+    lib, sigma, q, rounds, eps, accuracy
+):
+    """Below the relative rule's floor (1e-9) both doors' refinements meet the accuracy far above the truth; both
+    then make the core's accuracy read (pld/refine/accuracy_delta.hpp: the default's fine delta read), so they give
+    one bracket, to the round-off of their FFT backends."""
+    lower, upper = refined_delta(lib, sigma, q, rounds, eps, accuracy)
+    pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
+    py_lower, py_upper = (float(v) for v in pld.delta(eps, bound="both"))
+    assert lower == pytest.approx(py_lower, rel=1e-9) and upper == pytest.approx(py_upper, rel=1e-9)
+    assert max(lower, py_lower) <= min(upper, py_upper)
+
+
+@pytest.mark.parametrize(
     ("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)]
 )
 def test_one_round_delta_bracket_holds_the_exact_delta(lib, sigma, q, eps):

@@ -186,7 +186,7 @@ def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(
     at h = 2.26e-4 its charges alone are 0.0099 wide in epsilon ([9.96e-10, 1.036e-9]: charge-limited, which stopped
     it there short of G1), and 4x smaller one rung finer (1.6e-4: 0.0022 wide), where it meets G1.  With the rung the
     bracket meets G1 and overlaps the fixed grids' certified brackets; without it (CAP_LEFT_WITHIN_TOLERANCES = 0)
-    the point stops at 2.26e-4 too wide.  CAP_LEFT_WITHIN_TOLERANCES = 0 also turns off
+    the loop stops at 2.26e-4.  CAP_LEFT_WITHIN_TOLERANCES = 0 also turns off
     ``NextGrid.power_step``'s near-cap rule, which this row does not reach: at
     2.26e-4 eps 10 is its only argument still too wide, and it is charge-limited."""
     sigma, q, rounds = 3.1252759626369855, 0.01623776739188721, 82864
@@ -198,6 +198,9 @@ def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(
     monkeypatch.setattr(
         tuning, "CAP_LEFT_WITHIN_TOLERANCES", 0.0
     )  # no argument is near its cap: it stops
+    visited_grids.clear()
     stopped_lo, stopped_up = _refined(sigma, q, rounds)
+    # the loop stops a rung short; the accuracy read after it (the default's fine delta read) still narrows the answer
+    assert visited_grids == pytest.approx([2.56e-3, 2.2627417e-4])
     assert stopped_up[-1] >= SubsampledGaussianPLD.DELTA_FLOOR
-    assert _epsilon_width(sigma, q, rounds, stopped_lo, stopped_up)[-1] > 1e-2
+    _overlaps_fixed_grids(sigma, q, rounds, stopped_lo, stopped_up, (2.56e-3, 1.6e-4))

@@ -48,8 +48,12 @@ Epsilon with ``accuracy=``: each refined bracket read by the core's accuracy rea
 finer than the default's tolerance, intersected with the default's (more accuracy is never looser; a
 default bracket read for the same point and delta before is kept and not read again,
 ``kept_epsilon_brackets``) and where still wider than asked with the tilted reads on the accuracy's
-grids; coarser, where wider than asked, step 3's reads, then the default's.  The reasons and figures
-of each step are in ``refine.question``'s module docstring.
+grids; coarser, where wider than asked, step 3's reads, then the default's.  Delta with
+``accuracy=``: each refined bracket read by the core's accuracy read (``accuracy_delta_sides``,
+cpp/include/hockeystick/pld/refine/accuracy_delta.hpp, the C library's too): the tilted reads where
+wider than asked, the default's bracket where finer, then at every accuracy the fine read and, no
+tail given, rare participation's finer grids.  The reasons and figures of each step are in
+``refine.question``'s module docstring.
 """
 
 from __future__ import annotations
@@ -63,9 +67,10 @@ import numpy as np
 
 from ... import _core
 from ...base.accountant import Quantity
+from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import Bound
 from ..mechanisms.constructors import DEFAULT_INTERVAL
-from ..refine import question, tilted_question
+from ..refine import constants, question, tilted_question
 from ..refine.kept_readers import KeptValues
 from ..refine.near_one import NearOne
 
@@ -94,6 +99,7 @@ class DefaultFront(Protocol):
     tail: float
     accuracy: float | None
     relative_accuracy: float
+    delta_accuracy: str
     value_discretization_interval: float
     _tail_given: bool
     _near_one: NearOne
@@ -559,18 +565,26 @@ def accuracy_delta_sides(
     bound: Bound,
     threads: int,
 ) -> list[Bracket]:
-    """The delta brackets of ``front`` refined to its ``accuracy``, made no looser than the
-    default's where that accuracy is finer than the default's tolerance, each intersection
-    certified.
+    """The delta brackets of ``front`` refined to its ``accuracy``, each read by the core's accuracy
+    read (cpp/include/hockeystick/pld/refine/accuracy_delta.hpp, bound as
+    ``_core.pld_refine.accuracy_delta``; the C library's ``hs_subsampled_gaussian_delta`` reads it
+    too), each intersection certified.
 
-    Where ``accuracy`` is below ``question.DEFAULT_ACCURACY``, each refined bracket is intersected
-    with the default's delta bracket of the same point at the same epsilons (the fixed grid's,
-    its upper side lowered to the fine read's: ``delta_brackets``), so more accuracy is never
-    looser: below ``DELTA_FLOOR`` the refinement's relative criterion is met by a width of
-    ``accuracy`` times that floor, where the default's fine read reaches the plain composition's
-    round-off and tail cut (DP-FedAvg, z 1, q 1e-3, 5000 rounds at eps 2: 2.5e-12 refined against
-    6.0e-17).  A coarser accuracy is a grid's speed (a grid of 10^6 points at ``accuracy=1e-2``):
-    its brackets are the refinement's alone.
+    Where a refined bracket is wider than the relative ``accuracy`` asked (``delta_accuracy=
+    "relative"``), the tilted reads on that accuracy's grids (the plain composition's round-off and
+    tail cut hold its upper side); where ``accuracy`` is below ``question.DEFAULT_ACCURACY``, the
+    default's delta bracket of the same point at the same epsilons intersected in
+    (``default_delta_brackets``, read once a point, where first asked), so that more accuracy is
+    never looser; then, under ``delta_accuracy="relative"``, the default's fine delta read of a
+    bracket not exact with a positive upper side, at every accuracy (``delta_accuracy="epsilon"``
+    met epsilon's width, which does not depend on the scale of delta): below ``DELTA_FLOOR`` the
+    relative criterion is met by a width of
+    ``accuracy`` times that floor, which can lie far above the truth (the README's DP-SGD run at
+    eps 5 refined to 1e-3: [0, 7.05e-12], read [6.4925e-17, 6.4973e-17]); and, no tail given, a
+    bracket still wider than asked read on rare participation's finer grids.  The reads are at the
+    tail given, else at the tails each read's level allows; the default's read that refuses (its
+    grid needs more loss cells or a larger window than allowed) gives the trivial bracket [0, 1]
+    (``_or_trivial``).
 
     Parameters
     ----------
@@ -581,7 +595,7 @@ def accuracy_delta_sides(
     xs : list of numpy.ndarray
         Each point's epsilons.
     refined : list of (numpy.ndarray, numpy.ndarray)
-        Each point's certified bracket refined to ``accuracy`` (the sides ``bound`` asks for).
+        Each point's certified bracket refined to ``accuracy``.
     bound : {"upper", "lower", "both"}
         The sides asked.
     threads : int
@@ -591,13 +605,64 @@ def accuracy_delta_sides(
     -------
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point, never wider than ``refined``.
+
+    Raises
+    ------
+    ValueError
+        As the core's read refuses a point or a bracket (a NaN side).
     """
-    if front.accuracy is None or front.accuracy >= question.DEFAULT_ACCURACY:
-        return refined
-    found = _or_trivial(
-        lambda points, eps: default_delta_brackets(front, points, eps, bound, threads), pts, xs, 1.0
-    )
-    return [intersected(given, read, bound) for given, read in zip(refined, found)]
+    from ..refine.window_heap import heap_windows  # as epsilon_brackets: loaded by a refined read
+
+    accuracy = float(front.accuracy) if front.accuracy is not None else question.DEFAULT_ACCURACY
+    tail = given_tail(front)
+    out = []
+    for point, x, (lo, up) in zip(pts, xs, refined):
+        shape = np.shape(lo)
+        at = np.broadcast_to(np.asarray(x, dtype=np.float64), shape).reshape(-1)
+        default = _DefaultDeltas(front, point, at, bound, threads)
+        with heap_windows():  # the reads' large windows keep their memory between compositions
+            lower, upper = _core.pld_refine.accuracy_delta(
+                **tilted_question.core_point(point, threads),
+                eps=np.ascontiguousarray(at),
+                lower=np.asarray(lo, dtype=np.float64).reshape(-1),
+                upper=np.asarray(up, dtype=np.float64).reshape(-1),
+                accuracy=accuracy,
+                default_accuracy=question.DEFAULT_ACCURACY,
+                delta_floor=constants.DELTA_FLOOR,
+                by_width=front.delta_accuracy == "relative",
+                rare=tail is None,
+                read_lower=delta_sides_asked(bound) == "both",
+                default_bracket=default.at,
+                split_max_points=DEFAULT_MAX_POINTS,
+                tail=0.0 if tail is None else tail,
+            )
+        out.append((np.reshape(lower, shape), np.reshape(upper, shape)))
+    return out
+
+
+class _DefaultDeltas:
+    """The default's delta brackets of one point at its epsilons ``at`` (``default_delta_brackets``,
+    [0, 1] where it refuses: ``_or_trivial``), read together where the core's accuracy read first
+    asks one of them (each epsilon's bracket is the one it gets asked alone), then kept for the
+    others."""
+
+    def __init__(
+        self, front: DefaultFront, point: Point, at: np.ndarray, bound: Bound, threads: int
+    ) -> None:
+        self.read = functools.partial(
+            _or_trivial,
+            lambda points, eps: default_delta_brackets(front, points, eps, bound, threads),
+            [point],
+            [np.array(at)],
+            1.0,
+        )
+        self.found: Bracket | None = None
+
+    def at(self, j: int) -> tuple[float, float]:
+        """The default's certified (lower, upper) at the epsilon of index ``j``."""
+        if self.found is None:
+            (self.found,) = self.read()
+        return float(self.found[0][j]), float(self.found[1][j])
 
 
 def default_delta_brackets(

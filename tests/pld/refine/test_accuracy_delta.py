@@ -1,0 +1,142 @@
+"""The core's ``accuracy=`` delta read of one point at one epsilon (cpp/include/hockeystick/pld/refine/accuracy_delta.hpp,
+``_core.pld_refine.accuracy_delta``; the package's ``default_reads.accuracy_delta_sides`` and the C library's delta
+call both make it): at an accuracy finer than the default's it reads the default's bracket once and never ends looser
+than it; at any accuracy a bracket not exact is read by the default's fine delta read, so an accuracy the refinement
+meets by the relative rule's floor is still no looser than the default (it was, by orders of magnitude); an exact
+bracket at a coarser accuracy comes back as given with nothing read.  Every answer holds the truth the default
+brackets."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hockeystick import _core
+from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.mechanisms.constructors import MAX_CELLS
+
+README = (1.1, 256 / 60_000, 14_100)
+FEDAVG = (1.0, 1e-3, 5_000)
+
+
+def default_bracket(run, eps):
+    lower, upper = SubsampledGaussianPLD(*run).delta(eps, bound="both")
+    return float(lower), float(upper)
+
+
+def read(run, eps, lower, upper, accuracy, default, by_width=True):
+    sigma, q, rounds = run
+    asked = []
+
+    def counted(i):
+        asked.append(("default", i))
+        return default
+
+    found = _core.pld_refine.accuracy_delta(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        eps=np.array([eps]),
+        lower=np.array([lower]),
+        upper=np.array([upper]),
+        accuracy=accuracy,
+        default_accuracy=1e-3,
+        delta_floor=1e-9,
+        by_width=by_width,
+        rare=True,
+        read_lower=True,
+        default_bracket=counted,
+        max_cells=MAX_CELLS,
+        split_max_points=1 << 22,
+    )
+    return (float(found[0][0]), float(found[1][0])), asked
+
+
+@pytest.mark.parametrize(
+    "run, eps",
+    [(README, 5.0), (FEDAVG, 1.0), (FEDAVG, 3.0)],
+    ids=["readme-5", "fedavg-1", "fedavg-3"],
+)
+@pytest.mark.parametrize("accuracy", [1e-2, 1e-3, 1e-4])
+def test_an_accuracy_is_never_looser_than_the_default(run, eps, accuracy):
+    """At delta far below the relative rule's floor (1e-9) the refinement meets 1e-3 with a bracket up to 10^5 times
+    the truth (the README run at eps 5: [0, 7.05e-12] against [6.4925e-17, 6.4973e-17]); the fine read brings every
+    accuracy to the default's upper side within its round-off (the same reads on another bracket)."""
+    lower, upper = SubsampledGaussianPLD(*run, accuracy=accuracy).delta(eps, bound="both")
+    d_lower, d_upper = default_bracket(run, eps)
+    assert float(upper) <= d_upper * (1 + 1e-9)
+    assert float(lower) <= d_upper and d_lower <= float(upper)  # both hold the truth
+
+
+def test_a_finer_accuracy_reads_the_default_once_and_is_never_looser():
+    d = default_bracket(FEDAVG, 1.0)
+    (lower, upper), asked = read(FEDAVG, 1.0, 0.0, 1.0, 1e-4, d)
+    assert asked == [("default", 0)]
+    assert d[0] <= lower <= upper <= d[1]
+
+
+def test_a_coarser_accuracy_reads_the_fine_read_not_the_default():
+    d = default_bracket(README, 5.0)
+    (lower, upper), asked = read(README, 5.0, 0.0, 7.05e-12, 1e-3, d)
+    assert asked == []
+    assert lower <= d[1] and d[0] <= upper <= d[1] * (1 + 1e-9)
+
+
+def test_an_exact_bracket_at_a_coarser_accuracy_reads_nothing():
+    d = default_bracket(README, 1.0)
+    exact = (d[1] * (1 - 1e-9), d[1])
+    (lower, upper), asked = read(README, 1.0, *exact, 1e-2, (0.0, 0.0))
+    assert asked == [] and (lower, upper) == exact
+
+
+def test_the_epsilon_rule_at_a_coarser_accuracy_reads_nothing():
+    """by_width=False (delta_accuracy="epsilon"): the refinement met epsilon's width, which does not depend on the
+    scale of delta, so a coarser accuracy's bracket comes back as given."""
+    given = (0.0, 1e-3)
+    (lower, upper), asked = read(README, 3.0, *given, 1e-2, (0.0, 0.0), by_width=False)
+    assert asked == [] and (lower, upper) == given
+
+
+@pytest.mark.parametrize(
+    "lower, upper, message",
+    [
+        (math.nan, 1.0, "lower and upper"),
+        (0.5, 0.25, "lower and upper"),
+        (0.0, 1.5, "lower and upper"),
+    ],
+)
+def test_a_bracket_that_is_not_a_delta_bracket_is_refused_by_name(lower, upper, message):
+    with pytest.raises(ValueError, match=message):
+        read(README, 1.0, lower, upper, 1e-3, (0.0, 1.0))
+
+
+def test_a_nan_epsilon_is_refused_by_name():
+    with pytest.raises(ValueError, match="eps must not be NaN"):
+        read(README, math.nan, 0.0, 1.0, 1e-3, (0.0, 1.0))
+
+
+def test_each_element_of_an_array_is_no_looser_than_its_default():
+    eps = np.array([1.0, 3.0, 5.0])
+    lower, upper = SubsampledGaussianPLD(*README, accuracy=1e-3).delta(eps, bound="both")
+    d_lower, d_upper = SubsampledGaussianPLD(*README).delta(eps, bound="both")
+    assert np.all(upper <= d_upper * (1 + 1e-9)) and np.all(lower <= d_upper)
+    assert np.all(d_lower <= upper)
+
+
+def test_an_array_finer_than_the_default_reads_the_default_once(monkeypatch):
+    from hockeystick.pld.question import default_reads
+
+    calls = []
+    real = default_reads.default_delta_brackets
+
+    def counted(*args, **kwargs):
+        calls.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(default_reads, "default_delta_brackets", counted)
+    eps = np.array([1.0, 3.0, 5.0])
+    lower, upper = SubsampledGaussianPLD(*README, accuracy=1e-4).delta(eps, bound="both")
+    assert len(calls) == 1 and np.array_equal(calls[0][0], eps)
+    assert np.all(lower <= upper)
