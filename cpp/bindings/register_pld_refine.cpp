@@ -12,6 +12,7 @@
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/fine_epsilon.hpp>
+#include <hockeystick/pld/refine/fixed_grid.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/next_grid.hpp>
 #include <hockeystick/pld/refine/plan_grid.hpp>
@@ -111,6 +112,28 @@ void register_grid_policy(py::module_ m) {
         },
         py::arg("rounds"), py::arg("delta"), py::kw_only(), py::arg("share"), py::arg("default_tail"),
         py::arg("smallest_tail"));
+    m.def(
+        "plain_grid_misses",
+        [](double q, double rounds, const input_array& delta, double tail, double h) {
+            py::array_t<bool> out(std::vector<py::ssize_t>(delta.shape(), delta.shape() + delta.ndim()));
+            bool* miss = out.mutable_data();
+            for (py::ssize_t i = 0; i < delta.size(); ++i)
+                miss[i] = pld::plain_grid_misses(q, rounds, delta.data()[i], tail, h);
+            return out;
+        },
+        py::kw_only(), py::arg("q"), py::arg("rounds"), py::arg("delta"), py::arg("tail"), py::arg("h"),
+        "Where the plain composition on grid h cannot answer at the scale of each delta, however fine h is "
+        "(pld/refine/fixed_grid.hpp).");
+    m.def(
+        "fixed_grid_fits",
+        [](double sigma, double q, double rounds, double sensitivity, const input_array& delta, double tail, double h,
+           const pld::GridPolicy& policy) {
+            return pld::fixed_grid_fits(sigma, q, rounds, sensitivity, delta.data(),
+                                        static_cast<std::int64_t>(delta.size()), tail, h, policy);
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"),
+        py::arg("tail"), py::arg("h"), py::arg("policy"),
+        "Whether the default's fixed grid h is read first for the deltas asked (pld/refine/fixed_grid.hpp).");
     m.def("round_tail_span", &pld::round_tail_span, py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(),
           py::arg("sensitivity"), py::arg("tail"),
           "One round's loss span in the remove direction up to where its discretization cuts `tail` of the mass "

@@ -557,6 +557,13 @@ std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta) {
     return epsilon_bracket_of(p, epsilon_directions(p, delta), delta);
 }
 
+FixedGridEpsilon fixed_grid_epsilon(const hs_pld& p, double delta) {
+    const std::vector<std::size_t> dirs = every_direction(*p.composition);
+    FixedGridEpsilon out{epsilon_bracket_of(p, dirs, delta), HUGE_VAL};
+    if (dirs.size() > 1) out.add_upper = upper_epsilon(p, dirs[1], delta);
+    return out;
+}
+
 // The delta bracket as a step of the refinement assembles it (pld/refine/step_bracket.hpp, the package's
 // refinement's too): each side the largest over the directions' reads, the lower values those of lower_reads (each
 // with its suffix maxima: the curve's delta), one argument, no record of an earlier grid.

@@ -370,6 +370,16 @@ namespace hockeystick_c {
 std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta);
 std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon);
 
+// The package default's fixed-grid read of a handle (its step 1, python pld/accountants/fixed_grid.py's fixed_sides):
+// the certified epsilon bracket at delta over every direction, none screened, and the add direction's (the second's)
+// certified upper epsilon, which the default's fine read takes in place of that direction's screen (HUGE_VAL where the
+// handle has one direction).
+struct FixedGridEpsilon {
+    std::pair<double, double> bracket;
+    double add_upper;
+};
+FixedGridEpsilon fixed_grid_epsilon(const hs_pld& p, double delta);
+
 // The certified epsilon bracket of `rounds` rounds of one Poisson-subsampled Gaussian (sigma, 0 < q < 1) at the
 // default accuracy, as hs_subsampled_gaussian_epsilon reads it (refine.cpp: its refinement, tilted descent and the
 // default's last reads, pld/refine/last_epsilon_reads.hpp), as the package's default: the run read of a handle of one

@@ -1,5 +1,5 @@
 // The C interface's refinements to an accuracy: epsilon at delta (hs_subsampled_gaussian_epsilon: at its default
-// accuracy, the package default's chain after its fixed grid, default_epsilon: the core's default refinement,
+// accuracy, the package default's chain with its fixed grid, default_epsilon: the core's default refinement,
 // pld/refine/default_refinement.hpp, at the question tail with the fine read beside its ladder, the tilted descent
 // where still wider than the default tolerance, the last reads, pld/refine/last_epsilon_reads.hpp; where that is
 // wider than asked, and at any other accuracy, the package's accuracy= read: the core's steps_refinement.hpp to the
@@ -27,7 +27,7 @@
 // threshold, no grid; where T q >= 1 at a small delta the only lower side near the truth).  The epsilon call's
 // default bracket, read by the last reads (the fine read, the tilted factors' ladder and blocks of rounds where still
 // wider than the default tolerance, the rare upper read and the aligned cells' lower side, rare participation's finer
-// grids, the coarser grids; python pld/question/default_reads.py, steps 4 to 7), is the package's (steps 2 to 7, its
+// grids, the coarser grids; python pld/question/default_reads.py, steps 4 to 7), is the package's (steps 1 to 7, its
 // RDP conversion aside) to the FFT backends' round-off, and the accuracy= read intersects every finer accuracy with
 // it; a delta bracket still wider than asked under rare participation is read on the finer delta grids
 // (rare_delta_grids.hpp: the upper side under the tilt on grids each a quarter of the one before from 1.25e-5, the
@@ -52,6 +52,7 @@
 #include <hockeystick/pld/refine/direction_screen.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/fine_delta.hpp>
+#include <hockeystick/pld/refine/fixed_grid.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
@@ -328,12 +329,31 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
         "upper epsilon is at most accuracy above the truth)"};
 }
 
-// The package default's epsilon bracket of rounds of (sigma, q) at delta after its fixed grid: the core's
-// pld/refine/default_epsilon.hpp (python pld/question/default_reads.py's steps 2 to 7; the fixed grid, step 1, and the
-// RDP conversion's cap are the package's alone) with the library's plan (the refinement to half the default tolerance
-// at the question tail, from the start grid and the direct-bins rule the package's refinement takes, each grid read by
-// epsilon_step_read; the descent from the default tolerance's start grid) and its FFT backend.
+// The package default's fixed grid (its step 1): where the grid fits the question (pld/refine/fixed_grid.hpp's
+// fixed_grid_fits at the composition's default tail), the plain composition on it read over every direction, and its
+// add direction's upper side (fixed_grid_epsilon); none where it does not fit or cannot be built.
+std::pair<std::optional<std::pair<double, double>>, double> fixed_grid_read(double sigma, double q, long long rounds,
+                                                                            double delta) {
+    const double h = pld::kFixedGridInterval;
+    if (!pld::fixed_grid_fits(sigma, q, static_cast<double>(rounds), 1.0, &delta, 1, pld::kDefaultCompositionTail, h))
+        return {std::nullopt, HUGE_VAL};
+    std::optional<hockeystick_c::FixedGridEpsilon> f;
+    const hs_status s = guarded([&] {
+        const Handle p = subsampled_gaussian(sigma, q, rounds, h, true, DirectBins{});
+        if (p) f = hockeystick_c::fixed_grid_epsilon(*p, delta);
+        return HS_OK;
+    });
+    if (s != HS_OK || !f) return {std::nullopt, HUGE_VAL};  // cells or a window past the caps: the chain reads on
+    return {f->bracket, f->add_upper};
+}
+
+// The package default's epsilon bracket of rounds of (sigma, q) at delta: its fixed grid (fixed_grid_read), then the
+// core's pld/refine/default_epsilon.hpp (python pld/question/default_reads.py's steps 2 to 7; the RDP conversion's cap
+// is the package's alone) with the library's plan (the refinement to half the default tolerance at the question tail,
+// from the start grid and the direct-bins rule the package's refinement takes, each grid read by epsilon_step_read;
+// the descent from the default tolerance's start grid) and its FFT backend.
 pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, double delta) {
+    const auto [fixed, fixed_add] = fixed_grid_read(sigma, q, rounds, delta);
     const double t = static_cast<double>(rounds);
     const double tail = pld::question_tail(t, delta);
     const pld::EpsilonTolerance refined = pld::kDefaultEpsilonTolerance.scaled(0.5);
@@ -361,8 +381,7 @@ pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, do
         const DirectBins bins{b.direct, std::isnan(b.charge) ? pld::kDirectMinCharge : b.charge};
         return epsilon_step_read(sigma, q, rounds, delta, h, refined.accuracy, tail, first_grid, bins);
     };
-    const pld::DefaultEpsilon r =
-        pld::default_epsilon(point, delta, std::nullopt, HUGE_VAL, plan, read, kept, backends);
+    const pld::DefaultEpsilon r = pld::default_epsilon(point, delta, fixed, fixed_add, plan, read, kept, backends);
     pld::RefinedBracket out;
     out.lower = r.lower;
     out.upper = std::max(r.lower, r.upper);

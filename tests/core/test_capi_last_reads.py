@@ -1,6 +1,8 @@
 """The C library's epsilon call (cpp/capi/refine.cpp's epsilon_read) at its default accuracy against the package's
-default bracket of the same run: the call makes the package default's chain after its fixed grid (python
-pld/question/default_reads.py, steps 2 to 7): the core's default refinement with the fine read beside its ladder
+default bracket of the same run: the call makes the package default's chain (python pld/question/default_reads.py,
+steps 1 to 7): the fixed grid where it fits the question (pld/refine/fixed_grid.hpp; without it the call's lower side
+lay up to 2.8e-4 below the package's, sigma 2, q 0.1, 1000 rounds at delta 1e-5), the core's default refinement with
+the fine read beside its ladder
 (pld/refine/default_refinement.hpp), the tilted descent where still wide, and the last reads
 (pld/refine/last_epsilon_reads.hpp: the fine read, the tilted factors' ladder and blocks where still wide, the rare
 upper read, the finer grids, the coarser grids), so the two doors give one bracket, to the round-off of their FFT
@@ -37,6 +39,12 @@ def lib(capi_build) -> Library:
         # by 2e-7
         (1.1, 256 / 60_000, 14_100, 1e-10, 1e-6),
         (1.0, 1e-3, 5000, 1e-12, 1e-8),  # DP-FedAvg: the tilted descent
+        # the fixed grid answers: its bracket within the tolerance, the last reads after it
+        (1.1, 256 / 60_000, 14_100, 1e-5, 1e-7),
+        (1.0, 1e-3, 5000, 1e-5, 1e-7),
+        (2.0, 0.1, 1000, 1e-5, 1e-7),
+        (0.8, 0.05, 300, 1e-7, 1e-7),
+        (5.0, 0.2, 50, 1e-5, 1e-7),
         pytest.param(2.0, 1e-6, 10**8, 1e-12, 1e-8, marks=pytest.mark.slow),
         pytest.param(
             0.6, 1e-5, 10**6, 1e-12, 1e-8, marks=pytest.mark.slow

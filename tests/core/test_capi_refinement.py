@@ -82,7 +82,7 @@ SETTINGS = [
     (2.0, 0.1, 1000, 1e-5, 1e-4),
 ]
 # accuracies coarser than the default's, met by the refinement alone (at the default's or finer the call reads the
-# default's bracket too, whose fixed grid is the package's alone: tests/core/test_capi_last_reads.py)
+# default's bracket too: tests/core/test_capi_last_reads.py)
 COARSER = [
     (1.0, 0.01, 10_000, 1e-5, 2e-3),
     (0.8, 0.05, 300, 1e-6, 2e-3),

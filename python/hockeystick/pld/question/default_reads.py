@@ -29,9 +29,10 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
 Steps 2 to 7 are one read of the core per point and delta (pld/refine/default_epsilon.hpp, through
 ``points.Refinement.default_epsilon``, without the interpreter lock; the steps 4 to 7 in
 last_epsilon_reads.hpp), given the fixed grid's bracket and, where no tail was given, the RDP
-conversion's upper side.  The C library's ``hs_subsampled_gaussian_epsilon`` makes the same read
-(without the fixed grid and the RDP conversion), so its bracket at its default accuracy is this
-one's where the fixed grid does not answer.
+conversion's upper side.  The C library's ``hs_subsampled_gaussian_epsilon`` makes the same reads,
+step 1 by the same rule (``question.fixed_grid_fits``, the core's pld/refine/fixed_grid.hpp), the
+RDP conversion aside, so its bracket at its default accuracy is this one's to the round-off of its
+FFT backend.
 
 Each delta of an array is asked alone (``each_epsilon_bracket``): every step reads its batch as one
 (the least delta sets the tails and the grids), so an element gets the scalar question's bracket.

@@ -38,9 +38,8 @@ from ... import _core
 from ...base.warning_site import outside_stacklevel
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL
-from . import constants
 from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
-from .grid_start import Point, StartGrid
+from .grid_start import Point, grid_policy
 from .unmet import AccuracyNotMetWarning
 
 # the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps) (the core's,
@@ -109,7 +108,8 @@ def plain_grid_misses(
     cut cannot answer at the scale ``delta``, element by element, however fine ``h`` is (module
     docstring): ``delta`` below ``DELTA_FLOOR`` (the window's round-off charges and the mass sent to
     infinity reach it), the ``tail`` of T rounds above ``TAIL_SHARE`` of it, or q below the grid (the
-    remove direction's one-round loss spans less than a cell).
+    remove direction's one-round loss spans less than a cell): the core's rule
+    (cpp/include/hockeystick/pld/refine/fixed_grid.hpp), which the C library reads too.
 
     Parameters
     ----------
@@ -129,25 +129,33 @@ def plain_grid_misses(
     numpy.ndarray of bool
         True where the composition on ``h`` alone cannot answer.
     """
-    delta = np.asarray(delta, dtype=np.float64)
-    if q < h:
-        return np.ones(delta.shape, dtype=bool)
-    return (delta < constants.DELTA_FLOOR) | (rounds * tail > TAIL_SHARE * delta)
+    return np.asarray(
+        _core.pld_refine.plain_grid_misses(
+            q=float(q), rounds=float(rounds), delta=delta, tail=float(tail), h=float(h)
+        )
+    )
 
 
 def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL) -> bool:
     """Whether the fixed grid ``DEFAULT_INTERVAL`` is tried first at ``point`` (sigma, q, rounds,
     sensitivity) for the deltas asked (module docstring): the composition on it answers at every
     delta (``plain_grid_misses``), and the grid is no coarser than the one the connect-the-dots
-    model (``StartGrid.first``) asks of the default tolerance."""
-    if delta.size == 0:
-        return True
-    if np.any(plain_grid_misses(point[1], point[2], delta, tail, DEFAULT_INTERVAL)):
-        return False
-    model = StartGrid(DEFAULT_ACCURACY, "relative", DEFAULT_RELATIVE_ACCURACY).first(
-        point, delta, "epsilon"
+    model (``StartGrid.first``) asks of the default tolerance: the core's rule
+    (cpp/include/hockeystick/pld/refine/fixed_grid.hpp), which the C library's epsilon call reads
+    too."""
+    sigma, q, rounds, sensitivity = point
+    return bool(
+        _core.pld_refine.fixed_grid_fits(
+            sigma=sigma,
+            q=q,
+            rounds=float(rounds),
+            sensitivity=sensitivity,
+            delta=delta,
+            tail=float(tail),
+            h=DEFAULT_INTERVAL,
+            policy=grid_policy(),
+        )
     )
-    return model >= DEFAULT_INTERVAL
 
 
 def within_tolerance(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

@@ -3,8 +3,8 @@
 // TiltedPointReader.default_epsilon) and the C library's epsilon call at its default accuracy (cpp/capi/refine.cpp)
 // both read it here, each with its own FFT backends and its own plan (the grid rules and start grids it computes).
 //
-//   fixed     the fixed grid's certified bracket where the front end read one (the package's step 1), and its add
-//             direction's certified upper side (inf: none);
+//   fixed     the fixed grid's certified bracket where the front end read one (step 1, where fixed_grid.hpp's rule
+//             fits), and its add direction's certified upper side (inf: none);
 //   2.        where no fixed bracket is within the default tolerance: the default refinement
 //             (default_refinement.hpp) to half of it at the plan's tail, each grid read by the caller's step read
 //             (subsampled_gaussian_step.hpp), the fine read beside its ladder (fine_settle.hpp), intersected with the
