@@ -335,6 +335,34 @@ std::pair<double, double> accuracy_epsilon(double sigma, double q, std::int64_t 
     return pld::accuracy_epsilon(run, delta, lower, upper, plan, read_default, compose.fft());
 }
 
+// Delta brackets (lower, upper) at eps, one-dimensional arrays of one length, no eps NaN, each 0 <= lower <= upper <= 1
+// (certified deltas), else a ValueError.
+void require_delta_brackets(const input_array& eps, const input_array& lower, const input_array& upper) {
+    if (eps.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != eps.size() ||
+        upper.size() != eps.size())
+        throw py::value_error("eps, lower and upper must be one-dimensional arrays of one length");
+    check_each(eps, [](double v) { return not_nan("eps", v); });
+    for (py::ssize_t i = 0; i < eps.size(); ++i)
+        if (!(0.0 <= lower.data()[i] && lower.data()[i] <= upper.data()[i] && upper.data()[i] <= 1.0))
+            throw py::value_error("each bracket must satisfy 0 <= lower <= upper <= 1 (certified deltas), got [" +
+                                  hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
+}
+
+// accuracy_delta's brackets and plan (finite positive accuracies and floor) refused as the package refuses them.
+pld::AccuracyDeltaPlan accuracy_delta_plan(const input_array& eps, const input_array& lower, const input_array& upper,
+                                           double accuracy, double default_accuracy, double delta_floor) {
+    require_delta_brackets(eps, lower, upper);
+    for (const double v : {accuracy, default_accuracy, delta_floor})
+        if (!(v > 0.0 && std::isfinite(v)))
+            throw py::value_error("accuracy, default_accuracy and delta_floor must be finite and > 0, got " +
+                                  hb::listed(v));
+    pld::AccuracyDeltaPlan plan;
+    plan.accuracy = accuracy;
+    plan.default_accuracy = default_accuracy;
+    plan.delta_floor = delta_floor;
+    return plan;
+}
+
 // The accuracy= delta brackets of the Poisson-subsampled Gaussian (sigma per unit sensitivity) at eps (one dimension)
 // from its refined brackets (lower, upper) (pld/refine/accuracy_delta.hpp), without the GIL but to call
 // `default_bracket(i)` (giving the default's certified (lower, upper) at eps[i]) where the read asks it: the reads on
@@ -347,31 +375,16 @@ std::pair<py::array_t<double>, py::array_t<double>> accuracy_delta(
     double tail, const py::object& workers) {
     round_of(sigma, q);
     checked_rounds(rounds);
-    if (eps.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != eps.size() ||
-        upper.size() != eps.size())
-        throw py::value_error("eps, lower and upper must be one-dimensional arrays of one length");
-    check_each(eps, [](double v) { return not_nan("eps", v); });
-    for (py::ssize_t i = 0; i < eps.size(); ++i)
-        if (!(0.0 <= lower.data()[i] && lower.data()[i] <= upper.data()[i] && upper.data()[i] <= 1.0))
-            throw py::value_error("lower and upper must satisfy 0 <= lower <= upper <= 1 (certified deltas), got [" +
-                                  hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
-    for (const double v : {accuracy, default_accuracy, delta_floor})
-        if (!(v > 0.0 && std::isfinite(v)))
-            throw py::value_error("accuracy, default_accuracy and delta_floor must be finite and > 0, got " +
-                                  hb::listed(v));
+    pld::AccuracyDeltaPlan plan = accuracy_delta_plan(eps, lower, upper, accuracy, default_accuracy, delta_floor);
+    plan.by_width = by_width;
+    plan.rare = rare;
+    plan.read_lower = read_lower;
+    plan.max_cells = max_cells;
     if (std::isnan(tail) || tail < 0.0 || tail >= 1.0)
         throw py::value_error("tail must lie in [0, 1) (0: the tails each level allows), got " + hb::listed(tail));
     if (!PyCallable_Check(default_bracket.ptr()))
         throw py::value_error("default_bracket must be a callable giving (lower, upper) at an index");
     const std::int64_t split_points = hb::checked_points("split_max_points", split_max_points);
-    pld::AccuracyDeltaPlan plan;
-    plan.accuracy = accuracy;
-    plan.default_accuracy = default_accuracy;
-    plan.delta_floor = delta_floor;
-    plan.by_width = by_width;
-    plan.rare = rare;
-    plan.read_lower = read_lower;
-    plan.max_cells = max_cells;
     const std::vector<double> at(eps.data(), eps.data() + eps.size());
     std::vector<double> lo(lower.data(), lower.data() + lower.size());
     std::vector<double> up(upper.data(), upper.data() + upper.size());
@@ -485,14 +498,7 @@ class KeptReader {
     // windows within split_max_points.
     py::tuple fine_delta_brackets(const input_array& eps, const input_array& lower, const input_array& upper,
                                   bool read_lower, std::int64_t split_max_points) {
-        if (eps.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != eps.size() ||
-            upper.size() != eps.size())
-            throw py::value_error("eps, lower and upper must be one-dimensional arrays of one length");
-        check_each(eps, [](double v) { return not_nan("eps", v); });
-        for (py::ssize_t i = 0; i < eps.size(); ++i)
-            if (!(0.0 <= lower.data()[i] && lower.data()[i] <= upper.data()[i] && upper.data()[i] <= 1.0))
-                throw py::value_error("each bracket must satisfy 0 <= lower <= upper <= 1 (certified deltas), got [" +
-                                      hb::listed(lower.data()[i]) + ", " + hb::listed(upper.data()[i]) + "]");
+        require_delta_brackets(eps, lower, upper);
         if (split_max_points < 1)
             throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
         std::vector<double> at(eps.data(), eps.data() + eps.size());

@@ -436,9 +436,9 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
 }
 
 // hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy` (delta_refined), then the accuracy=
-// read of pld/refine/accuracy_delta.hpp (the package's too: intersected with the default's where finer, here
-// delta_refined to the default accuracy; the default's fine delta read; rare participation's finer grids), met where
-// its relative width is within the accuracy.
+// read of pld/refine/accuracy_delta.hpp (the package's too: the default's bracket, here delta_refined to the default
+// accuracy, where finer; the default's fine delta read; rare participation's finer grids; the default's where still
+// wider at a coarser accuracy), met where its relative width is within the accuracy.
 pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
     hockeystick_c::CompositionFft fft, split, rare;
     pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
@@ -448,12 +448,15 @@ pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rou
     plan.delta_floor = kDeltaFloor;
     plan.max_cells = hockeystick_c::kMaxCells;
     pld::RefinedBracket r = delta_refined(sigma, sampling_rate, rounds, epsilon, accuracy, reader);
+    const pld::RefinedBracket refined = r;  // at the default accuracy, the default's refinement is this one
     std::vector<double> lower{r.lower}, upper{r.upper};
     pld::accuracy_deltas(
         reader, {epsilon}, lower, upper, plan,
         [&](std::size_t) {
             const pld::RefinedBracket d =
-                delta_refined(sigma, sampling_rate, rounds, epsilon, kDefaultAccuracy, reader);
+                accuracy == kDefaultAccuracy
+                    ? refined
+                    : delta_refined(sigma, sampling_rate, rounds, epsilon, kDefaultAccuracy, reader);
             return std::make_pair(d.lower, d.upper);
         },
         {split, hockeystick_c::kMaxPoints}, rare);

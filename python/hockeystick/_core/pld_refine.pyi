@@ -75,6 +75,20 @@ def epsilon_start(
 def question_tail(
     rounds: float, delta: float, *, share: float, default_tail: float, smallest_tail: float
 ) -> float: ...
+def plain_grid_misses(
+    *, q: float, rounds: float, delta: npt.ArrayLike, tail: float, h: float
+) -> npt.NDArray[np.bool_]: ...
+def fixed_grid_fits(
+    *,
+    sigma: float,
+    q: float,
+    rounds: float,
+    sensitivity: float,
+    delta: npt.ArrayLike,
+    tail: float,
+    h: float,
+    policy: GridPolicy,
+) -> bool: ...
 def round_tail_span(
     sigma: float, sampling_rate: float, *, sensitivity: float, tail: float
 ) -> float: ...
@@ -211,6 +225,26 @@ def accuracy_epsilon(
     tail: float = ...,
     workers: int | None = ...,
 ) -> tuple[float, float]: ...
+def accuracy_delta(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    eps: npt.ArrayLike,
+    lower: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    accuracy: float,
+    default_accuracy: float,
+    delta_floor: float,
+    by_width: bool,
+    rare: bool,
+    read_lower: bool,
+    default_bracket: Callable[[int], tuple[float, float]],
+    max_cells: int,
+    split_max_points: int,
+    tail: float = ...,
+    workers: int | None = ...,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def refined_subsampled_gaussian_epsilon(
     *,
     sigma: float,

@@ -19,6 +19,7 @@ from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 
 README = (1.1, 256 / 60_000, 14_100)
 FEDAVG = (1.0, 1e-3, 5_000)
+RARE = (0.6, 1e-5, 1_000_000)
 
 
 def default_bracket(run, eps):
@@ -70,6 +71,19 @@ def test_an_accuracy_is_never_looser_than_the_default(run, eps, accuracy):
     assert float(lower) <= d_upper and d_lower <= float(upper)  # both hold the truth
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("accuracy", [1e-3, 1e-4])
+def test_rare_participation_at_the_default_accuracy_or_finer_is_never_looser(accuracy):
+    """At the default's accuracy rare participation's finer grids are read as the default reads them: the
+    refinement met 1e-3 at eps 3 with an upper side 1.4e-3 above the default's (3.8384e-15 against 3.8330e-15),
+    and the C call read the same.  (A coarser accuracy meets the relative rule's floor, 1e-9, as it stands.)"""
+    lower, upper = SubsampledGaussianPLD(*RARE, accuracy=accuracy).delta(3.0, bound="both")
+    d_lower, d_upper = default_bracket(RARE, 3.0)
+    assert (
+        float(upper) <= d_upper * (1 + 1e-9) and float(lower) <= d_upper and d_lower <= float(upper)
+    )
+
+
 def test_a_finer_accuracy_reads_the_default_once_and_is_never_looser():
     d = default_bracket(FEDAVG, 1.0)
     (lower, upper), asked = read(FEDAVG, 1.0, 0.0, 1.0, 1e-4, d)
@@ -102,9 +116,9 @@ def test_the_epsilon_rule_at_a_coarser_accuracy_reads_nothing():
 @pytest.mark.parametrize(
     "lower, upper, message",
     [
-        (math.nan, 1.0, "lower and upper"),
-        (0.5, 0.25, "lower and upper"),
-        (0.0, 1.5, "lower and upper"),
+        (math.nan, 1.0, "0 <= lower <= upper <= 1"),
+        (0.5, 0.25, "0 <= lower <= upper <= 1"),
+        (0.0, 1.5, "0 <= lower <= upper <= 1"),
     ],
 )
 def test_a_bracket_that_is_not_a_delta_bracket_is_refused_by_name(lower, upper, message):

@@ -8,14 +8,18 @@
 //   tilted   where wider than asked with a positive upper side (the plain composition's round-off charge, about T u
 //            of the mass, and its tail cut hold the refined upper side near or above them): the tilted reads on the
 //            asked accuracy's grids (tilted_delta_read);
-//   default  at an accuracy finer than the default's: intersected with the default's bracket (asked only there), so
-//            that more accuracy is never looser than the default;
+//   default  at an accuracy finer than the default's: intersected with the default's bracket (asked only where read),
+//            so that more accuracy is never looser than the default;
 //   fine     the default's fine delta read (fine_delta.hpp) of a bracket not exact with a positive upper side, so that
 //            an accuracy of any size reads delta finer than the peers' grid, as the default does: a refined bracket
 //            within a relative accuracy of the floor can lie far above the truth (the README's DP-SGD run at eps 5
 //            refined to 1e-3: [0, 7.05e-12], read [6.4925e-17, 6.4973e-17]);
-//   rare     where still wider than asked and rare participation's finer grids apply (rare_delta_grids.hpp's
-//            rare_delta_applies; `rare`: the package reads them where no tail is given, as its default does).
+//   rare     where rare participation's finer grids apply (rare_delta_grids.hpp's rare_delta_applies), at the
+//            default's accuracy as the default reads them, at another where still wider than asked (`rare`: the
+//            package reads them where no tail is given, as its default does);
+//   last     at an accuracy no finer than the default's, where still wider than asked: intersected with the default's
+//            bracket (rare participation at a small delta, whose tight sides come from the default's reads), as the
+//            accuracy= epsilon read does (accuracy_epsilon.hpp).
 // `by_width` false (the package's delta_accuracy="epsilon", whose width is epsilon's, read on epsilon's offsets and met
 // by the refinement whatever the scale of delta): only the default's bracket is read, where the accuracy is finer.
 // Every bracket read is certified and intersected with the one in hand, so the result is certified and never wider
@@ -63,6 +67,31 @@ inline std::pair<double, double> tilted_delta_read(TiltedReader& reader, double 
                                 [delta_floor](double lo, double up) { return (up - lo) / std::max(up, delta_floor); });
 }
 
+// The rare reads of the header's comment, in place: the elements where rare participation's finer grids apply and
+// `reading` (the element's bracket: at the default's accuracy every one, at another one wider than asked) read
+// together on a reader of their own (its windows within kRareDeltaMaxPoints) on `fft`.
+template <class Reading>
+void rare_reads(const TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
+                std::vector<double>& upper, const AccuracyDeltaPlan& plan, Reading&& reading, RealFftBackend& fft) {
+    const double q = reader.sampling_rate(), rounds = static_cast<double>(reader.rounds());
+    std::vector<std::size_t> read;
+    std::vector<double> at, lo, up;
+    for (std::size_t i = 0; i < eps.size(); ++i)
+        if (reading(lower[i], upper[i]) && rare_delta_applies(q, rounds, eps[i], lower[i], upper[i])) {
+            read.push_back(i);
+            at.push_back(eps[i]);
+            lo.push_back(lower[i]);
+            up.push_back(upper[i]);
+        }
+    if (read.empty()) return;
+    TiltedReader finer(reader.sigma(), q, reader.rounds(), fft, plan.max_cells, kRareDeltaMaxPoints);
+    rare_delta_brackets(finer, at, lo, up, plan.read_lower, fft);
+    for (std::size_t k = 0; k < read.size(); ++k) {
+        lower[read[k]] = lo[k];
+        upper[read[k]] = up[k];
+    }
+}
+
 // Each bracket (lower[i], upper[i]) at eps[i] read from the refined one (the header's comment), in place:
 // default_bracket(i) -> std::pair<double, double> the default's certified bracket at eps[i]; `split` the fine read's
 // binomial split; `rare_fft` the rare reads' backend.  The fine and rare reads take the elements together, each read
@@ -71,41 +100,29 @@ template <class DefaultBracket>
 void accuracy_deltas(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
                      std::vector<double>& upper, const AccuracyDeltaPlan& plan, DefaultBracket&& default_bracket,
                      const SplitComposition& split, RealFftBackend& rare_fft) {
-    const std::size_t n = eps.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    const bool finer = plan.accuracy < plan.default_accuracy, as_default = plan.accuracy == plan.default_accuracy;
+    const auto intersect_default = [&](std::size_t i) {
+        const std::pair<double, double> d = default_bracket(i);
+        lower[i] = std::max(lower[i], d.first);
+        upper[i] = std::max(lower[i], std::min(upper[i], d.second));
+    };
+    for (std::size_t i = 0; i < eps.size(); ++i) {
         if (plan.wide(lower[i], upper[i]) && upper[i] > 0.0) {
             const std::pair<double, double> b =
                 tilted_delta_read(reader, eps[i], lower[i], upper[i], plan.accuracy, plan.delta_floor);
             lower[i] = b.first;
             upper[i] = b.second;
         }
-        if (plan.accuracy < plan.default_accuracy) {
-            const std::pair<double, double> d = default_bracket(i);
-            lower[i] = std::max(lower[i], d.first);
-            upper[i] = std::max(lower[i], std::min(upper[i], d.second));
-        }
+        if (finer) intersect_default(i);
     }
     if (!plan.by_width) return;
     fine_delta_brackets(reader, eps, lower, upper, plan.read_lower, split);
-    if (!plan.rare) return;
-    const double q = reader.sampling_rate(), rounds = static_cast<double>(reader.rounds());
-    std::vector<std::size_t> rare;
-    for (std::size_t i = 0; i < n; ++i)
-        if (plan.wide(lower[i], upper[i]) && rare_delta_applies(q, rounds, eps[i], lower[i], upper[i]))
-            rare.push_back(i);
-    if (rare.empty()) return;
-    std::vector<double> at, lo, up;
-    for (const std::size_t i : rare) {
-        at.push_back(eps[i]);
-        lo.push_back(lower[i]);
-        up.push_back(upper[i]);
-    }
-    TiltedReader finer(reader.sigma(), q, reader.rounds(), rare_fft, plan.max_cells, kRareDeltaMaxPoints);
-    rare_delta_brackets(finer, at, lo, up, plan.read_lower, rare_fft);
-    for (std::size_t k = 0; k < rare.size(); ++k) {
-        lower[rare[k]] = lo[k];
-        upper[rare[k]] = up[k];
-    }
+    if (plan.rare)
+        rare_reads(
+            reader, eps, lower, upper, plan, [&](double lo, double up) { return as_default || plan.wide(lo, up); },
+            rare_fft);
+    for (std::size_t i = 0; i < eps.size() && !finer; ++i)
+        if (plan.wide(lower[i], upper[i])) intersect_default(i);
 }
 
 }  // namespace pld
