@@ -373,8 +373,6 @@ std::pair<py::array_t<double>, py::array_t<double>> accuracy_delta(
     const input_array& upper, double accuracy, double default_accuracy, double delta_floor, bool by_width, bool rare,
     bool read_lower, const py::object& default_bracket, std::int64_t max_cells, std::int64_t split_max_points,
     double tail, const py::object& workers) {
-    round_of(sigma, q);
-    checked_rounds(rounds);
     pld::AccuracyDeltaPlan plan = accuracy_delta_plan(eps, lower, upper, accuracy, default_accuracy, delta_floor);
     plan.by_width = by_width;
     plan.rare = rare;
@@ -390,15 +388,13 @@ std::pair<py::array_t<double>, py::array_t<double>> accuracy_delta(
     std::vector<double> up(upper.data(), upper.data() + upper.size());
     {
         const GilCall<std::pair<double, double>> read_default{default_bracket};
-        const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kTiltMaxPoints);
         const hb::PocketfftComposition split(py::none(), hb::split_options(), true, split_points);
         const hb::PocketfftComposition rare_compose(workers, hb::tilted_options(), true, pld::kRareDeltaMaxPoints);
-        const int threads = hb::region_threads(workers);
-        py::gil_scoped_release release;
-        const hb::caller_region_threads region(threads);
-        pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells);
-        if (tail > 0.0) reader.give_tail(tail);
-        pld::accuracy_deltas(reader, at, lo, up, plan, read_default, {split.fft(), split_points}, rare_compose.fft());
+        rare_read(sigma, q, rounds, max_cells, tail, workers, [&](pld::TiltedReader& reader) {
+            pld::accuracy_deltas(reader, at, lo, up, plan, read_default, {split.fft(), split_points},
+                                 rare_compose.fft());
+            return 0;
+        });
     }
     return {py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data())};
 }

@@ -52,9 +52,11 @@ default bracket read for the same point and delta before is kept and not read ag
 grids; coarser, where wider than asked, step 3's reads, then the default's.  Delta with
 ``accuracy=``: each refined bracket read by the core's accuracy read (``accuracy_delta_sides``,
 cpp/include/hockeystick/pld/refine/accuracy_delta.hpp, the C library's too): the tilted reads where
-wider than asked, the default's bracket where finer, then at every accuracy the fine read and, no
-tail given, rare participation's finer grids.  The reasons and figures of each step are in
-``refine.question``'s module docstring.
+wider than asked, the default's bracket where finer, then at every accuracy the fine read, no tail
+given rare participation's finer grids (at the default's accuracy as the default reads them, at
+another where still wider than asked), and, no finer than the default, the default's bracket where
+still wider than asked.  The reasons and figures of each step are in ``refine.question``'s module
+docstring.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -100,7 +102,7 @@ class DefaultFront(Protocol):
     tail: float
     accuracy: float | None
     relative_accuracy: float
-    delta_accuracy: str
+    delta_accuracy: Literal["relative", "epsilon"]
     value_discretization_interval: float
     _tail_given: bool
     _near_one: NearOne
@@ -579,11 +581,13 @@ def accuracy_delta_sides(
     never looser; then, under ``delta_accuracy="relative"``, the default's fine delta read of a
     bracket not exact with a positive upper side, at every accuracy (``delta_accuracy="epsilon"``
     met epsilon's width, which does not depend on the scale of delta): below ``DELTA_FLOOR`` the
-    relative criterion is met by a width of
-    ``accuracy`` times that floor, which can lie far above the truth (the README's DP-SGD run at
-    eps 5 refined to 1e-3: [0, 7.05e-12], read [6.4925e-17, 6.4973e-17]); and, no tail given, a
-    bracket still wider than asked read on rare participation's finer grids.  The reads are at the
-    tail given, else at the tails each read's level allows; the default's read that refuses (its
+    relative criterion is met by a width of ``accuracy`` times that floor, which can lie far above
+    the truth (the README's DP-SGD run at eps 5 refined to 1e-3: [0, 7.05e-12], read [6.4925e-17,
+    6.4973e-17]); no tail given, rare participation's finer grids, at the default's accuracy as the
+    default reads them, at another where still wider than asked (at 1e-3 rare participation's
+    refinement met eps 3 at 3.8384e-15, the default's upper side 3.8330e-15); and, at an accuracy no
+    finer than the default's, the default's bracket where still wider than asked.  The reads are at
+    the tail given, else at the tails each read's level allows; the default's read that refuses (its
     grid needs more loss cells or a larger window than allowed) gives the trivial bracket [0, 1]
     (``_or_trivial``).
 
