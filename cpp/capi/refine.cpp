@@ -87,7 +87,6 @@ constexpr long long kMaxRounds = 1LL << 53;  // the most rounds a PLD composes (
 constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
-constexpr double kDeltaFloor = 1e-9;  // the delta width's floor (delta_refinement.hpp's delta_floor)
 constexpr double kDefaultAccuracy = 1e-3;  // the accuracy the header gives as the calls' default (e.g. 1e-3)
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
@@ -261,10 +260,10 @@ pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long 
             const bool first = grids++ == 0;
             return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
         },
-        kDeltaFloor);
+        pld::kDeltaFloor);
     if (!r.met && r.upper > 0.0) {
         const std::pair<double, double> b =
-            pld::tilted_delta_read(reader, epsilon, r.lower, r.upper, accuracy, kDeltaFloor);
+            pld::tilted_delta_read(reader, epsilon, r.lower, r.upper, accuracy, pld::kDeltaFloor);
         r.lower = b.first;
         r.upper = b.second;
     }
@@ -445,7 +444,6 @@ pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rou
     pld::AccuracyDeltaPlan plan;
     plan.accuracy = accuracy;
     plan.default_accuracy = kDefaultAccuracy;
-    plan.delta_floor = kDeltaFloor;
     plan.max_cells = hockeystick_c::kMaxCells;
     pld::RefinedBracket r = delta_refined(sigma, sampling_rate, rounds, epsilon, accuracy, reader);
     const pld::RefinedBracket refined = r;  // at the default accuracy, the default's refinement is this one

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "hockeystick/pld/refine/fine_delta.hpp"
+#include "hockeystick/pld/refine/fixed_grid.hpp"
 #include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/rare_delta_grids.hpp"
 #include "hockeystick/pld/refine/tilted_question.hpp"
@@ -47,7 +48,7 @@ constexpr double kLeastTiltedDelta = 1e-300;
 // decides the tilted and rare reads, whether rare participation's grids are read, whether the lower side is read, and
 // the cap on one round's cells of the rare reads.
 struct AccuracyDeltaPlan {
-    double accuracy = 1e-3, default_accuracy = 1e-3, delta_floor = 1e-9;
+    double accuracy = 1e-3, default_accuracy = 1e-3, delta_floor = kDeltaFloor;
     bool by_width = true, rare = true, read_lower = true;
     std::int64_t max_cells = 0;
     double width(double lower, double upper) const { return (upper - lower) / std::max(upper, delta_floor); }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "hockeystick/pld/refine/fixed_grid.hpp"
 #include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/point_refinement.hpp"
 
@@ -20,7 +21,7 @@ namespace pld {
 // not depend on it).  0 < q < 1, accuracy > 0.
 template <class BracketAt>
 RefinedBracket refine_delta(double sigma, double q, double rounds, double sensitivity, double accuracy,
-                            BracketAt&& bracket_at, double delta_floor = 1e-9, const GridPolicy& g = {},
+                            BracketAt&& bracket_at, double delta_floor = kDeltaFloor, const GridPolicy& g = {},
                             const RefinementRules& r = {}) {
     const double start = delta_start(sigma, q, rounds, sensitivity, accuracy, false, g);
     return refine_point(

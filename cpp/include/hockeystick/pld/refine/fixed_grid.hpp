@@ -4,7 +4,7 @@
 // 1e-4, and read where a caller's grid is given unless it misses (default_reads.py's grid_sides).
 //
 //   plain_grid_misses  the composition on h cannot answer at the scale `delta`, however fine h is: delta below
-//                      kPlainDeltaFloor (the window's round-off charges and the mass sent to infinity reach it), the
+//                      kDeltaFloor (the window's round-off charges and the mass sent to infinity reach it), the
 //                      tail of T rounds above the question tail's share of delta (T tail at +infinity on the upper
 //                      side), or q below the grid (the remove direction's one-round loss spans less than a cell);
 //   fixed_grid_fits    no delta asked misses on h, and h is no coarser than the grid the connect-the-dots model
@@ -24,14 +24,16 @@ namespace pld {
 // The default's fixed grid: the peers' default interval (python pld/mechanisms/constructors.py's DEFAULT_INTERVAL).
 constexpr double kFixedGridInterval = 1e-4;
 
-// The least delta a plain composition answers (python pld/refine/constants.py's DELTA_FLOOR).
-constexpr double kPlainDeltaFloor = 1e-9;
+// The least delta a plain composition answers, and so the floor of the relative delta width (up - lo) / max(up, floor)
+// (python pld/refine/constants.py's DELTA_FLOOR; delta_refinement.hpp, accuracy_delta.hpp and the C library's delta
+// call read it).
+constexpr double kDeltaFloor = 1e-9;
 
 // Whether the plain composition of `rounds` rounds of rate q on grid h, `tail` cut from each round, misses at the
 // scale `delta` (the header's comment).
 inline bool plain_grid_misses(double q, double rounds, double delta, double tail, double h, const TailPolicy& t = {}) {
     if (q < h) return true;
-    return delta < kPlainDeltaFloor || rounds * tail > t.share * delta;
+    return delta < kDeltaFloor || rounds * tail > t.share * delta;
 }
 
 // Whether the fixed grid h is read first for the n deltas asked of (sigma, q, rounds, sensitivity) (the header's
