@@ -311,8 +311,7 @@ def fixed_reads(
     the fine epsilon read's add_upper, pld/refine/fine_epsilon.hpp).  Each point's rounds are read on their own
     (``fixed_grid.fixed_sides``), so a point's reads are those it gets asked alone, bit for bit,
     unless the fixed grid's transforms are shared along a run (then a composition depends on its
-    batch).  A point whose window on the fixed grid passes the memory allowed is not read there (the
-    rest of the chain reads it, as the C library's epsilon call does).
+    batch).
 
     Parameters
     ----------
@@ -340,38 +339,19 @@ def fixed_reads(
         i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, front.tail)
     ]
     store: dict[Any, Any] = {}
-
-    def read(points: list[int]) -> None:
+    if tried:
         tried_adds: list[np.ndarray | None] = []
-        fixed, kept = front._fixed_brackets(
-            [pts[i] for i in points],
-            [xs[i] for i in points],
+        fixed, store = front._fixed_brackets(
+            [pts[i] for i in tried],
+            [xs[i] for i in tried],
             "both",
             "epsilon",
             threads,
             keep,
             tried_adds,
         )
-        store.update(kept)
-        for i, bracket, add in zip(points, fixed, tried_adds):
+        for i, bracket, add in zip(tried, fixed, tried_adds):
             found[i], adds[i] = bracket, add
-
-    try:
-        if tried:
-            read(tried)
-    except ValueError as error:
-        # a composed window past the memory allowed (sigma 0.02, q 0.5, 10 rounds: 1.4e8 points on
-        # 1e-4): the chain reads such a point without a fixed grid, as the C library's call does
-        from ..refine.points import window_refused
-
-        if not window_refused(error):
-            raise
-        for i in tried:
-            try:
-                read([i])
-            except ValueError as alone:
-                if not window_refused(alone):
-                    raise
     return found, adds, store
 
 
