@@ -6,7 +6,9 @@
 // package's reads of each step's brackets), the direct-bins rule (pld/refine/direct_bins.hpp) and the truncations'
 // tails of an accuracy= bracket (pld/refine/refinement_tails.hpp, python/hockeystick/pld/refine/truncation.py's).
 // python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
-// constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
+// constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.  Where the
+// refinements' windows get their memory (pld/refine/window_heap.hpp: python pld/refine/malloc_thresholds.py and
+// window_heap.py are its front ends).
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
@@ -20,6 +22,7 @@
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/step_sides.hpp>
+#include <hockeystick/pld/refine/window_heap.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -614,6 +617,46 @@ void register_points(py::module_ m) {
         "least_delta composes its first grid without the direct bins, else the charge its rows take them from.");
 }
 
+// The windows' heap (pld/refine/window_heap.hpp): the thresholds raised once per process, and the scope whose large
+// blocks come from the heap, as a context manager (python pld/refine/window_heap.py's heap_windows enters it).
+class WindowHeapScope {
+  public:
+    bool enter() {
+        if (!scope_) scope_.emplace();
+        return scope_->active();
+    }
+    void exit() { scope_.reset(); }
+
+  private:
+    std::optional<pld::WindowHeap> scope_;
+};
+
+void register_window_heap(py::module_ m) {
+    m.attr("mmap_threshold_ceiling") = pld::kMmapThresholdCeiling;
+    m.attr("trim_threshold_ceiling") = pld::kTrimThresholdCeiling;
+    m.attr("window_mmap_threshold") = pld::kWindowMmapThreshold;
+    m.attr("window_trim_threshold") = pld::kWindowTrimThreshold;
+    m.def("raise_malloc_thresholds", &pld::raise_malloc_thresholds,
+          "Sets glibc's mmap and trim thresholds to the ceilings its own adjustment stops at, once per process "
+          "(pld/refine/window_heap.hpp); True where both were set, False where nothing was (not glibc, or the "
+          "environment tunes malloc).");
+    m.def("tunes_malloc", &pld::tunes_malloc, py::arg("key"), py::arg("value"),
+          "Whether the environment variable key=value tunes malloc: a MALLOC_ variable, or GLIBC_TUNABLES naming a "
+          "glibc.malloc. tunable.");
+    m.def(
+        "user_tunes_malloc", []() { return pld::user_tunes_malloc(); },
+        "Whether this process's environment tunes malloc (False off glibc).");
+    py::class_<WindowHeapScope>(m, "WindowHeap",
+                                "A scope whose large blocks glibc serves from its heap (pld/refine/window_heap.hpp): "
+                                "`with WindowHeap() as active:`, active whether the thresholds are raised for it.")
+        .def(py::init<>())
+        .def("__enter__", &WindowHeapScope::enter)
+        .def("__exit__", [](WindowHeapScope& scope, const py::args&) {
+            scope.exit();
+            return false;
+        });
+}
+
 }  // namespace
 
 void register_pld_refine(py::module_ m) {
@@ -622,6 +665,7 @@ void register_pld_refine(py::module_ m) {
     register_points(m);
     register_direction_screen(m);
     register_refinement_tails(m);
+    register_window_heap(m);
     // the share of its upper side within which a bracket is exact (epsilon_refinement.hpp's exact_bracket):
     // the package's question.EXACT_RELATIVE
     m.attr("exact_relative") = pld::kExactRelative;

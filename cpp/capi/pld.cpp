@@ -65,6 +65,7 @@
 #include <hockeystick/pld/refine/step_bracket.hpp>
 #include <hockeystick/pld/refine/tilted_factors.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
+#include <hockeystick/pld/refine/window_heap.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -615,6 +616,7 @@ hs_status hs_pld_self_compose(const hs_pld* p, long long count, hs_pld** out) {
         require_handle(p);
         require(count >= 1 && count <= kMaxRounds / p->rounds, "count",
                 "must be an integer with 1 <= count and count x the PLD's rounds <= 2^53", static_cast<double>(count));
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         *out = new hs_pld(std::make_shared<const hockeystick_c::Composition>(
                               hockeystick_c::repeated(*p->composition, static_cast<std::int64_t>(count))),
                           p->rounds * static_cast<std::int64_t>(count));
@@ -625,6 +627,7 @@ hs_status hs_pld_self_compose(const hs_pld* p, long long count, hs_pld** out) {
 hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, double* upper) {
     return bracket_call(p, lower, upper, [&](const hs_pld& h) {
         require_delta(delta);
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         return run_epsilon_read(h, delta);
     });
 }
@@ -632,6 +635,7 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
 hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, double* upper) {
     return bracket_call(p, lower, upper, [&](const hs_pld& h) {
         require_epsilon(epsilon);
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         return run_delta_read(h, epsilon);
     });
 }

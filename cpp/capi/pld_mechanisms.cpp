@@ -6,6 +6,7 @@
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
 #include <hockeystick/pld/mechanisms/laplace_mixture.hpp>
+#include <hockeystick/pld/refine/window_heap.hpp>
 #include <hockeystick/pld/sampling/replace_one.hpp>
 
 #include <cmath>
@@ -111,6 +112,7 @@ hs_status hs_pld_compose(const hs_pld* a, const hs_pld* b, hs_pld** out) {
         require(a->rounds <= kMaxRounds - b->rounds, "b",
                 "must compose with a to at most 2^53 rounds in all (its rounds plus a's)",
                 static_cast<double>(b->rounds));
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         auto c = std::make_shared<const Composition>(hockeystick_c::composed(*a->composition, *b->composition));
         *out = new hs_pld(std::move(c), a->rounds + b->rounds);
         return HS_OK;

@@ -56,6 +56,7 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
+#include <hockeystick/pld/refine/window_heap.hpp>
 #include <hockeystick/pld/refine/steps_refinement.hpp>
 #include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -503,6 +504,7 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         const pld::RefinedBracket r = epsilon_read(sigma, sampling_rate, rounds, delta, accuracy);
         *lower = r.lower;
         *upper = r.upper;
@@ -521,6 +523,7 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         const pld::RefinedBracket r = delta_read(sigma, sampling_rate, rounds, epsilon, accuracy);
         *lower = r.lower;
         *upper = r.upper;
@@ -537,6 +540,7 @@ hs_status hs_subsampled_gaussian_sigma(double epsilon, double delta, double samp
         require_sampling(sampling_rate, rounds);
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the width asked of each epsilon bracket, e.g. 1e-3)", accuracy);
+        const pld::WindowHeap heap;  // the windows from the heap while the call composes
         std::pair<double, double> b = sigma_bracket(sampling_rate, rounds, epsilon, delta, accuracy);
         if (b.first == 0.0) {
             throw invalid_argument_error{

@@ -1,5 +1,5 @@
 """The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
-of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp); the aligned cells' lower PMF of rare participation
+of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp), where its windows get their memory; the aligned cells' lower PMF of rare participation
 (cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
 (cpp/bindings/register_pld_tilted_factors.cpp); the block reads of many rounds of one kind of round at a small
 sampling rate and the dilation they take (cpp/bindings/register_pld_block_reads.cpp); the own-grid epsilon and delta
@@ -312,6 +312,19 @@ def direct_bins_charge(
 
 # a bracket at most this share of its upper side wide is exact (pld/refine/epsilon_refinement.hpp)
 exact_relative: float
+mmap_threshold_ceiling: int
+trim_threshold_ceiling: int
+window_mmap_threshold: int
+window_trim_threshold: int
+
+def raise_malloc_thresholds() -> bool: ...
+def tunes_malloc(key: str, value: str) -> bool: ...
+def user_tunes_malloc() -> bool: ...
+
+class WindowHeap:
+    def __init__(self) -> None: ...
+    def __enter__(self) -> bool: ...
+    def __exit__(self, *args: object) -> bool: ...
 
 def refine_epsilon(
     sigma: float,

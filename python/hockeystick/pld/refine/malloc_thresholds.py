@@ -1,45 +1,36 @@
-"""glibc's malloc thresholds raised, once per process, to the ceilings its own adjustment stops at.
+"""glibc's malloc thresholds raised, once per process, to the ceilings its own adjustment stops at: the
+core's policy (cpp/include/hockeystick/pld/refine/window_heap.hpp, whose comment gives the reasons and
+figures; the C library's calls that compose read it too), through the binding.
 
 A refinement composes window after window of a few sizes, up to ``MAX_WINDOW`` = 2^22 points (tens of
-MiB each, as the composition's buffers and the numpy arrays around them).  glibc's malloc serves a
-block above its mmap threshold by mmap and gives the heap's free top above its trim threshold back to
-the system; both start at 128 KiB and rise only as the process frees mmapped blocks of up to
-``MMAP_THRESHOLD_CEILING``.  Below those ceilings every window's memory is mapped and unmapped again:
-each composition first zeroes its pages in the kernel, and in a threaded process every unmapping
-interrupts the other cores to flush their address translations.  Setting the two thresholds to the
-ceilings glibc's dynamic adjustment reaches (DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB on 64-bit systems,
-and twice it for the trim threshold: glibc malloc/malloc.c, ``free``'s threshold update) serves the
-windows from memory the process holds already.  No value changes, only where memory comes from; the
-setting holds for the process, as the dynamic adjustment would after one freed block of 32 MiB.
-
-Nothing is set where the C library is not glibc, or where the environment tunes malloc already (a
-``MALLOC_*`` variable or a ``glibc.malloc`` tunable in ``GLIBC_TUNABLES``): the user's choice stands.
+MiB each).  Below the ceilings (``MMAP_THRESHOLD_CEILING``, glibc's DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB
+on 64-bit systems, and twice it for the trim threshold) every window's memory is mapped, zeroed by the
+kernel and unmapped again.  No value changes, only where memory comes from; nothing is set where the C
+library is not glibc, or where the environment tunes malloc already (a ``MALLOC_*`` variable or a
+``glibc.malloc`` tunable in ``GLIBC_TUNABLES``): the user's choice stands.
 """
 
 from __future__ import annotations
 
 import os
-import threading
+from collections.abc import Mapping
+
+from ... import _core
 
 # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems (4 * 1024 * 1024 * sizeof(long))
-MMAP_THRESHOLD_CEILING = 32 << 20
+MMAP_THRESHOLD_CEILING: int = _core.pld_refine.mmap_threshold_ceiling
 # the trim threshold glibc's adjustment sets beside it: twice the mmap threshold
-TRIM_THRESHOLD_CEILING = 2 * MMAP_THRESHOLD_CEILING
-# mallopt's parameter numbers (glibc malloc.h)
-M_TRIM_THRESHOLD = -1
-M_MMAP_THRESHOLD = -3
-
-_lock = threading.Lock()
-_state: list[bool] = []  # empty until the first call; then whether the thresholds were set
+TRIM_THRESHOLD_CEILING: int = _core.pld_refine.trim_threshold_ceiling
 
 
-def user_tunes_malloc(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    """Whether the environment sets malloc's behaviour already.
+def user_tunes_malloc(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the environment sets malloc's behaviour already (the core's ``tunes_malloc`` of each
+    variable).
 
     Parameters
     ----------
     environ : mapping of str to str, optional
-        The environment to read (default: ``os.environ``).
+        The environment to read (default: ``os.environ``, the process's, which the core reads).
 
     Returns
     -------
@@ -53,15 +44,13 @@ def user_tunes_malloc(environ: dict[str, str] | os._Environ[str] | None = None) 
         Reading the environment raises nothing.
     """
     env = os.environ if environ is None else environ
-    return any(key.startswith("MALLOC_") for key in env) or "glibc.malloc." in env.get(
-        "GLIBC_TUNABLES", ""
-    )
+    return any(_core.pld_refine.tunes_malloc(key=key, value=value) for key, value in env.items())
 
 
 def raise_malloc_thresholds() -> bool:
     """Sets glibc's mmap and trim thresholds to ``MMAP_THRESHOLD_CEILING`` and
-    ``TRIM_THRESHOLD_CEILING`` (module docstring), once per process; later calls return the first
-    call's outcome.
+    ``TRIM_THRESHOLD_CEILING`` (the core's ``raise_malloc_thresholds``), once per process; later calls
+    return the first call's outcome.
 
     Returns
     -------
@@ -72,32 +61,6 @@ def raise_malloc_thresholds() -> bool:
     Raises
     ------
     None
-        A C library without ``mallopt`` or ``gnu_get_libc_version`` (musl, macOS, Windows) is left
-        as it is.
+        A C library other than glibc (musl, macOS, Windows) is left as it is.
     """
-    with _lock:
-        if not _state:
-            _state.append(_set_thresholds())
-        return _state[0]
-
-
-def _set_thresholds() -> bool:
-    if user_tunes_malloc():
-        return False
-    import ctypes  # lazy: only a refinement loads it
-
-    try:
-        libc = ctypes.CDLL(None)
-        glibc = hasattr(libc, "gnu_get_libc_version")
-        mallopt = libc.mallopt
-    except (OSError, TypeError, AttributeError):  # no C library by that name, or no mallopt
-        return False
-    if not glibc:
-        return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
-    # mmap first: mallopt(M_TRIM_THRESHOLD) alone would leave the mmap threshold at 128 KiB with its
-    # adjustment switched off
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_CEILING)) and bool(
-        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_CEILING)
-    )
+    return bool(_core.pld_refine.raise_malloc_thresholds())
