@@ -54,6 +54,9 @@ def lib(capi_build) -> Library:
             0.5, 1e-6, 10**8, 1e-12, 1e-8, marks=pytest.mark.slow
         ),  # the finer grids, ~13 CPU s
         pytest.param(0.5, 1e-4, 10**6, 1e-8, 1e-8, marks=pytest.mark.slow),
+        # the fixed grid fits by its rule but its window passes the memory allowed (1.4e8 points on 1e-4): both
+        # read on without it, ~20 CPU s each
+        pytest.param(0.02, 0.5, 10, 1e-5, 1e-6, marks=pytest.mark.slow),
     ],
 )
 def test_the_c_epsilon_call_is_the_packages_default(lib, sigma, q, rounds, delta, within):

@@ -53,3 +53,60 @@ def test_where_it_fits_the_default_is_no_wider_than_the_fixed_grid():
     ).epsilon(1e-5, bound="both")
     default = SubsampledGaussianPLD(sigma, q, rounds).epsilon(1e-5, bound="both")
     assert fixed[0] <= default[0] <= default[1] <= fixed[1]
+
+
+def test_a_point_whose_fixed_window_passes_memory_is_read_without_it(monkeypatch):
+    """The fixed grid's window past the memory allowed (sigma 0.02, q 0.5, 10 rounds needs 1.4e8 points on 1e-4)
+    refused the default's question, telling the user to coarsen a grid they never gave, where the C library's call
+    reads on; now that point is read by the rest of the chain, and the other points of its batch keep their fixed
+    grid."""
+    from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD as Front
+    from hockeystick.pld.question import default_reads
+
+    real = Front._fixed_brackets
+    refused_sigma = 1.1
+    read_alone: list[float] = []
+
+    def fixed_brackets(self, pts, *args, **kwargs):
+        if any(p[0] == refused_sigma for p in pts):
+            raise ValueError(
+                "the composed loss window needs 137683050 grid points (max_points=49367584)"
+            )
+        read_alone.extend(p[0] for p in pts)
+        return real(self, pts, *args, **kwargs)
+
+    sigma, q, rounds, _ = README
+    expected = [
+        tuple(float(v) for v in SubsampledGaussianPLD(s, q, rounds).epsilon(1e-5, bound="both"))
+        for s in (refused_sigma, 1.3)
+    ]
+    default_reads.forget_kept()
+    monkeypatch.setattr(Front, "_fixed_brackets", fixed_brackets)
+    lower, upper = SubsampledGaussianPLD([refused_sigma, 1.3], q, rounds).epsilon(
+        1e-5, bound="both"
+    )
+    assert read_alone == [
+        1.3
+    ]  # the batch refused, then each point alone: the other keeps its fixed grid
+    for (lo, up), (e_lo, e_up) in zip(zip(lower.tolist(), upper.tolist()), expected):
+        assert lo <= e_up and e_lo <= up and up - lo <= question.default_tolerance(up)
+
+
+@pytest.mark.slow
+def test_the_default_answers_where_the_fixed_window_passes_memory():
+    lower, upper = SubsampledGaussianPLD(0.02, 0.5, 10).epsilon(1e-5, bound="both")
+    assert 12858.46 < float(lower) <= float(upper) < 12858.50
+
+
+def test_the_refusal_stands_where_the_chain_does_not_answer_to_the_tolerance(monkeypatch):
+    """A fixed window refused, and the chain's windows past the memory too (a cap of 2^13 points): the grid's own
+    refusal is raised, its advice (a coarser grid, a larger max_points) the way to an answer, not a bracket far
+    wider than the tolerance."""
+    from hockeystick.pld.compose import fft
+    from hockeystick.pld.question import default_reads
+
+    monkeypatch.setattr(fft, "DEFAULT_MAX_POINTS", 1 << 13)
+    default_reads.forget_kept()
+    sigma, q, rounds, _ = README
+    with pytest.raises(ValueError, match="raise max_points"):
+        SubsampledGaussianPLD(sigma, q, rounds).epsilon(1e-5, bound="both")

@@ -5,7 +5,9 @@ neither a grid nor an ``accuracy`` asks this module, and nothing else, for its b
 Epsilon at delta, each bracket certified and each step intersected with the ones before it:
 
 1. the fixed grid of ``DEFAULT_INTERVAL`` where it fits the question
-   (``refine.question.fixed_grid_fits``);
+   (``refine.question.fixed_grid_fits``) and its window the memory allowed (past it, the steps
+   below alone, as the C library reads on; the grid's refusal raised where they do not answer to
+   the tolerance);
 2. where that is missing or wider than the default tolerance, the refinement to half of it at the
    question's tail (``question.tail_of``, or the tail given): the core's default refinement
    (pld/refine/default_refinement.hpp), each grid read by the core's step read
@@ -174,9 +176,15 @@ def epsilon_brackets(
     fixed: list[Bracket | None],
     adds: list[np.ndarray | None],
     threads: int,
+    refused: ValueError | None = None,
 ) -> list[Bracket]:
     """The default's epsilon bracket of each point at its deltas: steps 2 to 6 of the module
-    docstring over step 1's reads (``fixed_reads``).
+    docstring over step 1's reads (``fixed_reads``).  Where the refinement stops at a window no
+    memory holds, one ``AccuracyNotMetWarning``.  Given the fixed grid's ``refused`` (its window
+    passed that memory), the chain's bracket where it stops nowhere and is within the default
+    tolerance, else that refusal raised: no read within the memory allowed answers to the
+    tolerance there (DP-SGD at noise 0.1 for 60 epochs at 1e-5 under a cap of 5e7 points: the chain
+    reads [4152.6, 4259.3], and the refusal's advice, a coarser grid or a larger cap, answers).
 
     Parameters
     ----------
@@ -193,11 +201,20 @@ def epsilon_brackets(
         not read.
     threads : int
         OpenMP threads of the C++ calls (0: all).
+    refused : ValueError or None, default None
+        The fixed grid's refusal of the points' window (``fixed_reads``), None where it was read or
+        not tried.
 
     Returns
     -------
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point.
+
+    Raises
+    ------
+    ValueError
+        ``refused``, where given and the chain stops at a window or leaves the bracket wider than
+        the default tolerance.
     """
     from ..refine.window_heap import heap_windows
 
@@ -217,7 +234,12 @@ def epsilon_brackets(
                 read = tilted_question.default_epsilon(
                     point, delta, reader, sides[j], float(add[j]), plans.get(i)
                 )
-            if read.refined is not None and (read.refined[2] or read.refined[3]):
+            stopped = read.refined is not None and (read.refined[2] or read.refined[3])
+            if refused is not None and (
+                stopped or not question.within_tolerance(read.lower, read.upper)
+            ):
+                raise refused  # no read within the memory allowed answers to the tolerance
+            if stopped:
                 from ..refine.points import warn_gave_up
 
                 warn_gave_up(1)  # a window no memory holds, or no finer grid that fits
@@ -311,7 +333,11 @@ def fixed_reads(
     the fine epsilon read's add_upper, pld/refine/fine_epsilon.hpp).  Each point's rounds are read on their own
     (``fixed_grid.fixed_sides``), so a point's reads are those it gets asked alone, bit for bit,
     unless the fixed grid's transforms are shared along a run (then a composition depends on its
-    batch).
+    batch).  A point whose window on the fixed grid passes the memory allowed is not read there: the
+    rest of the chain reads it, as the C library's epsilon call does (sigma 0.02, q 0.5, 10 rounds
+    at 1e-5 needs 1.4e8 points on 1e-4), and the grid's refusal is returned beside it, raised where
+    the chain's windows pass that memory too (``epsilon_brackets``), its advice (a coarser grid, a
+    larger ``max_points``) then the way to an answer.
 
     Parameters
     ----------
@@ -329,30 +355,55 @@ def fixed_reads(
     Returns
     -------
     tuple
-        Each point's certified (lower, upper) on the fixed grid (None where the grid does not fit),
-        its add direction's upper side there (None where not read), and the PLDs kept (empty unless
-        ``keep``).
+        Each point's certified (lower, upper) on the fixed grid (None where the grid does not fit
+        or its window was refused), its add direction's upper side there (None where not read),
+        the PLDs kept (empty unless ``keep``), and each point's refusal on the fixed grid (None
+        where it was read or not tried).
+
+    Raises
+    ------
+    ValueError
+        As the fixed grid's composition refuses a point for another reason than its window's size.
     """
     found: list[Bracket | None] = [None] * len(pts)
     adds: list[np.ndarray | None] = [None] * len(pts)
+    refused: list[ValueError | None] = [None] * len(pts)
     tried = [
         i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, front.tail)
     ]
     store: dict[Any, Any] = {}
-    if tried:
+
+    def read(points: list[int]) -> None:
         tried_adds: list[np.ndarray | None] = []
-        fixed, store = front._fixed_brackets(
-            [pts[i] for i in tried],
-            [xs[i] for i in tried],
+        fixed, kept = front._fixed_brackets(
+            [pts[i] for i in points],
+            [xs[i] for i in points],
             "both",
             "epsilon",
             threads,
             keep,
             tried_adds,
         )
-        for i, bracket, add in zip(tried, fixed, tried_adds):
+        store.update(kept)
+        for i, bracket, add in zip(points, fixed, tried_adds):
             found[i], adds[i] = bracket, add
-    return found, adds, store
+
+    try:
+        if tried:
+            read(tried)
+    except ValueError as error:
+        from ..refine.points import window_refused  # loaded by a refusal alone
+
+        if not window_refused(error):
+            raise
+        for i in tried:  # each point alone: the others keep their fixed grid
+            try:
+                read([i])
+            except ValueError as alone:
+                if not window_refused(alone):
+                    raise
+                refused[i] = alone
+    return found, adds, store, refused
 
 
 def each_epsilon_bracket(
@@ -383,11 +434,13 @@ def each_epsilon_bracket(
     store: dict[Any, Any] = {}
 
     def read(points: list[Point], deltas: list[np.ndarray]) -> list[Bracket]:
-        fixed, adds, kept = fixed_reads(front, points, deltas, threads, keep)
+        fixed, adds, kept, refused = fixed_reads(front, points, deltas, threads, keep)
         store.update(kept)
         found = []
         for i, (point, delta) in enumerate(zip(points, deltas)):
-            (bracket,) = epsilon_brackets(front, [point], [delta], [fixed[i]], [adds[i]], threads)
+            (bracket,) = epsilon_brackets(
+                front, [point], [delta], [fixed[i]], [adds[i]], threads, refused[i]
+            )
             lower, upper = (np.array(side, dtype=np.float64) for side in bracket)
             lower.setflags(write=False)
             upper.setflags(write=False)
