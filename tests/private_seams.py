@@ -32,6 +32,13 @@ SEAMS = {
     "_composed": "which directions a bracket composed (the public composed() composes them instead of reporting)",
     "_plds": "bound='upper' builds no optimistic PMF: the accountant's per-side PLDs",
     "_build": "the accountant's grid builder, which StepBrackets (settled floor) needs",
+    # the epsilon step's reference inputs (tests/pld/refine/screened_epsilon_reference.py): the refinement's own
+    # one-direction discretizations, which the core's step read (discretizing in C++) is checked against
+    "_tails": "the remove direction's one-round tail and the windows' tail the refinement sizes to a delta",
+    "_one_round": "one direction's rounds discretized and composed as the refinement's steps build them",
+    "_fine_add_rounds": "the add direction on the fine grid, built only where the core's screen asks for it",
+    "_sides": "a one-direction PLD's (PMF, count) terms on both sides, as a step hands them to the core",
+    "_side_terms": "a direction's (PMF, count) terms on one side (the add direction's screen)",
     "_pool_copy": "a worker pool's copy of an accountant carries no flags",
     "_one_thread": "the rule that runs one small point's C++ calls on one thread (the values are the same either way)",
     "_fixed_brackets": "the fixed grid's brackets with the add direction's upper side they pass to the fine read",

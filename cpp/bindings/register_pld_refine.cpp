@@ -681,14 +681,16 @@ void register_pld_refine(py::module_ m) {
     m.def(
         "refine_epsilon",
         [](double sigma, double q, double rounds, double sensitivity, double delta, double accuracy,
-           const py::function& bracket_at, const pld::GridPolicy& policy, const pld::NextGridTuning& tuning) {
-            const pld::RefinedEpsilon r = pld::refine_epsilon(sigma, q, rounds, sensitivity, delta, accuracy,
-                                                              PythonBracket{bracket_at}, policy, {tuning});
+           const py::function& bracket_at, const pld::GridPolicy& policy, const pld::NextGridTuning& tuning,
+           double relative_accuracy) {
+            const pld::RefinedEpsilon r =
+                pld::refine_epsilon(sigma, q, rounds, sensitivity, delta, accuracy, PythonBracket{bracket_at}, policy,
+                                    {tuning}, relative_accuracy);
             return py::make_tuple(r.lower, r.upper, r.interval, r.grids, r.met);
         },
         py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"),
         py::arg("accuracy"), py::kw_only(), py::arg("bracket_at"), py::arg("policy"),
-        py::arg("tuning") = pld::NextGridTuning{});
+        py::arg("tuning") = pld::NextGridTuning{}, py::arg("relative_accuracy") = 0.0);
     m.def(
         "refine_delta",
         [](double sigma, double q, double rounds, double sensitivity, double accuracy, const py::function& bracket_at,

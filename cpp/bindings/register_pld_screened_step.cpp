@@ -2,8 +2,9 @@
 // (pld/refine/screened_epsilon_step.hpp), in _core.pld_refine: the one-round factors' fields read under the GIL, then
 // every composition (register_pld_compose.cpp's, through pocketfft_composition.hpp), read, decision and bracket of the
 // step without it, the GIL taken again only to ask the package for the add direction's factors of the points whose
-// screen did not clear.  The package's front ends are python/hockeystick/pld/refine/dominated_direction.py's
-// delta_sides and epsilon_brackets.
+// screen did not clear.  The package's front end of .delta's is python/hockeystick/pld/refine/dominated_direction.py's
+// delta_sides; .epsilon's is read through the one-point step read (subsampled_gaussian_step) and, with the package's
+// own one-round factors, by its tests (tests/pld/refine/screened_epsilon_reference.py).
 #include <hockeystick/pld/refine/screened_epsilon_step.hpp>
 #include <hockeystick/pld/refine/screened_step.hpp>
 #include <hockeystick/pld/refine/steps_refinement.hpp>
@@ -232,7 +233,7 @@ py::tuple refined_subsampled_gaussian_epsilon(double sigma, double sampling_rate
                                               double coarsest_fit, std::optional<double> charge,
                                               const pld::GridPolicy& policy, const pld::NextGridTuning& tuning,
                                               std::int64_t max_cells, const py::object& workers,
-                                              std::int64_t max_points) {
+                                              std::int64_t max_points, double relative_accuracy) {
     check_step_run(sampling_rate, rounds, delta);
     const pld::SubsampledGaussianStep step{sigma / sensitivity, sampling_rate, rounds, delta, 0.0, accuracy, tail};
     auto read = [&](double h, const pld::StepBins& b) {
@@ -241,7 +242,7 @@ py::tuple refined_subsampled_gaussian_epsilon(double sigma, double sampling_rate
     const pld::StepsRefined r = hb::refusing_steps(sigma / sensitivity, sampling_rate, [&] {
         py::gil_scoped_release release;
         return pld::steps_refinement(sigma, sampling_rate, static_cast<double>(rounds), sensitivity, delta, accuracy,
-                                     coarsest_fit, charge, read, policy, {tuning});
+                                     coarsest_fit, charge, read, policy, {tuning}, relative_accuracy);
     });
     return py::make_tuple(r.bracket.lower, r.bracket.upper, r.gave_up, py::tuple(py::cast(r.grids)));
 }
@@ -273,9 +274,10 @@ void register_pld_screened_step(py::module_ m) {
     m.def("refined_subsampled_gaussian_epsilon", &refined_subsampled_gaussian_epsilon, py::kw_only(), py::arg("sigma"),
           py::arg("sampling_rate"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"), py::arg("accuracy"),
           py::arg("tail"), py::arg("coarsest_fit"), py::arg("charge"), py::arg("policy"), py::arg("tuning"),
-          py::arg("max_cells"), py::arg("workers"), py::arg("max_points"),
+          py::arg("max_cells"), py::arg("workers"), py::arg("max_points"), py::arg("relative_accuracy") = 0.0,
           "The epsilon of `rounds` rounds of the Poisson-subsampled Gaussian (noise sigma, the sensitivity) at delta "
-          "refined to `accuracy` (pld/refine/steps_refinement.hpp), without the GIL: the core's loop from the epsilon "
+          "refined to `accuracy`, or to max(accuracy, relative_accuracy eps) where relative_accuracy > 0 "
+          "(pld/refine/steps_refinement.hpp), without the GIL: the core's loop from the epsilon "
           "start, each grid read by subsampled_gaussian_step at `tail` within max_cells cells and max_points points, "
           "with the direct bins after the first grid, and on the first from `charge` where given; stopped at a grid "
           "finer than coarsest_fit or whose window passes max_points.  Returns (lower, upper, whether a limit "

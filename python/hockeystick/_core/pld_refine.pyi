@@ -261,6 +261,7 @@ def refined_subsampled_gaussian_epsilon(
     max_cells: int,
     workers: int | None,
     max_points: int,
+    relative_accuracy: float = 0.0,
 ) -> tuple[float, float, bool, tuple[float, ...]]: ...
 
 step_screen_coarsening: float
@@ -337,6 +338,7 @@ def refine_epsilon(
     bracket_at: Callable[[float], tuple[float, float]],
     policy: GridPolicy,
     tuning: NextGridTuning = ...,
+    relative_accuracy: float = 0.0,
 ) -> tuple[float, float, float, int, bool]: ...
 def refine_delta(
     *,

@@ -1,9 +1,10 @@
 """A neighbouring direction's optimistic side is composed only where it can set the maximum.
 
 ``distribution.brackets`` skips the optimistic composition of a direction whose upper bound lies at or
-below the leading direction's lower bound at every argument; ``dominated_direction.epsilon_brackets``
-screens the subsampled Gaussian's add direction on a 4x coarser grid, pessimistic side only, before
-composing it on the fine grid.  Both must give exactly the bracket of composing every direction on both
+below the leading direction's lower bound at every argument; the refinement's epsilon step (the core's
+screened_epsilon_step.hpp, given tests/pld/refine/screened_epsilon_reference.py's inputs) screens the
+subsampled Gaussian's add direction on a 4x coarser grid, pessimistic side only, before composing it on
+the fine grid.  Both must give exactly the bracket of composing every direction on both
 sides (the maximum over directions is unchanged), and that bracket must hold the truth: dp_accounting's
 pessimistic epsilon is above it, its optimistic one below.
 """
@@ -20,6 +21,7 @@ from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction, round_cache
 
 from ...dp_accounting_pld import their_epsilon
+from ..refine.screened_epsilon_reference import epsilon_brackets
 
 DELTAS = np.array([1e-1, 1e-5, 1e-10])
 # (sigma, q, rounds, grid h): the screen clears (small q, remove far ahead) and fails (q ~ h: the lower
@@ -88,9 +90,7 @@ def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, 
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
-    lo, up, _ = dominated_direction.epsilon_brackets(
-        [(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15
-    )[0]
+    lo, up, _ = epsilon_brackets([(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15)[0]
     ref_lo, ref_up = (
         mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h)
         .self_compose(rounds)
@@ -117,7 +117,7 @@ def test_the_add_side_is_the_screens_or_the_add_directions_own_read(sigma, q, ro
     (the composition engine's read, never a question reader's): the screen's pessimistic read where the screen clears,
     else the smaller of it and the add direction's own on the fine grid; never below that direction's certified lower
     side, and, the screen clearing, at most the remove direction's lower side (it then sets no side)."""
-    lo, _, add = dominated_direction.epsilon_brackets(
+    lo, _, add = epsilon_brackets(
         [(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15, direct_bins=direct
     )[0]
 
@@ -175,7 +175,7 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
     ]
     hs = [2e-4, 2e-4, 1e-3, 5e-4]
     deltas = [np.array([1e-5]), np.array([1e-5, 1e-8]), DELTAS, np.array([1e-6])]
-    got = dominated_direction.epsilon_brackets(points, hs, deltas, 1e-15)
+    got = epsilon_brackets(points, hs, deltas, 1e-15)
     for (s, q, t, c), h, d, (lo, up, _) in zip(points, hs, deltas, got):
         ref_lo, ref_up = (
             mechanisms.subsampled_gaussian(s, q, sensitivity=c, value_discretization_interval=h)

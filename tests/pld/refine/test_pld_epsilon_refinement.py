@@ -94,35 +94,55 @@ def test_one_round_bracket_holds_the_exact_epsilon_and_meets_the_accuracy(
     assert met and up - lo <= accuracy and grids == len(asked) and h == asked[-1]
 
 
-def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> None:
-    """Widths c h^2 + f (a synthetic bracket around 1): the loop's grids are StartGrid.first (epsilon) within the
+@pytest.mark.parametrize("relative", [0.0, 1e-4])
+def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths(relative: float) -> None:
+    """Widths c h^2 + f (a synthetic bracket around a centre, its lower side positive on every grid, so every step
+    after the first is fitted): the loop's grids are StartGrid.first (epsilon) within the
     window, then NextGrid.next_interval's first step and fitted steps, each within the window; it stops where the
-    package's rules ask no finer grid (the floor f at half the accuracy or more)."""
+    package's rules ask no finer grid (the floor f at half the accuracy or more).  With a relative accuracy the
+    widths are read in the tolerance max(accuracy, relative eps)'s units (the many-points rules' width, the core's
+    epsilon_width): at eps about 1000 and relative 1e-4, a hundredth of the absolute ones, so the widths given are a
+    hundred times the absolute case's."""
     point, delta, accuracy = (1.0, 0.01, 1e4, 1.0), 1e-5, 1e-3
     counts = []
+    scale = 1.0 if relative == 0.0 else 100.0  # widths of the same size in the tolerance's units
+    centre = 10.0 if relative == 0.0 else 1000.0
     for c, f in ((40.0, 0.0), (3e4, 1e-4), (2e5, 4e-4), (5e5, 6e-4), (1e3, 2e-3)):
         asked: list[float] = []
 
         def bracket_at(
-            h: float, c: float = c, f: float = f, asked: list[float] = asked
+            h: float, c: float = scale * c, f: float = scale * f, asked: list[float] = asked
         ) -> tuple[float, float]:
             asked.append(h)
             width = c * h * h + f
-            return 1.0 - width / 2, 1.0 + width / 2
+            return centre - width / 2, centre + width / 2
+
+        def units(width: float) -> float:  # the width in the tolerance's units, as numpy reads it
+            if relative == 0.0:
+                return width
+            return width * (accuracy / max(accuracy, relative * (centre + width / 2)))
 
         lo, up, _, _, met = _core.pld_refine.refine_epsilon(
-            *point, delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+            *point,
+            delta,
+            accuracy,
+            bracket_at=bracket_at,
+            policy=grid_policy(),
+            relative_accuracy=relative,
         )
         # the package's rules, replayed on the same widths
         rules, h = (
             NextGrid(accuracy),
             within_window(
-                point, StartGrid(accuracy, "relative").first(point, np.array([delta]), "epsilon")
+                point,
+                StartGrid(accuracy, "relative", relative).first(
+                    point, np.array([delta]), "epsilon"
+                ),
             ),
         )
         expected, before = [h], None
         while True:
-            width = np.array([c * h * h + f])
+            width = np.array([units(scale * (c * h * h + f))])
             nxt = rules.next_interval(
                 h, width, before, np.zeros(1, bool), None, None, np.array([delta]), point[1]
             )
@@ -130,10 +150,12 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
                 nxt = within_window(point, nxt)
             if nxt is None or nxt >= h:
                 break
-            before, h = (h, np.array([1.0]), np.array([1.0]), width), nxt
+            before, h = (h, np.array([centre]), np.array([centre]), width), nxt
             expected.append(h)
         assert asked == expected, (c, f)
-        assert met == (up - lo <= accuracy) and (met or f >= 0.5 * accuracy or asked[-1] <= 1e-5)
+        tolerance = max(accuracy, relative * up)
+        assert met == (units(up - lo) <= accuracy)
+        assert met or scale * f >= 0.5 * tolerance or asked[-1] <= 1e-5
         counts.append(len(asked))
     assert max(counts) >= 3  # a fitted step asked a grid
 
@@ -215,7 +237,7 @@ def test_an_error_in_the_bracket_propagates() -> None:
         ),  # charge-limited: the fit through two grids stops (unmet)
     ],
 )
-def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_for_bit(
+def test_each_point_of_an_array_is_the_core_loops_bracket_asked_alone(
     monkeypatch: pytest.MonkeyPatch,
     sigma: float,
     q: float,
@@ -224,26 +246,25 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
     delta: float,
     accuracy: float,
 ) -> None:
-    """``SubsampledGaussianPLD(accuracy=a).epsilon(delta)`` of one point goes through the core's loop
-    (``Refinement.one_epsilon``); the package's own loop (``controller.refine`` over ``PointsFront``), asked the
-    same, gives the same bracket bit for bit: the same start, the same rules, the same brackets on each grid."""
-    asked: list[bool] = []
-    one_epsilon = Refinement.one_epsilon
+    """``SubsampledGaussianPLD(accuracy=a).epsilon(delta)`` refines every point through the core's loop
+    (``Refinement.core_refined``, point by point), with a relative accuracy too: a point asked beside another gets
+    the bracket it gets asked alone, bit for bit (the package's many-points loop, which read an array before, gave
+    the core loop's brackets bit for bit on these points; it is delta's alone now)."""
+    refined: list[tuple[float, float]] = []
+    core_refined = Refinement.core_refined
 
-    def recorded(self: Refinement, *args: object) -> bool:
-        asked.append(one_epsilon(self, *args))  # type: ignore[arg-type]
-        return asked[-1]
+    def recorded(self: Refinement, point, at: float, threads: int):  # type: ignore[no-untyped-def]
+        refined.append((point[0], at))
+        return core_refined(self, point, at, threads)
 
-    def bracket() -> object:
-        pld = SubsampledGaussianPLD(
-            sigma=sigma, sampling_rate=q, rounds=rounds, sensitivity=sensitivity, accuracy=accuracy
+    monkeypatch.setattr(Refinement, "core_refined", recorded)
+    for relative in (0.0, 1e-3):
+        settings = {"sensitivity": sensitivity, "accuracy": accuracy, "relative_accuracy": relative}
+        alone = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, **settings)
+        beside = SubsampledGaussianPLD(
+            sigma=[sigma, 1.5 * sigma], sampling_rate=q, rounds=rounds, **settings
         )
-        return pld.epsilon(delta, bound="both")
-
-    monkeypatch.setattr(Refinement, "one_epsilon", recorded)
-    core = bracket()
-    assert (
-        asked[0] is True
-    )  # the accuracy's refinement; at accuracy 1e-4 the default's, intersected, may follow
-    monkeypatch.setattr(Refinement, "one_epsilon", lambda self, *args: False)
-    assert core == bracket()
+        lower, upper = alone.epsilon(delta, bound="both")
+        lowers, uppers = beside.epsilon(delta, bound="both")
+        assert (float(lowers[0]), float(uppers[0])) == (float(lower), float(upper))
+    assert {(sigma, delta), (1.5 * sigma, delta)} <= set(refined)

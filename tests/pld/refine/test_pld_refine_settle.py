@@ -16,13 +16,14 @@ import pytest
 from hockeystick.pld import subsampled_gaussian
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-from hockeystick.pld.refine import dominated_direction, question, tilted_question
+from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.grid_start import StartGrid, within_window
 from hockeystick.pld.refine.near_one import NearOne
 from hockeystick.pld.refine.points import Refinement, coarsest_fit
-from hockeystick.pld.refine.step_brackets import StepBrackets
+from hockeystick.pld.refine.step_brackets import round_off_charge
 
 from . import tilted_core
+from .screened_epsilon_reference import epsilon_brackets
 
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 
@@ -46,7 +47,7 @@ def first_grid_read(ladder: Refinement, point: tuple, delta: float) -> tuple[flo
     x = np.array([delta])
     fit = coarsest_fit(point, ladder.steps.tail)
     h = max(within_window(point, ladder.start.first(point, x, "epsilon")), fit)
-    charge = StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0)
+    charge = round_off_charge(float(x[0]))
     return tilted_core.epsilon_step(
         point, delta, h, ladder.steps.accuracy, ladder.steps.tail, charge, charge is not None
     )
@@ -133,9 +134,7 @@ def test_the_add_directions_upper_side_passed_on_is_certified(delta):
     """Each grid's add-direction upper epsilon is at least the add direction's own lower side on a finer grid (a
     certified bracket of the same curve): were the screen's reading not an upper side, it could fall below it."""
     h = 2e-4
-    ((_, _, add_upper),) = dominated_direction.epsilon_brackets(
-        [README], [h], [np.array([delta])], 1e-15
-    )
+    ((_, _, add_upper),) = epsilon_brackets([README], [h], [np.array([delta])], 1e-15)
     (add,) = subsampled_gaussians(
         np.array([1.1]),
         np.array([256 / 60_000]),

@@ -32,6 +32,7 @@ from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from ...dp_accounting_pld import their_epsilon, their_pld
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
+from .screened_epsilon_reference import epsilon_brackets
 
 # the truncations' share of delta per unit of the accuracy (truncation's docstring)
 SHARE = mp.mpf("0.1")
@@ -88,8 +89,8 @@ def test_tails_never_go_below_the_users_tail():
 
 def test_a_step_truncates_at_those_tails_and_the_cores_one_point_step_reads_it_alike(monkeypatch):
     """W3 shortened: a refinement step's remove direction is discretized at t_round and every window composed at
-    t_window (the many points' step read, dominated_direction.epsilon_brackets, whose discretizations and windows
-    are seen here); the core's one-point step read (subsampled_gaussian_step.hpp: the accuracy= refinement of one
+    t_window (the package's step read, screened_epsilon_reference.epsilon_brackets, whose discretizations and
+    windows are seen here); the core's one-point step read (subsampled_gaussian_step.hpp: the accuracy= refinement of one
     point and the default's) gives its bracket bit for bit, so it truncates at the same tails."""
     point, h = (0.8, 1e-3, 20_000.0, 1.0), 2e-4
     seen = []
@@ -109,9 +110,7 @@ def test_a_step_truncates_at_those_tails_and_the_cores_one_point_step_reads_it_a
         return step(**kwargs)
 
     monkeypatch.setattr(_core.pld_refine, "screened_epsilon_step", recording_step)
-    ((lower, upper, add),) = dominated_direction.epsilon_brackets(
-        [point], [h], [np.array([1e-5])], 1e-15, 0, 1e-3
-    )
+    ((lower, upper, add),) = epsilon_brackets([point], [h], [np.array([1e-5])], 1e-15, 0, 1e-3)
     t_round, t_window = truncation.tails(point, 1e-5, 1e-15, 1e-3)
     assert t_round > 1e-15 and t_window > 1e-15
     assert ("remove", t_round) in seen and ("add", 1e-15) in seen
@@ -170,7 +169,7 @@ def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tail
     )
     assert 0 <= up - lo <= 1e-3
     assert lo <= pessimistic and optimistic <= up
-    ref = dominated_direction.epsilon_brackets(
+    ref = epsilon_brackets(
         [(sigma, q, float(rounds), 1.0)],
         [
             StartGrid(acc.accuracy, acc.delta_accuracy).first(

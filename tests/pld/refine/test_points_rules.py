@@ -183,12 +183,12 @@ def test_one_step_is_the_numpy_rules_bit_for_bit(kind: tuple[str, str, float]) -
 
 
 class NumpyRulesLoop:
-    """A many-points refinement's reads (``points.PointsFront``) with the numpy rules, as the generic loop's front
-    end (``controller.refine``)."""
+    """A many-points delta refinement's reads (``points.PointsFront``) with the numpy rules, as the generic loop's
+    front end (``controller.refine``); epsilon is the core's one-point loop's (``Refinement.core_refined``)."""
 
     def __init__(self, front: PointsFront, rules, fits: list[float]) -> None:  # type: ignore[no-untyped-def]
         self.front, self.fits = front, fits
-        self.kind = (front.method, front.r.delta_accuracy, front.r.relative_accuracy)
+        self.kind = ("delta", front.r.delta_accuracy, front.r.relative_accuracy)
         self.accuracy = rules.accuracy
         self.asked_only: set[int] = set()
         self.gave_up = 0
@@ -251,8 +251,6 @@ BLOCKS = [
     (4.14, 1e-4, (1099, 7197), "delta", "epsilon", 0.0),
     (0.6, 0.02, (100, 5000), "delta", "epsilon", 0.0),
     (0.8, 0.05, (300, 2000), "delta", "relative", 0.0),
-    (2.05, 1e-4, (429, 2812), "epsilon", "relative", 0.0),
-    (0.5, 0.0038, (10, 66), "epsilon", "relative", 1e-3),
 ]
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 from hockeystick import _core
@@ -19,7 +18,7 @@ from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import grid_policy
 from hockeystick.pld.refine.points import coarsest_fit
-from hockeystick.pld.refine.step_brackets import StepBrackets
+from hockeystick.pld.refine.step_brackets import round_off_charge
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from . import tilted_core
@@ -38,7 +37,7 @@ MEETS = [False, True, True]
 
 
 def charge_of(delta: float) -> float | None:
-    return StepBrackets.round_off_charges({0: 0.0}, [np.array([delta])], [1]).get(0)
+    return round_off_charge(delta)
 
 
 def refined(point, delta, accuracy, fit=None, max_points=DEFAULT_MAX_POINTS):

@@ -1,4 +1,6 @@
-"""Certified brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse grid.
+"""Certified delta brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse
+grid (the refinement's delta steps; its epsilon steps are the core's step read's,
+cpp/include/hockeystick/pld/refine/subsampled_gaussian_step.hpp, which screens the same way).
 
 A run's epsilon(delta) is the larger of its two neighbouring directions' (Zhu, Dong, Wang,
 AISTATS 2022, Sec. 5): eps = max(eps_remove, eps_add), so with certified brackets
@@ -41,7 +43,6 @@ from typing import cast
 import numpy as np
 
 from ... import _core
-from ..compose import fft
 from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import (
     PrivacyLossDistribution,
@@ -150,62 +151,6 @@ def _shared_tails(
     return [least[(p[0], p[1], p[3])] for p in points], windows
 
 
-def epsilon_brackets(
-    points: Sequence[Point],
-    hs: Sequence[float],
-    deltas: Sequence[np.ndarray],
-    tail: float,
-    threads: int = 0,
-    accuracy: float | None = None,
-    direct_bins: bool = False,
-    direct_min_charge: float | None = None,
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon
-    at ``deltas[i]`` and a certified upper side of the add direction's epsilon there (the screen's
-    where it cleared, else the add direction's on the grid), which a later read of the remove
-    direction alone may use (``threads``: of the C++ discretization and the compositions, 0 all
-    cores).
-
-    Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module
-    docstring) with truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove
-    direction's discretization and every composed window truncate at the tails ``truncation.tails``
-    sizes to the deltas instead (coarser windows, the same certified bracket up to their charges,
-    which stay within 0.05 accuracy x delta each), each point's own (not the least over the rounds
-    values of its (sigma, q), as ``delta_sides`` shares them: a one-round tail sized to 10^5 rounds
-    leaves 15 rounds wider at delta 1e-10, sigma 0.8, q 6.2e-4, h 4.5e-4: 0.0150 against 0.0087 with
-    its own).  ``direct_bins`` and ``direct_min_charge``: as ``compose_all``'s, for every
-    composition of the call (both sides, both directions): the FFT's round-off charge, T x ~5e-16 on
-    the plain transform, is what leaves an epsilon at a small delta wide after many rounds, whatever
-    the grid.
-    """
-    rounds_tails, windows = _tails(
-        points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy
-    )
-    removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
-    screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-
-    def add_direction(rest: list[int]) -> list[tuple[Terms, Terms]]:
-        return [_sides(add) for add in _fine_add_rounds(points, hs, rest, tail, threads, windows)]
-
-    found = _core.pld_refine.screened_epsilon_step(
-        deltas=[np.asarray(d, dtype=np.float64).reshape(-1) for d in deltas],
-        windows=windows,
-        removes=[_sides(remove) for remove in removes],
-        screens=[_side_terms(screen.directions[0], True) for screen in screens],
-        add_direction=add_direction,
-        direct_bins=bool(direct_bins),
-        direct_min_charge=float(
-            _core.pld_compose.direct_min_charge if direct_min_charge is None else direct_min_charge
-        ),
-        workers=threads or None,
-        max_points=fft.DEFAULT_MAX_POINTS,  # at call time, as compose_all's compositions read it
-    )
-    return [
-        tuple(np.reshape(side, np.shape(d)) for side in sides)  # type: ignore[misc]
-        for sides, d in zip(found, deltas)
-    ]
-
-
 def _first_composed(plds: Sequence[PrivacyLossDistribution], pessimistic: bool) -> list[GridPMF]:
     """The composed PMF of each one-direction PLD's direction on one side, which ``compose_all``
     has just composed: read where it keeps it, without asking ``compose_all`` again per PLD (the
@@ -261,7 +206,7 @@ def delta_sides(
     """Per point (sampling rate below 1) on its grid ``hs[i]``, the two-direction PLD's delta bracket at ``xs[i]``
     (``own[i]`` of them its own, ``before[i]`` its record of earlier grids, under the step's ``rules``: the
     accountant's ``_step_brackets``), its add direction screened; ``direct_bins`` and ``direct_min_charge`` as
-    ``compose_all``'s, ``threads`` as ``epsilon_brackets``'.
+    ``compose_all``'s, ``threads`` the OpenMP threads of the C++ calls (0: all cores).
 
     The add direction is screened first (module docstring): where its coarse upper bound is at or below the remove
     direction's lower values, or below ``floor``, at every argument, the point's directions are the remove one and

@@ -1,13 +1,14 @@
-"""The ``accuracy=`` refinement of ``SubsampledGaussianPLD`` and its kin: many points, each refined
-on its own grid ladder, driven by the refinement loop (``controller.refine``): per point, grids from
-its first (``grid_start``) through the next ones the rules ask (``grid_rules``), each step's
-brackets (``step_brackets``), near delta = 1 with the affinity and complement bounds (``near_one``),
-until every argument meets ``accuracy`` or no grid narrows it further."""
+"""The ``accuracy=`` refinement of ``SubsampledGaussianPLD`` and its kin: each point refined on its
+own grid ladder until every argument meets ``accuracy`` or no grid narrows it further.  Epsilon: the
+core's loop on its step reads, each point at each delta alone (``Refinement.core_refined``).  Delta:
+one point at one epsilon through the core's loop, many through the many-points loop
+(``controller.refine_many``): per point, grids from its first (``grid_start``) through the next ones
+the rules ask (``grid_rules``), each step's brackets (``step_brackets``), near delta = 1 with the
+affinity and complement bounds (``near_one``)."""
 
 from __future__ import annotations
 
 import functools
-import math
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Literal, cast
@@ -33,7 +34,7 @@ from .grid_start import (
     within_window,
 )
 from .near_one import NearOne
-from .step_brackets import Build, StepBrackets
+from .step_brackets import Build, StepBrackets, round_off_charge
 from .unmet import AccuracyNotMetWarning
 
 # one unit of a refinement step: its points, whether it composes direct bins, from what charge, and
@@ -83,6 +84,11 @@ class Refinement:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets
         ``accuracy`` (or on which the bracket stopped narrowing).
 
+        Epsilon: each point at each delta through the core's loop (``core_refined``), as asked
+        alone, to max(``accuracy``, ``relative_accuracy`` eps).  Delta: one point at one epsilon
+        to a relative accuracy through the core's loop (``core_delta``); otherwise the many-points
+        loop over ``PointsFront``, which the rest of this docstring describes.
+
         Starts at ``StartGrid.first`` (of the point and its arguments); a point still too wide moves
         to h 0.9 sqrt(accuracy / width) (the bracket shrinks about like h^2), so it lands near the
         coarsest adequate grid in one or two steps instead of halving through every level; each step
@@ -111,13 +117,13 @@ class Refinement:
         from .malloc_thresholds import raise_malloc_thresholds  # loaded by a refinement alone
 
         raise_malloc_thresholds()
-        if self.one_epsilon(points, xs, method):
-            return [self.core_refined(points[0], float(xs[0][0]), threads)]
+        if method == "epsilon":
+            return [self.core_epsilons(p, x, threads) for p, x in zip(points, xs)]
         if self.one_delta(points, xs, method):
             return [self.core_delta(points[0], xs[0], threads)]
-        front = PointsFront(self, points, xs, method, threads)
+        front = PointsFront(self, points, xs, threads)
         kind = cast(Literal["relative", "epsilon"], self.delta_accuracy)
-        rules = points_rules(self.accuracy, self.relative_accuracy, method, kind)
+        rules = points_rules(self.accuracy, self.relative_accuracy, "delta", kind)
         fits = [coarsest_fit(p, self.steps.tail) for p in points]
         chosen, gave_up = refine_many(front, rules, front.xs, front.own, points, fits)
         for i, lo, up in chosen:
@@ -126,13 +132,19 @@ class Refinement:
             warn_gave_up(1)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
-    def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
-        """Whether the core's loop refines the call (``core_refined``): one point's
-        ``.epsilon`` at one delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.
-        There the front end's rules are the core's first and fitted steps alone (no charged,
-        capped or offset-limited arguments), which the core's loop runs."""
-        one = method == "epsilon" and len(points) == 1 and xs[0].size == 1
-        return one and self.relative_accuracy == 0.0 and 0.0 < points[0][1] < 1.0
+    def core_epsilons(
+        self, point: Point, x: np.ndarray, threads: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``refined`` of one point (0 < q < 1) at its deltas ``x``, each delta through the core's
+        loop alone (``core_refined``): the bracket it gets asked alone.  The core's loop runs the
+        many-points rules of an epsilon question (its first and fitted steps, the width in the
+        tolerance's units: the core's ``epsilon_width``; no charged, capped or offset-limited
+        arguments, which are ``delta_accuracy="epsilon"``'s)."""
+        flat = np.asarray(x, dtype=np.float64).reshape(-1)
+        found = [self.core_refined(point, float(delta), threads) for delta in flat.tolist()]
+        lower = np.array([float(lo[0]) for lo, _ in found]).reshape(np.shape(x))
+        upper = np.array([float(up[0]) for _, up in found]).reshape(np.shape(x))
+        return lower, upper
 
     def core_refined(
         self, point: Point, delta: float, threads: int
@@ -140,11 +152,12 @@ class Refinement:
         """``refined`` of one point at one delta through the core's loop on its step reads
         (cpp/include/hockeystick/pld/refine/steps_refinement.hpp, bound as
         ``_core.pld_refine.refined_subsampled_gaussian_epsilon``; the C library's epsilon call to an
-        accuracy runs it too): each grid's bracket the core's step read
+        accuracy runs it too), to max(``accuracy``, ``relative_accuracy`` eps): each grid's bracket
+        the core's step read
         (pld/refine/subsampled_gaussian_step.hpp) at the refinement's tail to its accuracy within
         ``MAX_CELLS`` cells on ``threads``, with direct DFT bins on
         every grid after the first, and on the first too where the delta is below
-        ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from its charge); stopped, with
+        ``DIRECT_FIRST_DELTA`` (``step_brackets.round_off_charge``, from its charge); stopped, with
         the brackets of the grids before intersected and one ``AccuracyNotMetWarning``, at a grid
         finer than the point's ``coarsest_fit`` or whose window passes ``DEFAULT_MAX_POINTS`` (read
         at call time)."""
@@ -158,12 +171,13 @@ class Refinement:
             accuracy=self.accuracy,
             tail=self.steps.tail,
             coarsest_fit=coarsest_fit(point, self.steps.tail),
-            charge=StepBrackets.round_off_charges({0: 0.0}, [np.array([delta])], [1]).get(0),
+            charge=round_off_charge(delta),
             policy=grid_policy(),
             tuning=next_grid_tuning(),
             max_cells=MAX_CELLS,
             workers=threads or None,
             max_points=fft.DEFAULT_MAX_POINTS,
+            relative_accuracy=self.relative_accuracy,
         )
         if (
             gave_up
@@ -182,7 +196,7 @@ class Refinement:
         (cpp/include/hockeystick/pld/refine/default_epsilon.hpp, steps 2 and 3, which the core's
         ``TiltedPointReader.default_epsilon`` runs): its first grid ``StartGrid.first``'s within
         ``MAX_WINDOW``, no finer than the point's ``coarsest_fit``; the rules of this refinement
-        (``points_rules``); the direct bins the core's rule asks (``round_off_charges``' charge on the
+        (``points_rules``); the direct bins the core's rule asks (``round_off_charge`` on the
         first grid, ``SAME_GRID_DIRECT_CHARGE`` on a grid asked again); each grid's step read
         (pld/refine/subsampled_gaussian_step.hpp) at this refinement's tail to its accuracy, within
         ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS`` points (read at call time); the descent from ``descent_start``, its upper
@@ -216,7 +230,7 @@ class Refinement:
             rules=points_rules(self.accuracy, self.relative_accuracy, "epsilon", "relative"),
             coarsest_fit=fit,
             first_grid=max(within_window(point, self.start.first(point, x, "epsilon")), fit),
-            charge=StepBrackets.round_off_charges({0: 0.0}, [x], [1]).get(0),
+            charge=round_off_charge(float(delta)),
             same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
             descent_start=descent_start,
             cap=cap,
@@ -249,7 +263,7 @@ class Refinement:
         given the record of the grid before as the front end keeps it; where the complement's
         bracket was taken on the grid before, the next grid recomposes the complement alone (the
         many-points rule, cpp/include/hockeystick/pld/refine/points_rules.hpp)."""
-        front = PointsFront(self, [point], [x], "delta", threads)
+        front = PointsFront(self, [point], [x], threads)
         best: dict[int, Before] = {}
         complement: list[bool] = [False]  # the last grid's bracket took the complement's
 
@@ -359,25 +373,24 @@ def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
 
 
 class PointsFront:
-    """One ``Refinement.refined`` call as the core's many-points loop reads it
+    """One ``Refinement.refined`` call of delta as the core's many-points loop reads it
     (``controller.refine_many``): its points' first grids (``first``) and each step's brackets
     (``brackets``), and what its steps keep between them.  The loop computes the rest itself
     (cpp/include/hockeystick/pld/refine/points_rules.hpp: the intersection with the grid before's
-    record, the width, the next grid), without the interpreter lock."""
+    record, the width, the next grid), without the interpreter lock.  Epsilon is the core's loop's
+    alone, point by point (``Refinement.core_refined``)."""
 
     def __init__(
         self,
         refinement: Refinement,
         points: list[Point],
         xs: list[np.ndarray],
-        method: Quantity,
         threads: int,
     ):
         self.r = refinement
         self.points = points
-        self.method = method
         self.threads = threads
-        self.by_epsilon = method == "delta" and refinement.delta_accuracy == "epsilon"
+        self.by_epsilon = refinement.delta_accuracy == "epsilon"
         self.own = [x.size for x in xs]
         self.xs = with_offsets(xs, refinement.accuracy) if self.by_epsilon else xs
         self.chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
@@ -389,7 +402,7 @@ class PointsFront:
         # composed PMFs' bracket standing from the record of their last grid
         self.only: set[int] = set()
         self.next_only: set[int] = set()
-        # the least add-direction upper side over a point's grids (delta's, or epsilon's)
+        # the least add-direction upper side over a point's grids
         self.add_upper: dict[int, np.ndarray] = {}
         # points whose next grid's window no memory holds (``window_refused``): their brackets so
         # far stand
@@ -403,7 +416,7 @@ class PointsFront:
         (``StepBrackets.settled_uppers``: done there)."""
         points, xs, own, start = self.points, self.xs, self.own, self.r.start
         step = {
-            i: within_window(points[i], start.first(points[i], xs[i], self.method))
+            i: within_window(points[i], start.first(points[i], xs[i], "delta"))
             for i in range(len(points))
         }
         # no grid finer than one round's span at the tail allows (``coarsest_fit``): a coarser one
@@ -428,7 +441,6 @@ class PointsFront:
         """The units of one step: the batches of ``StepBrackets.batches`` (less the points that
         recompose the complement alone), then those points' batches."""
         steps, only = self.r.steps, self.only
-        charges = {} if self.method == "delta" else steps.round_off_charges(step, self.xs, self.own)
         units: list[Unit] = [
             (batch, direct, charge, False)
             for batch, direct, charge in steps.batches(
@@ -436,7 +448,6 @@ class PointsFront:
                 self.points,
                 best,
                 self.below_rate,
-                charges,
             )
         ]
         spans = [(i, loss_span(*self.points[i]) / step[i]) for i in sorted(only)]
@@ -454,11 +465,7 @@ class PointsFront:
                 (np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64))
                 for lo, up, _, _ in found
             ]
-            taken: list[np.ndarray | None] = [None] * len(batch)
-            if self.method == "delta":
-                sides, taken, found = self.near_one_sides(
-                    batch, grids, found, sides, complement_only
-                )
+            sides, taken, found = self.near_one_sides(batch, grids, found, sides, complement_only)
             for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
                 stop = i in self.gave_up
                 yield i, grids[i], lo, up, (fixed, near, direct, stop)
@@ -508,7 +515,6 @@ class PointsFront:
                 self.points,
                 step,
                 self.xs,
-                self.method,
                 best,
                 self.own,
                 self.threads,
@@ -530,7 +536,6 @@ class PointsFront:
                     self.points,
                     step,
                     self.xs,
-                    self.method,
                     best,
                     self.own,
                     self.threads,
@@ -546,8 +551,7 @@ class PointsFront:
                 if i in best:
                     one = (best[i][1], best[i][2], np.zeros((2, n)), self.add_upper.get(i))
                 else:
-                    top = np.full(n, math.inf) if self.method == "epsilon" else np.ones(n)
-                    one = (np.zeros(n), top, np.zeros((2, n)), self.add_upper.get(i))
+                    one = (np.zeros(n), np.ones(n), np.zeros((2, n)), self.add_upper.get(i))
             found.append(one)
         return found
 

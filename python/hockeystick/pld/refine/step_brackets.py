@@ -1,6 +1,7 @@
-"""One refinement step's brackets: the points of a step batched by window budget and direct-bin
+"""One delta refinement step's brackets: the points of a step batched by window budget and direct-bin
 mode, each point's certified (lower, upper) on its grid with the part of its gap no grid removes,
-and the points that the upper side alone settles below the delta floor."""
+and the points that the upper side alone settles below the delta floor; and the direct-bins charge of
+an epsilon refinement's first grid (``round_off_charge``), whose steps are the core's step read's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from typing import Literal, cast
 import numpy as np
 
 from ... import _core
-from ...base.accountant import Quantity
 from ..grid.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
 from ..grid.pmf import GridPMF
 from . import constants, dominated_direction, tuning
@@ -110,36 +110,11 @@ class StepBrackets:
         }
 
     @staticmethod
-    def round_off_charges(
-        step: dict[int, float], xs: list[np.ndarray], own: list[int]
-    ) -> dict[int, float]:
-        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``, each
-        with the estimated charge from which its compositions recompute a row's low-frequency bins
-        directly: ``DIRECT_CHARGE_SHARE`` of that delta, at most the core's kDirectMinCharge,
-        rounded down to a power of ten (points of one decade share batches).  Their first grid too
-        is composed so: the plain transform's round-off charge (T x ~5e-16) is then a part of such a
-        delta that no grid removes and a finer grid only raises."""
-        charges = {}
-        for i in step:
-            charge = _core.pld_refine.direct_bins_charge(
-                float(np.min(xs[i][: own[i]])),
-                first_delta=tuning.DIRECT_FIRST_DELTA,
-                charge_share=tuning.DIRECT_CHARGE_SHARE,
-                min_charge=float(_core.pld_compose.direct_min_charge),
-            )
-            if (
-                charge is not None
-            ):  # the core's rule (cpp/include/hockeystick/pld/refine/direct_bins.hpp)
-                charges[i] = charge
-        return charges
-
-    @staticmethod
     def batches(
         step: dict[int, float],
         points: list[Point],
         best: Best,
         below_rate: set[int],
-        charges: dict[int, float],
     ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``windows_within_budget``), each with whether it
         recomposes the low-frequency bins directly (``compose_all``'s direct_bins) and from what
@@ -148,17 +123,16 @@ class StepBrackets:
         near the floor wide, and a finer grid alone only raises it; so does the first grid of a
         point that starts below its sampling rate (``below_rate``): that grid is already as fine as
         a refinement's, and composing it without direct bins first mostly leads to the same grid
-        again with them; and that of a point in ``charges`` (``round_off_charges``).  From the
-        point's charge in ``charges``, else the core's kDirectMinCharge (None); a point stepping to
-        the grid it was on (points_rules.hpp's next grid: its charges, not the grid, left it wide)
-        from at most ``SAME_GRID_DIRECT_CHARGE``."""
+        again with them.  From the core's kDirectMinCharge (None); a point stepping to the grid it
+        was on (points_rules.hpp's next grid: its charges, not the grid, left it wide) from
+        ``SAME_GRID_DIRECT_CHARGE``."""
         same_grid = tuning.SAME_GRID_DIRECT_CHARGE
         kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
         for i, h in step.items():
             if i in best and best[i][0] == h:
-                kind: tuple[bool, float | None] = (True, min(same_grid, charges.get(i, same_grid)))
+                kind: tuple[bool, float | None] = (True, same_grid)
             else:
-                kind = (i in best or i in below_rate or i in charges, charges.get(i))
+                kind = (i in best or i in below_rate, None)
             kinds.setdefault(kind, []).append((i, loss_span(*points[i]) / h))
         order = sorted(kinds, key=lambda k: (k[0], -math.inf if k[1] is None else -k[1]))
         return [(batch, *kind) for kind in order for batch in windows_within_budget(kinds[kind])]
@@ -169,27 +143,24 @@ class StepBrackets:
         points: list[Point],
         step: dict[int, float],
         xs: list[np.ndarray],
-        method: Quantity,
         best: Best,
         own: list[int],
         threads: int,
         direct: bool,
         charge: float | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the
-        part of their gap no grid removes (``assembled``; zeros for epsilon, whose refinement
-        does not use it), and the add direction's certified upper side (delta only; None for one
-        direction).  Epsilon screens the add direction on a coarse grid first
-        (``dominated_direction``: the same bracket, the add direction's fine composition only where
-        it may be the larger one); so does delta with ``delta_accuracy="epsilon"``
-        (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the screen's upper side
-        stands for the add direction's); delta composes the batch together and takes the lower
-        envelope only where the bracket needs it (``assembled``; ``best`` holds the points'
-        brackets on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own
-        arguments).  ``direct``: the compositions recompute their low-frequency bins directly, in
-        rows from an estimated charge of ``charge`` (``batches``)."""
-        if method == "epsilon":
-            return self.epsilon_brackets(batch, points, step, xs, threads, direct, charge)
+        """The certified delta (lower, upper) of each point of ``batch`` on its grid ``step[i]``,
+        the part of their gap no grid removes (``assembled``), and the add direction's certified
+        upper side (None for one direction).  With ``delta_accuracy="epsilon"`` the add direction is
+        screened on a coarse grid first (``dominated_direction.delta_sides``: the same bracket, the
+        add direction's fine composition only where it may be the larger one; below a tenth of
+        DELTA_FLOOR the screen's upper side stands for the add direction's); otherwise the batch is
+        composed together and the lower envelope taken only where the bracket needs it
+        (``assembled``; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how
+        many of ``xs[i]`` are the point's own arguments).  ``direct``: the compositions recompute
+        their low-frequency bins directly, in rows from an estimated charge of ``charge``
+        (``batches``).  An epsilon question is the core's step read's, point by point
+        (``points.Refinement.core_refined``)."""
         if self.delta_accuracy == "epsilon":
             return self.screened_brackets(
                 batch, points, step, xs, best, own, threads, direct, charge
@@ -225,33 +196,6 @@ class StepBrackets:
             lower_values=[[low for _, low in side.values()] for _, _, side in parts],
             before=[None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
         )
-
-    def epsilon_brackets(
-        self,
-        batch: list[int],
-        points: list[Point],
-        step: dict[int, float],
-        xs: list[np.ndarray],
-        threads: int,
-        direct: bool,
-        charge: float | None,
-    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """``.epsilon``'s brackets (``brackets``): the add direction screened on a coarse grid
-        (``dominated_direction.epsilon_brackets``), no fixed part (zeros), the add direction's upper
-        epsilon."""
-        return [
-            (lo, up, np.zeros((2,) + lo.shape), add)
-            for lo, up, add in dominated_direction.epsilon_brackets(
-                [points[i] for i in batch],
-                [step[i] for i in batch],
-                [xs[i] for i in batch],
-                self.tail,
-                threads,
-                self.accuracy,
-                direct,
-                charge,
-            )
-        ]
 
     def screened_brackets(
         self,
@@ -322,3 +266,19 @@ class StepBrackets:
         return [
             (list(dist.composed(True)), ups, side) for dist, ups, side in zip(dists, uppers, sides)
         ]
+
+
+def round_off_charge(delta: float) -> float | None:
+    """The estimated charge from which an epsilon question at least ``delta`` composes its first
+    grid's low-frequency bins directly, None where it does not (the core's rule,
+    cpp/include/hockeystick/pld/refine/direct_bins.hpp: below ``DIRECT_FIRST_DELTA``,
+    ``DIRECT_CHARGE_SHARE`` of delta, at most the core's kDirectMinCharge, rounded down to a power of
+    ten): the plain transform's round-off charge (T x ~5e-16) is then a part of such a delta that
+    no grid removes and a finer grid only raises."""
+    charge = _core.pld_refine.direct_bins_charge(
+        float(delta),
+        first_delta=tuning.DIRECT_FIRST_DELTA,
+        charge_share=tuning.DIRECT_CHARGE_SHARE,
+        min_charge=float(_core.pld_compose.direct_min_charge),
+    )
+    return None if charge is None else float(charge)

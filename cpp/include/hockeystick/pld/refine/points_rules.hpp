@@ -53,6 +53,7 @@
 #include "hockeystick/pld/reads/epsilon_width.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"  // detail::numpy_minimum, numpy_maximum
 #include "hockeystick/pld/refine/epsilon_gap.hpp"
+#include "hockeystick/pld/refine/epsilon_refinement.hpp"  // epsilon_width
 #include "hockeystick/pld/refine/grid_policy.hpp"
 #include "hockeystick/pld/refine/next_grid.hpp"
 
@@ -325,11 +326,7 @@ inline std::vector<double> points_width(const PointsRules& r, const RefinedPoint
             width[k] = (upper[k] - lower[k]) / d::numpy_maximum(upper[k], r.delta_floor);
             continue;
         }
-        width[k] = lower[k] == upper[k] ? 0.0 : upper[k] - lower[k];
-        if (r.relative_accuracy > 0) {
-            const double eps = std::isfinite(upper[k]) ? upper[k] : 0.0;
-            width[k] = width[k] * (r.accuracy / d::numpy_maximum(r.accuracy, r.relative_accuracy * eps));
-        }
+        width[k] = epsilon_width(lower[k], upper[k], r.accuracy, r.relative_accuracy);
     }
     return width;
 }

@@ -1,7 +1,8 @@
 // An .epsilon refinement step of Poisson-subsampled Gaussian points, its add direction screened on a coarse grid, from
-// the one-round factors to the brackets in one pass without the interpreter lock (python/hockeystick/pld/refine/
-// dominated_direction.py's epsilon_brackets is its front end, through cpp/bindings/register_pld_screened_step.cpp;
-// the C library's epsilon refinement reads each grid through it too, cpp/capi/refine.cpp).
+// the one-round factors to the brackets in one pass without the interpreter lock (subsampled_gaussian_step.hpp reads
+// each grid of both doors' epsilon refinements through it: the package's, every point alone, and the C library's,
+// cpp/capi/refine.cpp; bound as _core.pld_refine.screened_epsilon_step, whose reference inputs the package's own
+// one-round factors give in tests/pld/refine/screened_epsilon_reference.py).
 //
 // epsilon = max(eps_remove, eps_add) (Zhu, Dong & Wang, AISTATS 2022, Sec. 5), so with a certified bracket
 // [L_r, U_r] of the remove direction and any certified upper bound U_a >= eps_add, U_a <= L_r gives

@@ -42,13 +42,14 @@ struct Stop {};
 
 }  // namespace steps_refinement_detail
 
-// The refinement of (sigma, q, rounds, sensitivity) at `delta` to `accuracy` (the header's comment):
+// The refinement of (sigma, q, rounds, sensitivity) at `delta` to `accuracy`, or with `relative_accuracy` > 0 to
+// max(accuracy, relative_accuracy eps) (the header's comment; epsilon_refinement.hpp's epsilon_width):
 // step_read(h, StepBins) -> std::optional<EpsilonStepRead> (none: the window refused); `charge` the direct-bins rule's
 // charge where the first grid takes the direct bins (none where it does not).  0 < q < 1, 0 < delta < 1.
 template <class StepRead>
 StepsRefined steps_refinement(double sigma, double q, double rounds, double sensitivity, double delta, double accuracy,
                               double coarsest_fit, std::optional<double> charge, StepRead&& step_read,
-                              const GridPolicy& g = {}, const RefinementRules& r = {}) {
+                              const GridPolicy& g = {}, const RefinementRules& r = {}, double relative_accuracy = 0.0) {
     StepsRefined out;
     double lower = 0.0, upper = std::numeric_limits<double>::infinity();  // the intersection of the grids read
     bool first = true;
@@ -64,7 +65,8 @@ StepsRefined steps_refinement(double sigma, double q, double rounds, double sens
         return std::make_pair(read->lower, read->upper);
     };
     try {
-        out.bracket = refine_epsilon(sigma, q, rounds, sensitivity, delta, accuracy, bracket_at, g, r);
+        out.bracket =
+            refine_epsilon(sigma, q, rounds, sensitivity, delta, accuracy, bracket_at, g, r, relative_accuracy);
     } catch (const steps_refinement_detail::Stop&) {
         out.gave_up = true;
         out.bracket.lower = lower;

@@ -7,7 +7,7 @@
 //   screen   the add direction's pessimistic side on a grid kStepScreenCoarsening times coarser, its round at `tail`;
 //   add      both sides on h at `tail`, discretized only where the screen does not clear.
 // Each one-round PMF is a factor read with its suffix sums' slack and no other charge, as the package's one-round
-// PLDs are (python pld/refine/dominated_direction.py's epsilon_brackets, the many points' step read); the caller's
+// PLDs are (tests/pld/refine/screened_epsilon_reference.py builds the same step from them); the caller's
 // compose(views, grid, items, pessimistic, window) composes each window (its backend, direct bins and cap on points).
 // The default refinement of both doors reads each grid with it (default_refinement.hpp: the package's default chain
 // through the binding's TiltedPointReader.default_refinement, the C library's epsilon call, cpp/capi/refine.cpp).
