@@ -236,7 +236,7 @@ def epsilon_brackets(
                 )
             stopped = read.refined is not None and (read.refined[2] or read.refined[3])
             if refused is not None and (
-                stopped or not question.within_tolerance(read.lower, read.upper)
+                stopped or not question.within_tolerance(np.array(read.lower), np.array(read.upper))
             ):
                 raise refused  # no read within the memory allowed answers to the tolerance
             if stopped:
@@ -326,7 +326,7 @@ def _default_bracket(
 
 def fixed_reads(
     front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
-) -> tuple[list[Bracket | None], list[np.ndarray | None], dict[Any, Any]]:
+) -> tuple[list[Bracket | None], list[np.ndarray | None], dict[Any, Any], list[ValueError | None]]:
     """Step 1 of the module docstring: each point's bracket on the fixed grid where the grid fits
     its question (``question.fixed_grid_fits``), and that grid's upper side of the add direction
     alone (the fine read need not screen that direction where it is below the remove direction's:
