@@ -56,10 +56,10 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
-#include <hockeystick/pld/refine/window_heap.hpp>
 #include <hockeystick/pld/refine/steps_refinement.hpp>
 #include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
+#include <hockeystick/pld/refine/window_heap.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -103,11 +103,12 @@ void raise_status(hs_status status) {
 // Whether a grid of the epsilon refinement recomposes the low band of its many-round rows accurately, and from what
 // estimated charge (pld/compose/options.hpp's ComposeOptions::direct_bins, direct_min_charge), as the package's
 // refinement composes its grids (pld/refine/steps_refinement.hpp, the first grid's charge python
-// pld/refine/step_brackets.py's round_off_charge): every grid after the first, where the plain transform's round-off charge (about T x 5e-16 of the mass),
-// not the grid, is what leaves the bracket wide, and the first too at a delta below kDirectFirstDelta (the charge
-// then a part of delta that a finer grid only raises), from a charge of kDirectChargeShare of that delta, at most
-// kDirectMinCharge, rounded down to a power of ten.  The delta refinement reads the plain brackets
-// (hs_pld_composition_delta_bracket's): its relative width is not limited by the charge at the deltas it meets.
+// pld/refine/step_brackets.py's round_off_charge): every grid after the first, where the plain transform's round-off
+// charge (about T x 5e-16 of the mass), not the grid, is what leaves the bracket wide, and the first too at a delta
+// below kDirectFirstDelta (the charge then a part of delta that a finer grid only raises), from a charge of
+// kDirectChargeShare of that delta, at most kDirectMinCharge, rounded down to a power of ten.  The delta refinement
+// reads the plain brackets (hs_pld_composition_delta_bracket's): its relative width is not limited by the charge at the
+// deltas it meets.
 struct DirectBins {
     bool on = false;
     double min_charge = pld::kDirectMinCharge;

@@ -12,19 +12,15 @@ import sys
 
 import pytest
 
-from ..pld.refine.glibc import GLIBC, fresh_environ
+from ..pld.refine.glibc import BLOCK_REPORT, GLIBC, fresh_environ
 
 pytestmark = pytest.mark.skipif(not GLIBC, reason="glibc >= 2.33 (mallinfo2) only")
 
-# one child process: the library loaded, optionally its epsilon call, then a 24 MiB block malloc'd and
-# freed, with glibc's account of where it came from
-CHILD = """
-import ctypes, json, sys
-
-class Info(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-        "fordblks", "keepcost")]
+# one child process: the library loaded, optionally its epsilon call, then glibc's account of a window-sized
+# block (``BLOCK_REPORT``)
+CHILD = (
+    """
+import ctypes, sys
 
 lib = ctypes.CDLL(sys.argv[1])
 if sys.argv[2] == "call":
@@ -35,18 +31,9 @@ if sys.argv[2] == "call":
     status = lib.hs_subsampled_gaussian_epsilon(1.0, 0.01, 100, 1e-5, 1e-2, ctypes.byref(lower),
                                                 ctypes.byref(upper))
     assert status == 0 and 0.0 <= lower.value <= upper.value, (status, lower.value, upper.value)
-libc = ctypes.CDLL(None)
-libc.mallinfo2.restype = Info
-libc.malloc.restype = ctypes.c_void_p
-libc.malloc.argtypes = (ctypes.c_size_t,)
-libc.free.argtypes = (ctypes.c_void_p,)
-size = 24 << 20
-before = libc.mallinfo2().hblkhd
-block = libc.malloc(size)
-mapped = libc.mallinfo2().hblkhd - before
-libc.free(block)
-print(json.dumps({"mapped": mapped, "keep": libc.mallinfo2().keepcost, "size": size}))
 """
+    + BLOCK_REPORT
+)
 
 
 @pytest.fixture(scope="module")

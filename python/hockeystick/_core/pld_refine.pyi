@@ -1,6 +1,6 @@
 """The refinement's grid-and-tail policy, the truncations' tails, its next-grid rules and the loops
-of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp), where its windows get their memory; the aligned cells' lower PMF of rare participation
-(cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
+of one point's epsilon and delta refinements (cpp/bindings/register_pld_refine.cpp), where its
+windows get their memory; the aligned cells' lower PMF of rare participation (cpp/bindings/register_pld_aligned_lower.cpp); the tilted reads of a run of several kinds of round
 (cpp/bindings/register_pld_tilted_factors.cpp); the block reads of many rounds of one kind of round at a small
 sampling rate and the dilation they take (cpp/bindings/register_pld_block_reads.cpp); the own-grid epsilon and delta
 brackets of a composed PLD whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp); rare

@@ -13,16 +13,22 @@ delta is 0.36 % above the front door's, an epsilon 2e-4 to the left on the curve
 
 from __future__ import annotations
 
+import functools
 import math
-from types import SimpleNamespace
 
 import pytest
 
-import hockeystick.pld as pld
-from hockeystick.pld.accountants.stages import compose_stages
 from hockeystick.training import DPSGD
 
-from .test_doors import RUNS, _front, _quiet, tolerance
+from .test_doors import (
+    ANSWERING,
+    RUNS,
+    _front,
+    _quiet,
+    composed_adapter,
+    flower_accountant,
+    tolerance,
+)
 
 DELTAS = [
     1e-10,
@@ -31,93 +37,28 @@ DELTAS = [
 ]
 
 
-def pld_object(sigma, q, rounds, eps):
-    return pld.subsampled_gaussian(sigma, q).self_compose(rounds).delta(eps, bound="both")
-
-
-def pld_object_coarse(sigma, q, rounds, eps):
-    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=1e-2)
-    return dist.self_compose(rounds).delta(eps, bound="both")
-
-
-def accountant_default(sigma, q, rounds, eps):
-    accountant = pld.PLDAccountant().compose_subsampled_gaussian(sigma, q, rounds)
-    return accountant.delta(eps, bound="both")
-
-
-def accountant_on_grid(sigma, q, rounds, eps):
-    accountant = pld.PLDAccountant(value_discretization_interval=1e-4)
-    return accountant.compose_subsampled_gaussian(sigma, q, rounds).delta(eps, bound="both")
-
-
-def subsampled_gaussian_on_grid(sigma, q, rounds, eps):
-    accountant = pld.SubsampledGaussianPLD(
-        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=1e-4
-    )
-    return accountant.delta(eps, bound="both")
-
-
-def dpsgd_on_grid(sigma, q, rounds, eps):
-    run = DPSGD(
-        noise_multiplier=sigma, sample_rate=q, steps=rounds, value_discretization_interval=1e-4
-    )
-    return run.delta(eps, bound="both")
-
-
-def compose_file(sigma, q, rounds, eps):
-    stage = {
-        "mechanism": "subsampled_gaussian",
-        "sigma": sigma,
-        "sampling_rate": q,
-        "rounds": rounds,
-    }
-    return compose_stages([stage]).delta(eps, bound="both")
+def _delta_of(make, sigma, q, rounds, eps):
+    return make(sigma, q, rounds).delta(eps, bound="both")
 
 
 def flower(sigma, q, rounds, eps, sample_size, population):
     # Flower's accountant answers an upper delta alone (its get_delta): the lower side is 0
-    from hockeystick.interop.flower import HockeystickPrivacyAccountant
-
-    config = SimpleNamespace(
-        target_delta=1e-5,
-        population_size=population,
-        neighboring_relation="add-or-remove-one",
-        sampling_method="poisson",
-        max_epsilon=None,
-    )
-    accountant = HockeystickPrivacyAccountant(config, adaptive=False)
-    accountant.compose(
-        SimpleNamespace(
-            noise_multiplier=sigma, sample_size=sample_size, population_size=population
-        ),
-        rounds,
-    )
-    return 0.0, accountant.get_delta(eps)
+    return 0.0, flower_accountant(sigma, rounds, 1e-5, sample_size, population).get_delta(eps)
 
 
-def _adapter(grid):
-    dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+def dp_accounting_adapter(sigma, q, rounds, eps):
+    return composed_adapter(sigma, q, rounds).get_delta_bracket(eps)
 
-    def read(sigma, q, rounds, eps):
-        event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
-        kwargs = {} if grid is None else {"value_discretization_interval": grid}
-        return HockeystickPLDAccountant(**kwargs).compose(event, rounds).get_delta_bracket(eps)
 
-    return read
+def dp_accounting_adapter_on_grid(sigma, q, rounds, eps):
+    return composed_adapter(sigma, q, rounds, 1e-4).get_delta_bracket(eps)
 
 
 DOORS = {
-    "pld_object": pld_object,
-    "pld_object_coarse": pld_object_coarse,
-    "accountant_default": accountant_default,
-    "accountant_on_grid": accountant_on_grid,
-    "subsampled_gaussian_on_grid": subsampled_gaussian_on_grid,
-    "dpsgd_on_grid": dpsgd_on_grid,
-    "compose": compose_file,
+    **{name: functools.partial(_delta_of, make) for name, make in ANSWERING.items()},
     "flower": flower,
-    "dp_accounting": lambda *a: _adapter(None)(*a),
-    "dp_accounting_on_grid": lambda *a: _adapter(1e-4)(*a),
+    "dp_accounting": dp_accounting_adapter,
+    "dp_accounting_on_grid": dp_accounting_adapter_on_grid,
 }
 
 

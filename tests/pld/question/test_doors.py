@@ -47,44 +47,39 @@ def _quiet(read):
         return read()
 
 
-def pld_object(sigma, q, rounds, delta):
-    return pld.subsampled_gaussian(sigma, q).self_compose(rounds).epsilon(delta, bound="both")
-
-
-def pld_object_coarse(sigma, q, rounds, delta):
+# the doors whose object answers both questions, epsilon(delta) and delta(epsilon) with bound="both", made for
+# (sigma, q, rounds); tests/pld/question/test_delta_doors.py asks them the other way round
+ANSWERING = {
+    "pld_object": lambda sigma, q, rounds: pld.subsampled_gaussian(sigma, q).self_compose(rounds),
     # a user's coarse grid: the question reads it on its own grids all the same
-    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=1e-2).self_compose(
-        rounds
-    )
-    return dist.epsilon(delta, bound="both")
-
-
-def accountant_default(sigma, q, rounds, delta):
-    return (
-        pld.PLDAccountant()
-        .compose_subsampled_gaussian(sigma, q, rounds)
-        .epsilon(delta, bound="both")
-    )
-
-
-def accountant_on_grid(sigma, q, rounds, delta):
-    accountant = pld.PLDAccountant(value_discretization_interval=1e-4)
-    return accountant.compose_subsampled_gaussian(sigma, q, rounds).epsilon(delta, bound="both")
-
-
-def subsampled_gaussian_on_grid(sigma, q, rounds, delta):
+    "pld_object_coarse": lambda sigma, q, rounds: pld.subsampled_gaussian(
+        sigma, q, value_discretization_interval=1e-2
+    ).self_compose(rounds),
+    "accountant_default": lambda sigma, q, rounds: pld.PLDAccountant().compose_subsampled_gaussian(
+        sigma, q, rounds
+    ),
+    "accountant_on_grid": lambda sigma, q, rounds: pld.PLDAccountant(
+        value_discretization_interval=1e-4
+    ).compose_subsampled_gaussian(sigma, q, rounds),
     # dp_accounting's grid given to the front door itself: its plain composition is wide at a small delta
-    accountant = pld.SubsampledGaussianPLD(
+    "subsampled_gaussian_on_grid": lambda sigma, q, rounds: pld.SubsampledGaussianPLD(
         sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=1e-4
-    )
-    return accountant.epsilon(delta, bound="both")
-
-
-def dpsgd_on_grid(sigma, q, rounds, delta):
-    run = DPSGD(
+    ),
+    "dpsgd_on_grid": lambda sigma, q, rounds: DPSGD(
         noise_multiplier=sigma, sample_rate=q, steps=rounds, value_discretization_interval=1e-4
-    )
-    return run.epsilon(delta, bound="both")
+    ),
+    "compose": lambda sigma, q, rounds: compose_stages(
+        [{"mechanism": "subsampled_gaussian", "sigma": sigma, "sampling_rate": q, "rounds": rounds}]
+    ),
+}
+
+
+def _epsilon_of(make, sigma, q, rounds, delta):
+    return make(sigma, q, rounds).epsilon(delta, bound="both")
+
+
+def pld_object(sigma, q, rounds, delta):
+    return _epsilon_of(ANSWERING["pld_object"], sigma, q, rounds, delta)
 
 
 def ledger(sigma, q, rounds, delta):
@@ -101,7 +96,8 @@ def ledger_from_run(sigma, q, rounds, delta):
     return guarantee.epsilon_lower, guarantee.epsilon
 
 
-def flower(sigma, q, rounds, delta, sample_size, population):
+def flower_accountant(sigma, rounds, delta, sample_size, population):
+    """Flower's accountant of the run (population and sample size in Flower's words), its target delta given."""
     from hockeystick.interop.flower import HockeystickPrivacyAccountant
 
     config = SimpleNamespace(
@@ -118,36 +114,31 @@ def flower(sigma, q, rounds, delta, sample_size, population):
         ),
         rounds,
     )
-    guarantee = accountant.guarantee(delta)
+    return accountant
+
+
+def flower(sigma, q, rounds, delta, sample_size, population):
+    guarantee = flower_accountant(sigma, rounds, delta, sample_size, population).guarantee(delta)
     return guarantee.epsilon_lower, guarantee.epsilon
 
 
-def compose_file(sigma, q, rounds, delta):
-    stage = {
-        "mechanism": "subsampled_gaussian",
-        "sigma": sigma,
-        "sampling_rate": q,
-        "rounds": rounds,
-    }
-    return compose_stages([stage]).epsilon(delta, bound="both")
+def composed_adapter(sigma, q, rounds, grid=None):
+    """The dp_accounting adapter with the run composed, on its default question or on a grid the caller fixed (the
+    plan then reads the run it composed, as the PLD objects do)."""
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+
+    event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
+    settings = {} if grid is None else {"value_discretization_interval": grid}
+    return HockeystickPLDAccountant(**settings).compose(event, rounds)
 
 
 def dp_accounting_adapter(sigma, q, rounds, delta):
-    dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
-
-    event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
-    return HockeystickPLDAccountant().compose(event, rounds).get_epsilon_bracket(delta)
+    return composed_adapter(sigma, q, rounds).get_epsilon_bracket(delta)
 
 
 def dp_accounting_adapter_on_grid(sigma, q, rounds, delta):
-    # a grid the caller fixed: the plan reads the run it composed, as the PLD objects do
-    dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
-
-    event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
-    adapter = HockeystickPLDAccountant(value_discretization_interval=1e-4)
-    return adapter.compose(event, rounds).get_epsilon_bracket(delta)
+    return composed_adapter(sigma, q, rounds, 1e-4).get_epsilon_bracket(delta)
 
 
 def opacus_adapter(sigma, q, rounds, delta):
@@ -159,16 +150,10 @@ def opacus_adapter(sigma, q, rounds, delta):
 
 
 DOORS = {
-    "pld_object": pld_object,
-    "pld_object_coarse": pld_object_coarse,
-    "accountant_default": accountant_default,
-    "accountant_on_grid": accountant_on_grid,
-    "subsampled_gaussian_on_grid": subsampled_gaussian_on_grid,
-    "dpsgd_on_grid": dpsgd_on_grid,
+    **{name: functools.partial(_epsilon_of, make) for name, make in ANSWERING.items()},
     "ledger": ledger,
     "ledger_from_run": ledger_from_run,
     "flower": flower,
-    "compose": compose_file,
     "dp_accounting": dp_accounting_adapter,
     "dp_accounting_on_grid": dp_accounting_adapter_on_grid,
     "opacus": opacus_adapter,

@@ -26,3 +26,28 @@ def fresh_environ() -> dict[str, str]:
     (Dask's nanny writes its pre-spawn environment into the process that starts a cluster whenever it
     spawns a worker): the environment a user's fresh interpreter starts with, for a test that runs one."""
     return {key: value for key, value in os.environ.items() if not key.startswith("MALLOC_")}
+
+
+# the end of a child process that reports where glibc serves a window-sized block after what the child did before
+# it: a 24 MiB block malloc'd and freed, with glibc's own account (mallinfo2: hblkhd, the bytes in mmapped blocks;
+# keepcost, the free top of the heap the process keeps), printed as one JSON line
+BLOCK_REPORT = """
+import ctypes, json
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = (ctypes.c_size_t,)
+libc.free.argtypes = (ctypes.c_void_p,)
+size = 24 << 20
+before = libc.mallinfo2().hblkhd
+block = libc.malloc(size)
+mapped = libc.mallinfo2().hblkhd - before
+libc.free(block)
+print(json.dumps({"mapped": mapped, "keep": libc.mallinfo2().keepcost, "size": size}))
+"""

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds
-from tests.pld.refine.glibc import GLIBC, IS_GLIBC, fresh_environ
+from tests.pld.refine.glibc import BLOCK_REPORT, GLIBC, IS_GLIBC, fresh_environ
 
 ROOT = (
     Path(__file__).resolve().parents[3]
@@ -20,36 +20,20 @@ ROOT = (
 
 needs_glibc = pytest.mark.skipif(not GLIBC, reason="glibc >= 2.33 (mallinfo2) only")
 
-# one child process: optionally a refinement (which raises the thresholds), then a 24 MiB block
-# malloc'd and freed, with glibc's own account of where it came from (mallinfo2: hblkhd, the bytes
-# in mmapped blocks; keepcost, the free top of the heap the process keeps)
-CHILD = """
-import ctypes, json, sys
-import numpy as np
+# one child process: optionally a refinement (which raises the thresholds), then glibc's account of a
+# window-sized block (``BLOCK_REPORT``)
+CHILD = (
+    """
+import sys
 from hockeystick import pld
 
-class Info(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-        "fordblks", "keepcost")]
-
-libc = ctypes.CDLL(None)
-libc.mallinfo2.restype = Info
-libc.malloc.restype = ctypes.c_void_p
-libc.malloc.argtypes = (ctypes.c_size_t,)
-libc.free.argtypes = (ctypes.c_void_p,)
-refine = sys.argv[1] == "refine"
-if refine:
+if sys.argv[1] == "refine":
     lo, up = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100, accuracy=1e-2).delta(
         1.0, bound="both")
     assert 0.0 <= lo <= up <= 1.0
-size = 24 << 20
-before = libc.mallinfo2().hblkhd
-block = libc.malloc(size)
-mapped = libc.mallinfo2().hblkhd - before
-libc.free(block)
-print(json.dumps({"mapped": mapped, "keep": libc.mallinfo2().keepcost, "size": size}))
 """
+    + BLOCK_REPORT
+)
 
 
 def child(mode: str, **env: str) -> dict[str, int]:

@@ -12,7 +12,6 @@ library is not glibc, or where the environment tunes malloc already (a ``MALLOC_
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from ... import _core
@@ -30,7 +29,7 @@ def user_tunes_malloc(environ: Mapping[str, str] | None = None) -> bool:
     Parameters
     ----------
     environ : mapping of str to str, optional
-        The environment to read (default: ``os.environ``, the process's, which the core reads).
+        The environment to read (default: the process's, which the core reads).
 
     Returns
     -------
@@ -43,8 +42,11 @@ def user_tunes_malloc(environ: Mapping[str, str] | None = None) -> bool:
     None
         Reading the environment raises nothing.
     """
-    env = os.environ if environ is None else environ
-    return any(_core.pld_refine.tunes_malloc(key=key, value=value) for key, value in env.items())
+    if environ is None:  # the process's own, as the core reads it when it raises the thresholds
+        return bool(_core.pld_refine.user_tunes_malloc())
+    return any(
+        _core.pld_refine.tunes_malloc(key=key, value=value) for key, value in environ.items()
+    )
 
 
 def raise_malloc_thresholds() -> bool:
