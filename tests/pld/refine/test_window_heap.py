@@ -1,6 +1,8 @@
 """The large reads' heap scope (``refine.window_heap``): inside it glibc serves a window-sized block
 from the heap, whose free memory it keeps; the outermost scope's end sets malloc_thresholds' ceilings
-back (a block above them is mapped again) and gives the heap's free memory back to the system.
+back (a block above them is mapped again) and, where the heap grew inside it past the ceilings' trim
+threshold, gives the heap's free memory back to the system (a scope that grew it less leaves the
+heap as the ceilings would).
 glibc's own account (mallinfo2: hblkhd, the bytes in mmapped blocks; keepcost, the free top of the
 heap) says where each block came from."""
 
@@ -87,6 +89,37 @@ def heap_scope_checks() -> None:
     # the outermost end: the ceilings again, and the free top given back
     assert mapped_by(size) >= size
     assert LIBC.mallinfo2().keepcost < malloc_thresholds.TRIM_THRESHOLD_CEILING
+
+
+def test_a_scope_that_grew_no_heap_leaves_its_free_memory() -> None:
+    """In a fresh interpreter: a free top the ceilings' trim threshold keeps is kept by a scope whose
+    reads grew no heap (malloc_trim, which walks every free chunk, would give it back)."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {__name__} as m; m.small_scope_checks()"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=fresh_environ(),
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def small_scope_checks() -> None:
+    """The checks of test_a_scope_that_grew_no_heap_leaves_its_free_memory."""
+    assert LIBC is not None
+    LIBC.mallinfo2.restype = Info
+    assert malloc_thresholds.raise_malloc_thresholds()
+    size = 16 << 20  # below the ceilings: from the heap, its free top kept after free
+    assert size < malloc_thresholds.MMAP_THRESHOLD_CEILING
+    assert mapped_by(size) == 0
+    kept = int(LIBC.mallinfo2().keepcost)
+    assert kept >= size
+    with window_heap.heap_windows() as raised:
+        assert raised
+    assert LIBC.mallinfo2().keepcost >= kept  # not trimmed
+    with window_heap.heap_windows():  # a scope that grows the heap past the trim threshold
+        assert mapped_by(2 * malloc_thresholds.TRIM_THRESHOLD_CEILING) == 0
+    assert LIBC.mallinfo2().keepcost < size  # trimmed
 
 
 def test_the_setting_is_undone_when_the_scope_raises() -> None:

@@ -17,10 +17,11 @@
  *   - Memory (glibc only): the first call that composes (hs_pld_self_compose, hs_pld_compose, the run reads
  *     hs_pld_epsilon_bracket and hs_pld_delta_bracket, the calls to an accuracy) sets glibc's mmap and trim
  *     thresholds to the ceilings glibc's own adjustment reaches (32 MiB and 64 MiB on 64-bit systems), and
- *     while such a call runs blocks up to 1 GiB come from the heap; its end sets the ceilings back and gives
- *     the heap's free memory back to the system (malloc_trim).  No value changes, only where the composed
- *     windows' memory comes from (the core's pld/refine/window_heap.hpp).  A process whose environment tunes
- *     malloc (a MALLOC_ variable, or a glibc.malloc. tunable in GLIBC_TUNABLES) is left as it is.
+ *     while such a call runs blocks up to 1 GiB come from the heap; its end sets the ceilings back and, where
+ *     the heap grew past the 64 MiB trim ceiling during the call, gives the heap's free memory back to the
+ *     system (malloc_trim).  No value changes, only where the composed windows' memory comes from (the core's
+ *     pld/refine/window_heap.hpp).  A process whose environment tunes malloc (a MALLOC_ variable, or a
+ *     glibc.malloc. tunable in GLIBC_TUNABLES) is left as it is.
  *
  * The formulas and their sources are those of the C++ core (cpp/include/hockeystick/) and of the Python
  * package's functions of the same names; every value is theirs bit for bit (the PLD calls: where both use

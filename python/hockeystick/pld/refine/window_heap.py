@@ -7,10 +7,12 @@ rare_finer_grids.hpp) compose windows of 10^6 to 5e7 points, above the mmap thre
 ``malloc_thresholds`` sets.  Inside ``heap_windows`` the mmap threshold is ``WINDOW_MMAP_THRESHOLD`` and
 the trim threshold ``WINDOW_TRIM_THRESHOLD``: a block up to 1 GiB comes from the heap, and the heap keeps
 what the reads free for the next composition.  Leaving the outermost scope sets both back to
-``malloc_thresholds``' ceilings and gives the heap's free memory back to the system, so a process holds
-no more after the reads than it would have without the scope.  Nested and concurrent scopes (an
-accountant's worker threads) share one setting, made by the first to enter and undone by the last to
-leave.  No value changes, only where memory comes from; nothing is set where
+``malloc_thresholds``' ceilings and, where the heap grew inside it past the ceilings' trim threshold,
+gives the heap's free memory back to the system, so a process holds no more after the reads than it
+would have without the scope (a scope that grew it less leaves it as the ceilings would: trimming walks
+every free chunk of the heap, which in a long process costs more than a short question's reads).
+Nested and concurrent scopes (an accountant's worker threads) share one setting, made by the first to
+enter and undone by the last to leave.  No value changes, only where memory comes from; nothing is set where
 ``malloc_thresholds.raise_malloc_thresholds`` sets nothing.
 """
 

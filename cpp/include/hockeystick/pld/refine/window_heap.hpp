@@ -15,9 +15,14 @@
 //                            participation's finer grids, the tilted factors, blocks of rounds) come from the heap,
 //                            which keeps what they free for the next composition.  Nested and concurrent scopes share
 //                            one setting, made by the first to enter and undone by the last to leave: the ceilings
-//                            again, and the heap's free memory given back to the system (malloc_trim), so a process
-//                            holds no more after the reads than without the scope.  The rare reads after 10^8 rounds
-//                            at a rate of 1e-6 otherwise spend about as much CPU in the kernel as in the reads.
+//                            again, and, where the heap grew inside the scope by more than the ceiling's trim
+//                            threshold (the program break's rise), its free memory given back to the system
+//                            (malloc_trim), so a process holds no more after the reads than without the scope.  The
+//                            rare reads after 10^8 rounds at a rate of 1e-6 otherwise spend about as much CPU in the
+//                            kernel as in the reads.  A scope whose reads grew the heap less leaves it as it is: what
+//                            it keeps the ceiling's trim threshold would keep too, and malloc_trim walks and releases
+//                            every free chunk of the heap, which in a long process fragmented by other work costs
+//                            more than a short question's reads.
 //
 // No value changes, only where memory comes from.  Nothing is set where the C library is not glibc, or where the
 // environment tunes malloc already (a MALLOC_ variable, or a glibc.malloc. tunable in GLIBC_TUNABLES: the user's
@@ -83,9 +88,25 @@ inline bool set_malloc_ceilings() {
 
 struct WindowHeapState {
     std::mutex mutex;
-    int open = 0;      // the scopes open now
-    bool set = false;  // whether the outermost one set the thresholds
+    int open = 0;                // the scopes open now
+    bool set = false;            // whether the outermost one set the thresholds
+    std::uintptr_t entered = 0;  // the program break when it did
 };
+
+// The main arena's program break (sbrk(0): no system call, glibc's cached value).
+inline std::uintptr_t program_break() {
+#if defined(__GLIBC__)
+    return reinterpret_cast<std::uintptr_t>(sbrk(0));
+#else
+    return 0;
+#endif
+}
+
+// Whether the heap grew from `entered` by more than the ceiling's trim threshold.
+inline bool heap_grew_from(std::uintptr_t entered) {
+    const std::uintptr_t now = program_break();
+    return now > entered && now - entered > static_cast<std::uintptr_t>(kTrimThresholdCeiling);
+}
 
 inline WindowHeapState& window_heap_state() {
     static WindowHeapState state;
@@ -114,6 +135,7 @@ class WindowHeap {
             mallopt(M_MMAP_THRESHOLD, static_cast<int>(kWindowMmapThreshold));
             mallopt(M_TRIM_THRESHOLD, static_cast<int>(kWindowTrimThreshold));
             s.set = true;
+            s.entered = detail::program_break();
 #endif
         }
         ++s.open;
@@ -126,7 +148,7 @@ class WindowHeap {
 #if defined(__GLIBC__)
             mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMmapThresholdCeiling));
             mallopt(M_TRIM_THRESHOLD, static_cast<int>(kTrimThresholdCeiling));
-            malloc_trim(0);
+            if (detail::heap_grew_from(s.entered)) malloc_trim(0);
 #endif
             s.set = false;
         }
