@@ -14,7 +14,8 @@ of each library runs first, untimed): hockeystick's ``HockeystickPLDAccountant``
 (no grid, no accuracy: the default's question logic, ``pld.accountants.question_plan``), the same at
 accuracy 1e-4, then asking for dp_accounting's own certified width ("equal accuracy"), and
 dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as its users call it); wall
-and CPU time of compose + the epsilon (compose and epsilon are also timed apart).  ``--passes P``:
+and CPU time of compose + the epsilon (compose and epsilon are also timed apart), hockeystick's
+modules compiled to bytecode first as an installed wheel's are (``compiled_bytecode``).  ``--passes P``:
 the pass over the trees runs P times, each in a fresh process, and each tree's times are the medians
 over the passes; ``--repeats R``: each tree runs R times in one process, interleaved, and its times
 are the medians, which read what the tree's first run left in hockeystick's caches (a composition's
@@ -447,6 +448,18 @@ def test_along_run_smoke():
     assert all(cpu > 0 for cpu, _ in medians.values())
 
 
+def compiled_bytecode() -> None:
+    """Compiles hockeystick's modules to bytecode before anything is timed, as pip compiles an
+    installed wheel's (and dp_accounting's): from a source tree whose bytecode is not written
+    (PYTHONDONTWRITEBYTECODE), a module imported on first use would otherwise be compiled inside the
+    timed call that first reaches it, in every fresh pass."""
+    import compileall
+
+    import hockeystick
+
+    compileall.compile_dir(os.path.dirname(hockeystick.__file__), quiet=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -488,6 +501,7 @@ def main() -> None:
         f"{os.cpu_count()} cores",
         {k: os.environ.get(k) for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")},
     )
+    compiled_bytecode()
     if not args.skip_tracking:
         tracking()
     if not args.skip_along_run:
