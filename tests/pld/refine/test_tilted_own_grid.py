@@ -206,9 +206,9 @@ def _subsampled_gaussian_terms() -> list:
 @pytest.mark.parametrize("kind", ["laplace", "subsampled gaussian"])
 @pytest.mark.parametrize(("eps", "delta"), [(0.3, 1e-3), (2.5, 1e-5), (3.8, 1e-12), (40.0, 1e-300)])
 def test_the_core_tilts_are_the_best_of_every_rung(kind: str, eps: float, delta: float) -> None:
-    """The core's stepped search (best_tilt: every 64th rung, then 16th, 4th and every rung around
-    the best) lands on the rung an evaluation of every rung of the ladder finds, for both Chernoff
-    scores (fails where a step's window misses the best: a window of one step less on either side)."""
+    """The core's stepped search (best_tilt: every 64th rung, then every 16th, 4th and every rung
+    around the last best) lands on the rung that evaluating every rung of the ladder finds, for both
+    Chernoff scores; a step whose window around the last best missed the ladder's best would fail."""
     terms = _laplace_directions()[0][1] if kind == "laplace" else _subsampled_gaussian_terms()
     lams = tilt_search.LAMBDAS
     k = summed_log_mgf(terms, lams)

@@ -167,8 +167,8 @@ inline std::vector<double> summed_log_mgf(const std::vector<CountedPmf>& terms, 
 // step strictly between the last best's two neighbours, down to every rung.  Where the score is unimodal in lam (the
 // Chernoff objectives are: K is convex) each best is less than its step from the ladder's best (a rung further off
 // would have a better neighbour on the best's side), so the last is the ladder's best: the rung a search of every rung
-// finds, at at most 31 evaluations in four passes over the PMF where every eighth rung and then the fifteen around the
-// best took 76 in five.  Every tilt is valid for the certified reads; the search only makes them tight.
+// finds, from at most 31 evaluations in four passes over the PMF (every eighth rung and the fifteen around its best
+// would take 76 in five).  Every tilt is valid for the certified reads; the search only makes them tight.
 template <class Score>
 double best_tilt(Score&& score) {
     const auto argmax = [](const std::vector<double>& v) {
