@@ -1,7 +1,7 @@
 """The core's ``accuracy=`` read of one point at one delta (cpp/include/hockeystick/pld/refine/accuracy_epsilon.hpp,
 ``_core.pld_refine.accuracy_epsilon``; the package's ``default_reads.accuracy_sides`` and the C library's epsilon
-call both make it): at a tolerance finer than the default's it reads the default's bracket once and never ends
-looser than it, reading the tilted descent only where the intersection is still wider than asked; at a coarser one a
+call both make it): at a tolerance finer than the default's (in both terms, or at the refined bracket's epsilon: 1e-3
+above epsilon 4) it reads the default's bracket once and never ends looser than it, reading the tilted descent only where the intersection is still wider than asked; at a coarser one a
 refined bracket within the tolerance comes back as given with nothing read, and a wider one is read by step 3's
 descent, lowered to the cap, and intersected with the default's only where still wider than asked.  Every answer
 holds the truth the default brackets."""
@@ -26,7 +26,7 @@ def default() -> tuple[float, float]:
     return float(lower), float(upper)
 
 
-def read(lower, upper, accuracy, relative_accuracy, default_bracket, cap=None):
+def read(lower, upper, accuracy, relative_accuracy, default_bracket, cap=None, delta=DELTA):
     sigma, q, rounds = README
     asked = []
 
@@ -41,7 +41,7 @@ def read(lower, upper, accuracy, relative_accuracy, default_bracket, cap=None):
         sigma=sigma,
         sampling_rate=q,
         rounds=rounds,
-        delta=DELTA,
+        delta=delta,
         lower=lower,
         upper=upper,
         accuracy=accuracy,
@@ -68,6 +68,29 @@ def test_a_finer_accuracy_within_the_default_reads_no_descent(default):
     )  # narrower than asked (the read takes the sides given as certified)
     (lower, upper), asked = read(*within, 1e-5, 0.0, lambda: (0.0, math.inf))
     assert asked == ["default"] and (lower, upper) == within
+
+
+def test_the_defaults_absolute_accuracy_above_epsilon_4_is_finer_and_never_looser():
+    """Accuracy 1e-3 is below the default's tolerance max(1e-3, 2.5e-4 eps) above eps 4: a refined
+    bracket within 1e-3 but reaching past the default's (the README run at 1e-12, eps 4.18) is
+    intersected with the default's, not returned as given (a coarser accuracy's rule)."""
+    lower, upper = (float(v) for v in SubsampledGaussianPLD(*README).epsilon(1e-12, bound="both"))
+    assert upper > 4.0 and upper - lower < 4e-4
+    refined = (lower - 3e-4, upper + 3e-4)  # within 1e-3, looser than the default on both sides
+    (lo, up), asked = read(*refined, 1e-3, 0.0, lambda: (lower, upper), delta=1e-12)
+    assert asked == ["default"] and (lo, up) == (lower, upper)
+
+
+def test_a_finer_accuracy_through_the_front_door_is_never_looser_than_the_default():
+    """SubsampledGaussianPLD(..., accuracy=1e-3) at eps 6.33 (a tolerance finer than the default's
+    1.58e-3 there) gives an upper side no higher than the default's and a lower side no lower
+    (its refinement alone read [6.3347576, 6.3349285] against the default's [6.3347577,
+    6.3348459])."""
+    run, delta = (1.0741151569840965, 0.13111074789991584, 20), 3.427511296351098e-09
+    default_lower, default_upper = SubsampledGaussianPLD(*run).epsilon(delta, bound="both")
+    lower, upper = SubsampledGaussianPLD(*run, accuracy=1e-3).epsilon(delta, bound="both")
+    assert default_upper > 4.0
+    assert default_lower <= lower <= upper <= default_upper
 
 
 def test_a_coarser_accuracy_met_reads_nothing(default):

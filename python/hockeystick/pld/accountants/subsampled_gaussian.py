@@ -322,11 +322,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         then refined (``refine.points``) until its certified bracket is no wider than the tolerance
         at every argument, or no grid within reach narrows it further (``.epsilon`` then sets
         ``unmet`` and warns once with an ``AccuracyNotMetWarning``). The bounds are certified either
-        way. An accuracy finer than the default's tolerance (below 1e-3) intersects each bracket
-        with the default's, so it is never looser than the default
-        (``question.default_reads.accuracy_sides``, ``accuracy_delta_sides``); an accuracy of 1e-3
-        or coarser is read to that width alone, without the default's further reads: faster, within
-        the width asked, and possibly wider than the default's bracket.
+        way. An accuracy finer than the default's tolerance max(1e-3, 2.5e-4 epsilon) (below 1e-3,
+        or 1e-3 above epsilon 4) intersects each bracket with the default's, so it is never looser
+        than the default (``question.default_reads.accuracy_sides``, ``accuracy_delta_sides``); an
+        accuracy as coarse as the default's tolerance or coarser is read to that width alone, without
+        the default's further reads: faster, within the width asked, and possibly wider than the
+        default's bracket.
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on
         the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every

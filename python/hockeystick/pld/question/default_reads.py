@@ -907,7 +907,9 @@ def accuracy_sides(
 
     Where the tolerance asked (max(``accuracy``, ``relative_accuracy`` eps)) is finer than the
     default's (``accuracy`` below ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
-    ``question.DEFAULT_RELATIVE_ACCURACY``), each refined bracket is intersected with the default's
+    ``question.DEFAULT_RELATIVE_ACCURACY``; or below the default's tolerance at the refined
+    bracket's upper side: ``accuracy`` 1e-3 above eps 4), each refined bracket is intersected with
+    the default's
     (``kept_epsilon_brackets``, each point and delta asked alone, a default read before for the same
     question not read again: more accuracy is never looser), and one still wider than asked with the
     tilted descent on that tolerance's grids, from its first grid (``StartGrid.first``): the

@@ -6,11 +6,12 @@
 // (python/hockeystick/pld/question/default_reads.py's accuracy_sides, through the binding's accuracy_epsilon) and the
 // C library's epsilon call at an accuracy other than its default (cpp/capi/refine.cpp) both read it here.
 //
-//   finer    (the tolerance asked, max(accuracy, relative_accuracy eps), no coarser than the default's in either term,
-//            its accuracy below the default's): the refined bracket intersected with the default's, so that more
-//            accuracy is never looser than the default; where still wider than asked (the plain composition's
-//            round-off charge holds the refined upper side at a small delta), the descent on the asked tolerance's
-//            grids from `start`;
+//   finer    (the tolerance asked, max(accuracy, relative_accuracy eps), below the default's at the refined bracket's
+//            upper side, or no coarser than it in either term with its accuracy below the default's: accuracy 1e-3 is
+//            finer above epsilon 4, where the default's relative term passes its absolute one): the refined bracket
+//            intersected with the default's, so that more accuracy is never looser than the default; where still
+//            wider than asked (the plain composition's round-off charge holds the refined upper side at a small
+//            delta), the descent on the asked tolerance's grids from `start`;
 //   coarser  (otherwise), where the refined bracket is wider than asked: the descent on the default tolerance's grids
 //            from `default_start` where it is wider than the default's tolerance, its upper side then lowered to cap()
 //            where given (a certified upper side known beside: the package's RDP conversion where no tail is given);
@@ -69,7 +70,8 @@ std::pair<double, double> accuracy_epsilon(const AccuracyRun& run, double delta,
         b = {d.lower, d.upper};
     };
     const bool finer =
-        plan.asked.accuracy < fallback.accuracy && plan.asked.relative_accuracy <= fallback.relative_accuracy;
+        (plan.asked.accuracy < fallback.accuracy && plan.asked.relative_accuracy <= fallback.relative_accuracy) ||
+        plan.asked.at(upper) < fallback.at(upper);
     if (finer) {
         intersect_default();
         if (!plan.asked.within(b.first, b.second)) descend(plan.start, plan.asked);
