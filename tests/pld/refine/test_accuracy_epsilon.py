@@ -1,8 +1,9 @@
 """The core's ``accuracy=`` read of one point at one delta (cpp/include/hockeystick/pld/refine/accuracy_epsilon.hpp,
 ``_core.pld_refine.accuracy_epsilon``; the package's ``default_reads.accuracy_sides`` and the C library's epsilon
 call both make it): at a tolerance finer than the default's (in both terms, or at the refined bracket's epsilon: 1e-3
-above epsilon 4) it reads the default's bracket once and never ends looser than it, reading the tilted descent only where the intersection is still wider than asked; at a coarser one a
-refined bracket within the tolerance comes back as given with nothing read, and a wider one is read by step 3's
+above epsilon 4) it reads the default's bracket once and never ends looser than it, reading the tilted descent only
+where the intersection is still wider than asked; at a coarser one a refined bracket within the tolerance comes back
+as given with nothing read, and a wider one is read by step 3's
 descent, lowered to the cap, and intersected with the default's only where still wider than asked.  Every answer
 holds the truth the default brackets."""
 
@@ -84,8 +85,8 @@ def test_the_defaults_absolute_accuracy_above_epsilon_4_is_finer_and_never_loose
 def test_a_finer_accuracy_through_the_front_door_is_never_looser_than_the_default():
     """SubsampledGaussianPLD(..., accuracy=1e-3) at eps 6.33 (a tolerance finer than the default's
     1.58e-3 there) gives an upper side no higher than the default's and a lower side no lower
-    (its refinement alone read [6.3347576, 6.3349285] against the default's [6.3347577,
-    6.3348459])."""
+    (the refinement's bracket alone, [6.3347576, 6.3349285], is looser on both sides than the
+    default's [6.3347577, 6.3348459])."""
     run, delta = (1.0741151569840965, 0.13111074789991584, 20), 3.427511296351098e-09
     default_lower, default_upper = SubsampledGaussianPLD(*run).epsilon(delta, bound="both")
     lower, upper = SubsampledGaussianPLD(*run, accuracy=1e-3).epsilon(delta, bound="both")
