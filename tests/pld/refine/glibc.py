@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -26,6 +28,19 @@ def fresh_environ() -> dict[str, str]:
     (Dask's nanny writes its pre-spawn environment into the process that starts a cluster whenever it
     spawns a worker): the environment a user's fresh interpreter starts with, for a test that runs one."""
     return {key: value for key, value in os.environ.items() if not key.startswith("MALLOC_")}
+
+
+def fresh_checks(module: str, checks: str) -> subprocess.CompletedProcess[str]:
+    """``module.checks()`` run in a fresh interpreter from the repository root (the tests import as
+    ``tests.pld.refine``), in ``fresh_environ``: for checks whose outcome is the process's first
+    malloc settings, or its heap as glibc first gives it."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import {module} as m; m.{checks}()"],
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        env=fresh_environ(),
+    )
 
 
 # the end of a child process that reports where glibc serves a window-sized block after what the child did before

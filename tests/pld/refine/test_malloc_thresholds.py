@@ -7,16 +7,11 @@ import ctypes
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds
-from tests.pld.refine.glibc import BLOCK_REPORT, GLIBC, IS_GLIBC, fresh_environ
-
-ROOT = (
-    Path(__file__).resolve().parents[3]
-)  # the repository root: the test module imports as tests.pld.refine
+from tests.pld.refine.glibc import BLOCK_REPORT, GLIBC, IS_GLIBC, fresh_checks, fresh_environ
 
 needs_glibc = pytest.mark.skipif(not GLIBC, reason="glibc >= 2.33 (mallinfo2) only")
 
@@ -88,17 +83,7 @@ def test_thresholds_are_the_ceilings_glibc_reaches():
 
 def test_raise_is_once_per_process():
     """In a fresh interpreter (the decision is the process's first call's, on its environment then)."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import tests.pld.refine.test_malloc_thresholds as m; m.raise_checks()",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=fresh_environ(),
-    )
+    done = fresh_checks(__name__, "raise_checks")
     assert done.returncode == 0, done.stderr
 
 

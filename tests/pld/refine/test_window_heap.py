@@ -9,18 +9,11 @@ heap) says where each block came from."""
 from __future__ import annotations
 
 import ctypes
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from hockeystick.pld.refine import malloc_thresholds, window_heap
-from tests.pld.refine.glibc import GLIBC, LIBC, fresh_environ
-
-ROOT = (
-    Path(__file__).resolve().parents[3]
-)  # the repository root: the test module imports as tests.pld.refine
+from tests.pld.refine.glibc import GLIBC, LIBC, fresh_checks
 
 pytestmark = pytest.mark.skipif(
     not GLIBC or malloc_thresholds.user_tunes_malloc(),
@@ -65,13 +58,7 @@ def test_a_window_sized_block_comes_from_the_heap_inside_the_scope_only() -> Non
     """In a fresh interpreter: glibc maps a block whatever the threshold where the heap cannot hold it,
     which earlier work in the same process can bring about (a thread moved to a secondary arena, whose
     heaps hold at most 64 MiB; a program break that cannot grow past a mapping)."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"import {__name__} as m; m.heap_scope_checks()"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=fresh_environ(),
-    )
+    done = fresh_checks(__name__, "heap_scope_checks")
     assert done.returncode == 0, done.stderr
 
 
@@ -94,13 +81,7 @@ def heap_scope_checks() -> None:
 def test_a_scope_that_grew_no_heap_leaves_its_free_memory() -> None:
     """In a fresh interpreter: a free top the ceilings' trim threshold keeps is kept by a scope whose
     reads grew no heap (malloc_trim, which walks every free chunk, would give it back)."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"import {__name__} as m; m.small_scope_checks()"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=fresh_environ(),
-    )
+    done = fresh_checks(__name__, "small_scope_checks")
     assert done.returncode == 0, done.stderr
 
 
