@@ -82,12 +82,20 @@ def test_the_defaults_absolute_accuracy_above_epsilon_4_is_finer_and_never_loose
     assert asked == ["default"] and (lo, up) == (lower, upper)
 
 
-def test_a_finer_accuracy_through_the_front_door_is_never_looser_than_the_default():
-    """SubsampledGaussianPLD(..., accuracy=1e-3) at eps 6.33 (a tolerance finer than the default's
-    1.58e-3 there) gives an upper side no higher than the default's and a lower side no lower
-    (the refinement's bracket alone, [6.3347576, 6.3349285], is looser on both sides than the
-    default's [6.3347577, 6.3348459])."""
-    run, delta = (1.0741151569840965, 0.13111074789991584, 20), 3.427511296351098e-09
+@pytest.mark.parametrize(
+    ("run", "delta"),
+    [
+        ((1.0741151569840965, 0.13111074789991584, 20), 3.427511296351098e-09),
+        (README, 1e-12),
+    ],
+)
+def test_a_finer_accuracy_through_the_front_door_is_never_looser_than_the_default(run, delta):
+    """SubsampledGaussianPLD(..., accuracy=1e-3) above eps 4 (a tolerance finer than the default's
+    there) gives an upper side no higher than the default's and a lower side no lower.  At eps 6.33
+    the refinement's bracket alone, [6.3347576, 6.3349285], is looser on both sides than the
+    default's [6.3347577, 6.3348459]; the README's run at 1e-12 has no finite refined upper side,
+    so the finer tolerance shows only at the upper side the coarser branch's reads reach (4.180645
+    alone, the default's 4.180189)."""
     default_lower, default_upper = SubsampledGaussianPLD(*run).epsilon(delta, bound="both")
     lower, upper = SubsampledGaussianPLD(*run, accuracy=1e-3).epsilon(delta, bound="both")
     assert default_upper > 4.0

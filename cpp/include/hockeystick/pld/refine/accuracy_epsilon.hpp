@@ -15,8 +15,10 @@
 //   coarser  (otherwise), where the refined bracket is wider than asked: the descent on the default tolerance's grids
 //            from `default_start` where it is wider than the default's tolerance, its upper side then lowered to cap()
 //            where given (a certified upper side known beside: the package's RDP conversion where no tail is given);
-//            where still wider than asked, intersected with the default's (rare participation at a small delta, whose
-//            tight sides come from the default's last reads).
+//            where still wider than asked, or where the tolerance asked is finer than the default's at the upper side
+//            these reads reach (a refined upper side unbounded at a small delta: the README's run at 1e-12, epsilon
+//            4.18), intersected with the default's (rare participation at a small delta, whose tight sides come from
+//            the default's last reads).
 // Every bracket read is certified and intersected with the one in hand (numpy's maximum and minimum, the upper side
 // never below the lower), so the result is certified and never wider than the refined bracket.
 #pragma once
@@ -69,10 +71,12 @@ std::pair<double, double> accuracy_epsilon(const AccuracyRun& run, double delta,
             reader.grid_descent(delta, b.first, b.second, start, tol.accuracy, tol.relative_accuracy);
         b = {d.lower, d.upper};
     };
-    const bool finer =
-        (plan.asked.accuracy < fallback.accuracy && plan.asked.relative_accuracy <= fallback.relative_accuracy) ||
-        plan.asked.at(upper) < fallback.at(upper);
-    if (finer) {
+    const auto finer_at = [&](double eps) {  // the tolerance asked finer than the default's at eps
+        return (plan.asked.accuracy < fallback.accuracy &&
+                plan.asked.relative_accuracy <= fallback.relative_accuracy) ||
+               plan.asked.at(eps) < fallback.at(eps);
+    };
+    if (finer_at(upper)) {
         intersect_default();
         if (!plan.asked.within(b.first, b.second)) descend(plan.start, plan.asked);
         return b;
@@ -80,7 +84,7 @@ std::pair<double, double> accuracy_epsilon(const AccuracyRun& run, double delta,
     if (plan.asked.within(b.first, b.second)) return b;
     if (!fallback.within(b.first, b.second)) descend(plan.default_start, fallback);
     if (plan.cap) b.second = detail::numpy_maximum(b.first, detail::numpy_minimum(b.second, plan.cap()));
-    if (!plan.asked.within(b.first, b.second)) intersect_default();
+    if (!plan.asked.within(b.first, b.second) || finer_at(b.second)) intersect_default();
     return b;
 }
 
