@@ -18,8 +18,10 @@ and CPU time of compose + the epsilon (compose and epsilon are also timed apart)
 modules compiled to bytecode first as an installed wheel's are (``compiled_bytecode``).  ``--passes P``:
 the pass over the trees runs P times, each in a fresh process, and each tree's times are the medians
 over the passes; ``--repeats R``: each tree runs R times in one process, interleaved, and its times
-are the medians, which read what the tree's first run left in hockeystick's caches (a composition's
-RDP curve, a round's discretised PLD) and so time a user's repeated question, not a new one.  The
+are the medians.  Every hockeystick column starts without the answers kept before it (the default's
+epsilon brackets, the one-round discretizations: ``_forget_answers``, untimed), so each times a new
+question on warm plans and imports; the accuracy= columns too, whose reads intersect the default's
+bracket of the same question and would otherwise find the default column's kept.  The
 summary's first line is the default adapter's CPU speed-up over dp_accounting, median over the trees.
 dp_accounting runs on one thread; hockeystick's core loops use every core from parallel_work
 element evaluations on (cpp/bindings/loops.hpp), and the threads such a loop wakes spin idle for a
@@ -97,6 +99,18 @@ def _split(make, tree, delta: float = DELTA):
     return out, cw + qw, cc + qc, cc, qc
 
 
+def _forget_answers() -> None:
+    """Forgets the answers hockeystick keeps between calls (the default's epsilon brackets, the
+    one-round discretizations), untimed, so that the column timed next asks a new question rather
+    than one the column before it answered: the accuracy= reads intersect the default's bracket of
+    the same question, which a warm column would find kept."""
+    from hockeystick.pld.question import default_reads
+    from hockeystick.pld.refine import round_cache
+
+    default_reads.forget_kept()
+    round_cache.clear()
+
+
 def run_tree(seed: int, repeats: int = 1, delta: float = TREE_DELTA) -> dict:
     """One tree at ``delta``: dp_accounting, our default adapter, ours at 1e-4 and ours at their
     certified width, interleaved ``repeats`` times; times are medians."""
@@ -112,10 +126,13 @@ def run_tree(seed: int, repeats: int = 1, delta: float = TREE_DELTA) -> dict:
     for _ in range(repeats):
         runs["their"].append(_split(PLDAccountant, tree, delta))
         pess = runs["their"][-1][0]
+        _forget_answers()
         runs["default"].append(_split(HockeystickPLDAccountant, tree, delta))
+        _forget_answers()
         runs["ours"].append(_split(lambda: HockeystickPLDAccountant(accuracy=1e-4), tree, delta))
         # Equal certified accuracy: ask for dp_accounting's own certified width (pessimistic - optimistic).
         width = max(pess - opt, 1e-6)
+        _forget_answers()
         runs["eq"].append(_split(lambda: HockeystickPLDAccountant(accuracy=width), tree, delta))
 
     def med(name: str, i: int) -> float:
@@ -475,8 +492,8 @@ def main() -> None:
         "--repeats",
         type=int,
         default=1,
-        help="interleaved runs per tree in one process (times are medians; the repeats read the "
-        "first run's caches)",
+        help="interleaved runs per tree in one process (times are medians; each column forgets "
+        "the answers kept before it)",
     )
     parser.add_argument(
         "--passes",
