@@ -23,8 +23,9 @@
 //      centre / T, the upper side the larger of it and TiltedReader::add_screens' bound on the add direction (under
 //      the tilt at the centre), the lower side, where asked, the remove direction's optimistic split.
 //    A bracket whose upper side fell below a level under the one its tails were sized for, where their charge is
-//    not negligible against it, is read again at its new level (kFineDeltaPasses passes at most): each pass's bucket
-//    is a function of the element's own bracket, so an element still reads as asked alone.
+//    not negligible against it, is read again at its new level (kFineDeltaPasses passes at most), its lower and
+//    split reads left to that pass (their tails too would be sized for the stale level): each pass's bucket is a
+//    function of the element's own bracket, so an element still reads as asked alone.
 // 3. The held compositions are cut to kTiltDeltaWindowPoints per side after the read, for the reads that come later.
 //
 // Every read is certified at any tilt, tail and split point (their headers): these choices make it tight, never valid.
@@ -93,11 +94,22 @@ inline void optimistic_delta_read(TiltedReader& reader, const std::vector<double
     }
 }
 
+// Whether the bracket (lower, upper) read with tails sized for `level` is read again at the level of its upper side
+// (kFineDeltaPasses): not exact, its upper side positive and below `level`'s next level down, and the tails' charge
+// there (up to kTiltedTailShare of `level`) past kExactRelative of it.
+inline bool stale_level(double lower, double upper, double level) {
+    return upper > 0.0 && !exact_bracket(lower, upper) && kTiltedTailShare * level > kExactRelative * upper &&
+           tilted_delta_level(upper) < level;
+}
+
 // One bucket of the fine delta read (step 2 of the opening comment): the brackets at the indices `at` of eps, every
-// one with the same (centre, level), read in place.
+// one with the same (centre, level), read in place.  `last`: no pass follows; otherwise a bracket whose upper read
+// leaves its level stale (stale_level) takes neither the lower nor the split read here, the next pass reading it
+// at its new level (the DP-FedAvg run at eps 3 of kFineDeltaPasses' comment, whose tails sized for 1e-10 leave the
+// upper side at 9.97e-21: the lower and split reads of that pass are the next pass's work at the level of 1e-21).
 inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
                               std::vector<double>& upper, const std::vector<std::size_t>& at, double centre,
-                              double level, bool read_lower, const SplitComposition& split_composition) {
+                              double level, bool read_lower, const SplitComposition& split_composition, bool last) {
     const double h = kRareDeltaFineGrid;
     const double q = reader.sampling_rate();
     const bool split = q * static_cast<double>(reader.rounds()) <= kTiltSplitSampledRounds;
@@ -113,10 +125,15 @@ inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& e
     } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
         found = taken(upper, at);
     }
-    for (std::size_t j = 0; j < at.size(); ++j) upper[at[j]] = std::max(lower[at[j]], std::min(upper[at[j]], found[j]));
-    const std::vector<std::size_t> wide = not_exact(at, eps, lower, upper, false);
+    std::vector<std::size_t> current;  // those whose level stays (every one on the last pass)
+    for (std::size_t j = 0; j < at.size(); ++j) {
+        const std::size_t i = at[j];
+        upper[i] = std::max(lower[i], std::min(upper[i], found[j]));
+        if (last || !stale_level(lower[i], upper[i], level)) current.push_back(i);
+    }
+    const std::vector<std::size_t> wide = not_exact(current, eps, lower, upper, false);
     if (tilted_lower && !wide.empty()) optimistic_delta_read(reader, eps, lower, upper, wide, centre, level);
-    const std::vector<std::size_t> positive = not_exact(at, eps, lower, upper, true);
+    const std::vector<std::size_t> positive = not_exact(current, eps, lower, upper, true);
     if (!split || positive.empty()) return;
     std::vector<double> lo = taken(lower, positive), up = taken(upper, positive);
     split_delta_read(reader, taken(eps, positive), lo, up, centre, level, read_lower, split_composition);
@@ -131,7 +148,7 @@ inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& e
 inline std::vector<std::size_t> fine_delta_pass(TiltedReader& reader, const std::vector<double>& eps,
                                                 std::vector<double>& lower, std::vector<double>& upper,
                                                 const std::vector<std::size_t>& todo, bool read_lower,
-                                                const SplitComposition& split) {
+                                                const SplitComposition& split, bool last) {
     std::vector<std::pair<double, double>> keys;
     for (const std::size_t i : todo) keys.emplace_back(tilted_delta_centre(eps[i]), tilted_delta_level(upper[i]));
     const std::set<std::pair<double, double>> buckets(keys.begin(), keys.end());
@@ -139,16 +156,11 @@ inline std::vector<std::size_t> fine_delta_pass(TiltedReader& reader, const std:
         std::vector<std::size_t> at;
         for (std::size_t j = 0; j < todo.size(); ++j)
             if (keys[j] == key) at.push_back(todo[j]);
-        fine_delta_bucket(reader, eps, lower, upper, at, key.first, key.second, read_lower, split);
+        fine_delta_bucket(reader, eps, lower, upper, at, key.first, key.second, read_lower, split, last);
     }
     std::vector<std::size_t> again;  // where the tails' charge may still move the upper side
-    for (std::size_t j = 0; j < todo.size(); ++j) {
-        const std::size_t i = todo[j];
-        if (upper[i] > 0.0 && !exact_bracket(lower[i], upper[i]) &&
-            kTiltedTailShare * keys[j].second > kExactRelative * upper[i] &&
-            tilted_delta_level(upper[i]) < keys[j].second)
-            again.push_back(i);
-    }
+    for (std::size_t j = 0; j < todo.size(); ++j)
+        if (stale_level(lower[todo[j]], upper[todo[j]], keys[j].second)) again.push_back(todo[j]);
     return again;
 }
 
@@ -169,7 +181,7 @@ inline void fine_delta_brackets(TiltedReader& reader, const std::vector<double>&
     todo = not_exact(todo, eps, lower, upper, false);
     try {
         for (int pass = 0; pass < kFineDeltaPasses && !todo.empty(); ++pass)
-            todo = fine_delta_pass(reader, eps, lower, upper, todo, read_lower, split);
+            todo = fine_delta_pass(reader, eps, lower, upper, todo, read_lower, split, pass + 1 == kFineDeltaPasses);
     } catch (...) {
         reader.keep_windows(kTiltDeltaWindowPoints);
         throw;
