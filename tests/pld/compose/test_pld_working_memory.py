@@ -117,10 +117,12 @@ def test_the_gate_limit_is_checked_and_restored():
 def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     """With MAX_WINDOW lowered below what W2's refinement reaches, no grid with loss_span / h above it is composed,
     and the coarser bracket still holds the uncapped one's (both are certified).  The refinement's compositions
-    alone: the default's delta reads it is intersected with after (``default_reads.accuracy_delta_sides``) read
-    the fine grid under caps of their own (``tilted_question.MAX_POINTS``)."""
+    alone: the default's delta reads it is answered by or intersected with (``default_reads.accuracy_delta_brackets``)
+    read their grids under caps of their own (``tilted_question.MAX_POINTS``)."""
     monkeypatch.setattr(
-        default_reads, "accuracy_delta_sides", lambda front, pts, xs, refined, *asked: refined
+        default_reads,
+        "accuracy_delta_brackets",
+        lambda front, pts, xs, refine, *asked: refine(pts, xs),
     )
     point = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
     eps = np.array([1.0, 3.0, 6.0])

@@ -1,7 +1,8 @@
 """The core's ``accuracy=`` delta read of one point at one epsilon (cpp/include/hockeystick/pld/refine/accuracy_delta.hpp,
 ``_core.pld_refine.accuracy_delta``; the package's ``default_reads.accuracy_delta_sides`` and the C library's delta
-call both make it): at an accuracy finer than the default's it reads the default's bracket once and never ends looser
-than it; at any accuracy a bracket not exact is read by the default's fine delta read, so an accuracy the refinement
+call both make it): at an accuracy at most the default's it reads the default's bracket once and never ends looser
+than it (the package's front door answers an epsilon whose default bracket is within that accuracy by it, with no
+refinement: ``default_reads.accuracy_delta_brackets``); at any accuracy a bracket not exact is read by the default's fine delta read, so an accuracy the refinement
 meets by the relative rule's floor is still no looser than the default (it was, by orders of magnitude); an exact
 bracket at a coarser accuracy comes back as given with nothing read.  Every answer holds the truth the default
 brackets."""
@@ -84,16 +85,59 @@ def test_rare_participation_at_the_default_accuracy_or_finer_is_never_looser(acc
     )
 
 
-def test_a_finer_accuracy_reads_the_default_once_and_is_never_looser():
+@pytest.mark.parametrize("accuracy", [1e-3, 1e-4])
+def test_an_accuracy_at_most_the_defaults_reads_the_default_once_and_is_never_looser(accuracy):
     d = default_bracket(FEDAVG, 1.0)
-    (lower, upper), asked = read(FEDAVG, 1.0, 0.0, 1.0, 1e-4, d)
+    (lower, upper), asked = read(FEDAVG, 1.0, 0.0, 1.0, accuracy, d)
     assert asked == [("default", 0)]
     assert d[0] <= lower <= upper <= d[1]
 
 
+def test_the_default_accuracy_is_never_looser_than_the_default_at_the_front_door():
+    """Few samples of a record (sigma 0.8, q 1e-5, 5000 rounds) at eps 0.2: the refinement met accuracy=1e-3 with
+    [5.6122e-16, 5.6632e-16], its upper side 0.65 % above the default's 5.6265e-16, and no read intersected the two;
+    the default's bracket, 2.5e-3 of its upper side wide, does not meet 1e-3 itself, so the refined one is now
+    intersected with it."""
+    run = (0.8, 1e-5, 5_000)
+    lower, upper = SubsampledGaussianPLD(*run, accuracy=1e-3).delta(0.2, bound="both")
+    d_lower, d_upper = default_bracket(run, 0.2)
+    assert (
+        float(upper) <= d_upper * (1 + 1e-12)
+        and d_lower <= float(upper)
+        and float(lower) <= d_upper
+    )
+
+
+def test_an_epsilon_the_default_meets_is_not_refined(monkeypatch):
+    """README run to 1e-4: at eps 0.2 and 0.6 the default's brackets are within 1e-4 of their upper sides (2e-5 and
+    4e-5), so they answer and the refinement is not asked; at eps 1.5 (1.2e-4) it is, for that eps alone."""
+    from hockeystick.pld.refine.points import Refinement
+
+    asked = []
+    real = Refinement.refined
+
+    def counted(self, pts, xs, *args, **kwargs):
+        asked.append([np.array(x) for x in xs])
+        return real(self, pts, xs, *args, **kwargs)
+
+    monkeypatch.setattr(Refinement, "refined", counted)
+    eps = np.array([0.2, 0.6, 1.5])
+    d_lower, d_upper = SubsampledGaussianPLD(*README).delta(eps, bound="both")
+    assert np.all(d_upper - d_lower <= 1e-4 * d_upper, where=[True, True, False])
+    assert d_upper[2] - d_lower[2] > 1e-4 * d_upper[2]
+    lower, upper = SubsampledGaussianPLD(*README, accuracy=1e-4).delta(eps[:2], bound="both")
+    assert asked == [] and np.array_equal(lower, d_lower[:2]) and np.array_equal(upper, d_upper[:2])
+    lower, upper = SubsampledGaussianPLD(*README, accuracy=1e-4).delta(eps, bound="both")
+    assert len(asked) == 1 and len(asked[0]) == 1
+    np.testing.assert_array_equal(asked[0][0], [1.5])
+    assert (
+        np.array_equal(upper[:2], d_upper[:2]) and d_lower[2] <= lower[2] <= upper[2] <= d_upper[2]
+    )
+
+
 def test_a_coarser_accuracy_reads_the_fine_read_not_the_default():
     d = default_bracket(README, 5.0)
-    (lower, upper), asked = read(README, 5.0, 0.0, 7.05e-12, 1e-3, d)
+    (lower, upper), asked = read(README, 5.0, 0.0, 7.05e-12, 1e-2, d)
     assert asked == []
     assert lower <= d[1] and d[0] <= upper <= d[1] * (1 + 1e-9)
 

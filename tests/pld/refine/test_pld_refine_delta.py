@@ -20,6 +20,7 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.question import default_reads
 from hockeystick.pld.refine import constants
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import StartGrid, grid_policy, within_window
@@ -83,6 +84,11 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
 
     monkeypatch.setattr(Refinement, "one_delta", recorded)
     monkeypatch.setattr(PointsFront, "brackets", seen)
+    # every eps refined: the front door answers one whose default bracket meets the accuracy by it
+    # (default_reads.accuracy_delta_brackets), which would leave the loop unread
+    monkeypatch.setattr(
+        default_reads, "delta_within", lambda lo, up, accuracy: np.zeros(np.shape(lo), bool)
+    )
     core = delta_bracket(sigma, q, rounds, sensitivity, eps, accuracy)
     assert taken == [True] and any(only) == complement
     monkeypatch.setattr(Refinement, "one_delta", lambda self, *args: False)

@@ -10,6 +10,7 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, cast
@@ -327,7 +328,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         than the default (``question.default_reads.accuracy_sides``, ``accuracy_delta_sides``); an
         accuracy as coarse as the default's tolerance or coarser is read to that width alone, without
         the default's further reads: faster, within the width asked, and possibly wider than the
-        default's bracket.
+        default's bracket.  ``.delta`` at an accuracy at most 1e-3 is the default's bracket where
+        within it, else refined and intersected with it (``accuracy_delta_brackets``).
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on
         the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every
@@ -532,8 +534,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         if self.accuracy is not None:
             from ..refine.points import Refinement  # loaded on use: only accuracy= refines here
 
-            def refined(pts: list[Point], xs: list[np.ndarray]) -> list[Bracket]:
-                found = Refinement(
+            def refinement(pts: list[Point], xs: list[np.ndarray]) -> list[Bracket]:
+                return Refinement(
                     cast(float, self.accuracy),
                     self.delta_accuracy,
                     self.tail,
@@ -541,12 +543,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                     self._near_one,
                     self.relative_accuracy,
                 ).refined(pts, xs, method, threads)
-                if method == "delta":
-                    return default_reads.accuracy_delta_sides(self, pts, xs, found, bound, threads)
-                return default_reads.accuracy_sides(self, pts, xs, found, threads)
 
+            if method == "delta":
+                reads = default_reads.accuracy_delta_brackets
+                return reads(self, pts, xs, refinement, bound, threads), {}
             # epsilon: each delta asked on its own (the points asking it together), as alone
-            return (refined(pts, xs) if method == "delta" else by_value(pts, xs, refined)), {}
+            sides = functools.partial(default_reads.accuracy_sides, self, threads=threads)
+            return by_value(pts, xs, lambda p, x: sides(p, x, refinement(p, x))), {}
         if self._from_question and method == "epsilon":
             return default_reads.each_epsilon_bracket(self, pts, xs, threads, keep)
         asked = default_reads.delta_sides_asked(bound) if method == "delta" else bound

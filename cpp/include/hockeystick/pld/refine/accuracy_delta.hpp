@@ -8,8 +8,10 @@
 //   tilted   where wider than asked with a positive upper side (the plain composition's round-off charge, about T u
 //            of the mass, and its tail cut hold the refined upper side near or above them): the tilted reads on the
 //            asked accuracy's grids (tilted_delta_read);
-//   default  at an accuracy finer than the default's: intersected with the default's bracket (asked only where read),
-//            so that more accuracy is never looser than the default;
+//   default  at an accuracy at most the default's: intersected with the default's bracket (asked only where read),
+//            so that such an accuracy is never looser than the default (the package answers an epsilon whose default
+//            bracket is within it by that bracket and reads here only the others: default_reads.py's
+//            accuracy_delta_brackets; the C library's default is this read at the default accuracy);
 //   fine     the default's fine delta read (fine_delta.hpp) of a bracket not exact with a positive upper side, so that
 //            an accuracy of any size reads delta finer than the peers' grid, as the default does: a refined bracket
 //            within a relative accuracy of the floor can lie far above the truth (the README's DP-SGD run at eps 5
@@ -17,11 +19,12 @@
 //   rare     where rare participation's finer grids apply (rare_delta_grids.hpp's rare_delta_applies), at the
 //            default's accuracy as the default reads them, at another where still wider than asked (`rare`: the
 //            package reads them where no tail is given, as its default does);
-//   last     at an accuracy no finer than the default's, where still wider than asked: intersected with the default's
+//   last     at an accuracy coarser than the default's, where still wider than asked: intersected with the default's
 //            bracket (rare participation at a small delta, whose tight sides come from the default's reads), as the
 //            accuracy= epsilon read does (accuracy_epsilon.hpp).
 // `by_width` false (the package's delta_accuracy="epsilon", whose width is epsilon's, read on epsilon's offsets and met
-// by the refinement whatever the scale of delta): only the default's bracket is read, where the accuracy is finer.
+// by the refinement whatever the scale of delta): only the default's bracket is read, where the accuracy is at most
+// the default's.
 // Every bracket read is certified and intersected with the one in hand, so the result is certified and never wider
 // than the refined bracket.
 #pragma once
@@ -101,7 +104,8 @@ template <class DefaultBracket>
 void accuracy_deltas(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
                      std::vector<double>& upper, const AccuracyDeltaPlan& plan, DefaultBracket&& default_bracket,
                      const SplitComposition& split, RealFftBackend& rare_fft) {
-    const bool finer = plan.accuracy < plan.default_accuracy, as_default = plan.accuracy == plan.default_accuracy;
+    const bool at_most_default = plan.accuracy <= plan.default_accuracy,
+               as_default = plan.accuracy == plan.default_accuracy;
     const auto intersect_default = [&](std::size_t i) {
         const std::pair<double, double> d = default_bracket(i);
         lower[i] = std::max(lower[i], d.first);
@@ -114,7 +118,7 @@ void accuracy_deltas(TiltedReader& reader, const std::vector<double>& eps, std::
             lower[i] = b.first;
             upper[i] = b.second;
         }
-        if (finer) intersect_default(i);
+        if (at_most_default) intersect_default(i);
     }
     if (!plan.by_width) return;
     fine_delta_brackets(reader, eps, lower, upper, plan.read_lower, split);
@@ -122,7 +126,7 @@ void accuracy_deltas(TiltedReader& reader, const std::vector<double>& eps, std::
         rare_reads(
             reader, eps, lower, upper, plan, [&](double lo, double up) { return as_default || plan.wide(lo, up); },
             rare_fft);
-    for (std::size_t i = 0; i < eps.size() && !finer; ++i)
+    for (std::size_t i = 0; i < eps.size() && !at_most_default; ++i)
         if (plan.wide(lower[i], upper[i])) intersect_default(i);
 }
 
