@@ -2,10 +2,10 @@
 ``_core.pld_refine.accuracy_delta``; the package's ``default_reads.accuracy_delta_sides`` and the C library's delta
 call both make it): at an accuracy at most the default's it reads the default's bracket once and never ends looser
 than it (the package's front door answers an epsilon whose default bracket is within that accuracy by it, with no
-refinement: ``default_reads.accuracy_delta_brackets``); at any accuracy a bracket not exact is read by the default's fine delta read, so an accuracy the refinement
-meets by the relative rule's floor is still no looser than the default (it was, by orders of magnitude); an exact
-bracket at a coarser accuracy comes back as given with nothing read.  Every answer holds the truth the default
-brackets."""
+refinement: ``default_reads.accuracy_delta_brackets``); at any accuracy a bracket not exact is read by the default's
+fine delta read, so an accuracy the refinement meets by the relative rule's floor is still no looser than the default
+(it was, by orders of magnitude); an exact bracket at a coarser accuracy comes back as given with nothing read.
+Every answer holds the truth the default brackets."""
 
 from __future__ import annotations
 

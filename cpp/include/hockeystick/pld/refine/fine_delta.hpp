@@ -95,8 +95,8 @@ inline void optimistic_delta_read(TiltedReader& reader, const std::vector<double
 }
 
 // Whether the bracket (lower, upper) read with tails sized for `level` is read again at the level of its upper side
-// (kFineDeltaPasses): not exact, its upper side positive and below `level`'s next level down, and the tails' charge
-// there (up to kTiltedTailShare of `level`) past kExactRelative of it.
+// (kFineDeltaPasses): not exact, its upper side positive with a level below `level` (tilted_delta_level), and the
+// tails' charge (up to kTiltedTailShare of `level`) past kExactRelative of it.
 inline bool stale_level(double lower, double upper, double level) {
     return upper > 0.0 && !exact_bracket(lower, upper) && kTiltedTailShare * level > kExactRelative * upper &&
            tilted_delta_level(upper) < level;
@@ -106,7 +106,7 @@ inline bool stale_level(double lower, double upper, double level) {
 // one with the same (centre, level), read in place.  `last`: no pass follows; otherwise a bracket whose upper read
 // leaves its level stale (stale_level) takes neither the lower nor the split read here, the next pass reading it
 // at its new level (the DP-FedAvg run at eps 3 of kFineDeltaPasses' comment, whose tails sized for 1e-10 leave the
-// upper side at 9.97e-21: the lower and split reads of that pass are the next pass's work at the level of 1e-21).
+// upper side at 9.97e-21: the lower and split reads of that pass are the next pass's, at the level of 9.97e-21).
 inline void fine_delta_bucket(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
                               std::vector<double>& upper, const std::vector<std::size_t>& at, double centre,
                               double level, bool read_lower, const SplitComposition& split_composition, bool last) {
