@@ -682,9 +682,9 @@ def accuracy_delta_sides(
     for k, (point, x, (lo, up)) in enumerate(zip(pts, xs, refined)):
         shape = np.shape(lo)
         at = np.broadcast_to(np.asarray(x, dtype=np.float64), shape).reshape(-1)
-        default = _DefaultDeltas(front, point, at, bound, threads)
-        if defaults is not None:
-            default.found = defaults[k]
+        default = _DefaultDeltas(
+            front, point, at, bound, threads, None if defaults is None else defaults[k]
+        )
         with heap_windows():  # the reads' large windows keep their memory between compositions
             lower, upper = _core.pld_refine.accuracy_delta(
                 **tilted_question.core_point(point, threads),
@@ -820,10 +820,16 @@ class _DefaultDeltas:
     """The default's delta brackets of one point at its epsilons ``at`` (``default_delta_brackets``,
     [0, 1] where it refuses: ``_or_trivial``), read together where the core's accuracy read first
     asks one of them (each epsilon's bracket is the one it gets asked alone), then kept for the
-    others."""
+    others; ``found``: the brackets already read (``accuracy_delta_brackets``)."""
 
     def __init__(
-        self, front: DefaultFront, point: Point, at: np.ndarray, bound: Bound, threads: int
+        self,
+        front: DefaultFront,
+        point: Point,
+        at: np.ndarray,
+        bound: Bound,
+        threads: int,
+        found: Bracket | None = None,
     ) -> None:
         self.read = functools.partial(
             _or_trivial,
@@ -832,7 +838,7 @@ class _DefaultDeltas:
             [np.array(at)],
             1.0,
         )
-        self.found: Bracket | None = None
+        self.found = found
 
     def at(self, j: int) -> tuple[float, float]:
         """The default's certified (lower, upper) at the epsilon of index ``j``."""
