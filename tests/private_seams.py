@@ -31,7 +31,6 @@ SEAMS = {
     "_grid_pmf": "a GridPMF built from a direct core composition with a chosen backend",
     "_composed": "which directions a bracket composed (the public composed() composes them instead of reporting)",
     "_plds": "bound='upper' builds no optimistic PMF: the accountant's per-side PLDs",
-    "_build": "the accountant's grid builder, which StepBrackets (settled floor) needs",
     # the epsilon step's reference inputs (tests/pld/refine/screened_epsilon_reference.py): the refinement's own
     # one-direction discretizations, which the core's step read (discretizing in C++) is checked against
     "_tails": "the remove direction's one-round tail and the windows' tail the refinement sizes to a delta",

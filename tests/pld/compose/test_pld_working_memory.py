@@ -14,7 +14,7 @@ from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.compose import fft as pc
 from hockeystick.pld.question import default_reads
-from hockeystick.pld.refine import constants
+from hockeystick.pld.refine import constants, round_cache
 from hockeystick.pld.refine.grid_start import loss_span
 
 
@@ -126,14 +126,14 @@ def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     )
     point = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
     eps = np.array([1.0, 3.0, 6.0])
-    grids: list[float] = []
-    compose_many = _core.pld_compose.compose_many
+    grids: list[float] = []  # the grids a step discretizes its rounds on, and composes them on
+    one_direction = round_cache.one_direction
 
-    def spy(masses, **kwargs):
-        grids.append(kwargs["h"])
-        return compose_many(masses, **kwargs)
+    def spy(pairs, h, *args, **kwargs):
+        grids.append(h)
+        return one_direction(pairs, h, *args, **kwargs)
 
-    monkeypatch.setattr(_core.pld_compose, "compose_many", spy)
+    monkeypatch.setattr(round_cache, "one_direction", spy)
     free_lo, free_up = SubsampledGaussianPLD(**point, accuracy=1e-4).delta(eps, bound="both")
     finest = min(grids)
     span = loss_span(1.0, 0.01, 10_000, 1.0)

@@ -186,49 +186,33 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
         np.testing.assert_array_equal(up, ref_up)
 
 
-def _every_direction(
-    plds, uppers, lower_of, workers=None, direct_bins=False, direct_min_charge=None
-):
-    """``undominated_lower_sides`` without the skip: every direction's optimistic side (the reference)."""
-    compose_all(
-        plds, False, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
-    )
-    return [
-        {d: (pmf, lower_of(pmf, i)) for d, pmf in enumerate(p.composed(False))}
-        for i, p in enumerate(plds)
-    ]
-
-
 @pytest.mark.parametrize("sigma, q, rounds, h", POINTS)
-def test_the_accountants_delta_bracket_equals_the_every_direction_one(
-    sigma, q, rounds, h, monkeypatch
-):
-    """``SubsampledGaussianPLD(accuracy=...)``'s delta bracket, built through ``undominated_lower_sides``, is
-    the bracket of composing every direction's optimistic side, bit for bit, and the skip happens."""
-    from hockeystick.pld.grid import distribution
-    from hockeystick.pld.refine import step_brackets as accountant
+def test_the_accountants_delta_bracket_equals_the_unscreened_one(sigma, q, rounds, h, monkeypatch):
+    """``SubsampledGaussianPLD(accuracy=...)``'s relative delta bracket, its add direction screened on a
+    coarse grid (``dominated_direction.delta_sides`` at floor 0), is the bracket of reading the add
+    direction on the step's own grid, bit for bit, and the screen clears somewhere."""
+    from hockeystick.pld.refine import dominated_direction
 
     eps = np.array([0.5, 1.0])  # where the add direction is dominated on some grid at two of POINTS
-    kept = []
+    cleared = []
+    original = dominated_direction.delta_sides
 
-    def recording(plds, uppers, lower_of, workers=None, direct_bins=False, direct_min_charge=None):
-        sides = distribution.undominated_lower_sides(
-            plds, uppers, lower_of, workers, direct_bins, direct_min_charge
-        )
-        kept.extend(len(side) < len(p.directions) for side, p in zip(sides, plds))
-        return sides
+    def recording(*args, **kwargs):
+        found = original(*args, **kwargs)
+        cleared.extend(decisions[0] for *_, decisions in found)
+        return found
 
     def bracket():
         return pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=0.05, workers=1).delta(
             eps, bound="both"
         )
 
-    monkeypatch.setattr(accountant, "undominated_lower_sides", recording)
+    monkeypatch.setattr(dominated_direction, "delta_sides", recording)
     lo, up = bracket()
-    monkeypatch.setattr(accountant, "undominated_lower_sides", _every_direction)
+    monkeypatch.setattr(dominated_direction, "COARSENING", 1.0)
     ref_lo, ref_up = bracket()
     np.testing.assert_array_equal(lo, ref_lo)
     np.testing.assert_array_equal(up, ref_up)
     assert np.all(lo <= up)
     if (sigma, q) in ((0.8, 1e-3), (1.0, 0.05)):
-        assert any(kept)  # the add direction's optimistic composition was skipped on some grid
+        assert any(cleared)  # the add direction was not composed on the step's grid somewhere

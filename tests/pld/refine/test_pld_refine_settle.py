@@ -35,7 +35,6 @@ def refinement(
         question.REFINED_ACCURACY,
         "relative",
         question.question_tail(point[2], delta),
-        accountant._build,
         NearOne(),
         question.REFINED_RELATIVE_ACCURACY,
     )

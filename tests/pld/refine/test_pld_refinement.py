@@ -58,13 +58,13 @@ def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids
 def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
     """26 827 rounds: eps = 1.5-2.5 (delta ~ 1e-10) stay ~0.5 wide from h = 8e-5 to 1e-5; no 1e-5 grid is built."""
     built: list[float] = []
-    original = round_cache.discretized
+    original = round_cache.one_direction
 
     def record(pairs, h, *args, **kwargs):  # every grid a step builds discretizes its pairs here
         built.append(h)
         return original(pairs, h, *args, **kwargs)
 
-    monkeypatch.setattr(round_cache, "discretized", record)
+    monkeypatch.setattr(round_cache, "one_direction", record)
     lo, up = pld.SubsampledGaussianPLD(
         sigma=SIGMA, sampling_rate=Q, rounds=26827, accuracy=1e-2
     ).delta(EPS, bound="both")

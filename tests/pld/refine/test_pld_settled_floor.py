@@ -70,7 +70,7 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
         < StartGrid(acc.accuracy, acc.delta_accuracy).span_start(p)
         for p in points
     )  # all unblinded
-    settled = StepBrackets(acc.accuracy, acc.delta_accuracy, acc.tail, acc._build).settled_uppers(
+    settled = StepBrackets(acc.accuracy, acc.delta_accuracy, acc.tail).settled_uppers(
         [0, 1, 2], points, [X] * 3, 1
     )
     assert sorted(settled) == [0, 1]

@@ -539,7 +539,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                     cast(float, self.accuracy),
                     self.delta_accuracy,
                     self.tail,
-                    self._build,
                     self._near_one,
                     self.relative_accuracy,
                 ).refined(pts, xs, method, threads)

@@ -290,7 +290,6 @@ def _plans(
         front.tail
         if tail is not None
         else question.tail_of([pts[i] for i in todo], [xs[i] for i in todo]),
-        front._build,
         front._near_one,
         question.REFINED_RELATIVE_ACCURACY,
     )

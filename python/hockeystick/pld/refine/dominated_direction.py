@@ -24,8 +24,10 @@ bracket is the mechanism's.  The screen's upper side and the remove direction's 
 (no suffix maxima) decide.  Arguments where U_a is below a ``floor`` the caller names clear too:
 there the bracket's upper side is max(up_r, U_a), certified as a maximum of upper bounds, and its
 lower side lo_r, certified as delta >= delta_remove; the add direction's own lower side, at most
-U_a, is left out (the accountant's floor is a tenth of its DELTA_FLOOR: such a lower side can
-certify no epsilon width beside an upper side above DELTA_FLOOR).  Far above delta's floor the add
+U_a, is left out (the epsilon rule's floor is a tenth of DELTA_FLOOR: such a lower side can
+certify no epsilon width beside an upper side above DELTA_FLOOR; the relative rule, which reads a
+bracket below that floor to its own width, names none, so its screen clears by domination alone and
+its bracket is the one of both directions on the fine grid).  Far above delta's floor the add
 direction's upper bound is its mass at +infinity and charges (sigma 2.05, q 7.8e-3, 10^4 rounds:
 5e-12 beside the remove direction's 1e-13 at eps >= 3), so without the floor almost no point would
 clear.  Where the screen clears, the add direction is neither discretized nor composed on the fine
@@ -205,7 +207,7 @@ def delta_sides(
 ) -> list[ScreenedBracket]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``, the two-direction PLD's delta bracket at ``xs[i]``
     (``own[i]`` of them its own, ``before[i]`` its record of earlier grids, under the step's ``rules``: the
-    accountant's ``_step_brackets``), its add direction screened; ``direct_bins`` and ``direct_min_charge`` as
+    refinement's ``StepBrackets.brackets``), its add direction screened; ``direct_bins`` and ``direct_min_charge`` as
     ``compose_all``'s, ``threads`` the OpenMP threads of the C++ calls (0: all cores).
 
     The add direction is screened first (module docstring): where its coarse upper bound is at or below the remove

@@ -34,7 +34,7 @@ from .grid_start import (
     within_window,
 )
 from .near_one import NearOne
-from .step_brackets import Build, StepBrackets, round_off_charge
+from .step_brackets import StepBrackets, round_off_charge
 from .unmet import AccuracyNotMetWarning
 
 # one unit of a refinement step: its points, whether it composes direct bins, from what charge, and
@@ -53,15 +53,13 @@ PointStep = tuple[
 class Refinement:
     """Refines points to ``accuracy`` (``delta_accuracy``: the ``.delta`` criterion, "relative" or
     "epsilon"; ``relative_accuracy``: ``.epsilon``'s tolerance grows to relative_accuracy eps),
-    truncations sized by ``tail``, PLDs built by ``build`` (the accountant's), delta near 1 read by
-    ``near_one``."""
+    truncations sized by ``tail``, delta near 1 read by ``near_one``."""
 
     def __init__(
         self,
         accuracy: float,
         delta_accuracy: str,
         tail: float,
-        build: Build,
         near_one: NearOne,
         relative_accuracy: float = 0.0,
     ):
@@ -71,7 +69,7 @@ class Refinement:
         )
         self.delta_accuracy = delta_accuracy
         self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
-        self.steps = StepBrackets(accuracy, delta_accuracy, tail, build)
+        self.steps = StepBrackets(accuracy, delta_accuracy, tail)
         self.near_one = near_one
 
     def refined(

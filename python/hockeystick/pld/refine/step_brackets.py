@@ -6,42 +6,29 @@ an epsilon refinement's first grid (``round_off_charge``), whose steps are the c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Literal, cast
 
 import numpy as np
 
 from ... import _core
-from ..grid.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
-from ..grid.pmf import GridPMF
 from . import constants, dominated_direction, tuning
 from .grid_rules import points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget
 
-# a composed PLD's key: its point, its grid h, and whether its optimistic side was built
-PLDKey = tuple[float, float, float, float, float, bool]
-# builds the PLDs of points on grid h into a store: build(store, points, h, threads=...)
-Build = Callable[..., None]
 # a point's bracket on an earlier grid: (h, lower, upper, width)
 Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
-# what a point's delta bracket on one grid is made of: each direction's composed pessimistic PMF and certified upper
-# values, and the directions whose optimistic side can raise the lower bound, each with its composed optimistic PMF
-# and charged lower values (no suffix maxima), as ``undominated_lower_sides`` gives them
-DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.ndarray]]]
 
 
 class StepBrackets:
     """The brackets of one refinement step to ``accuracy`` (``delta_accuracy`` the ``.delta``
-    criterion), truncations sized by ``tail``, the relative ``.delta`` rule's PLDs built by
-    ``build``."""
+    criterion), truncations sized by ``tail``."""
 
-    def __init__(self, accuracy: float, delta_accuracy: str, tail: float, build: Build):
+    def __init__(self, accuracy: float, delta_accuracy: str, tail: float):
         self.accuracy = accuracy
         self.delta_accuracy = delta_accuracy
         # the delta rule's width (the core's PointsRules kind)
         self.kind = cast(Literal["relative", "epsilon"], delta_accuracy)
         self.tail = tail
-        self.build = build
 
     def settled_uppers(
         self, pending: list[int], points: list[Point], xs: list[np.ndarray], threads: int
@@ -150,68 +137,21 @@ class StepBrackets:
         charge: float | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The certified delta (lower, upper) of each point of ``batch`` on its grid ``step[i]``,
-        the part of their gap no grid removes (``assembled``), and the add direction's certified
-        upper side (None for one direction).  With ``delta_accuracy="epsilon"`` the add direction is
-        screened on a coarse grid first (``dominated_direction.delta_sides``: the same bracket, the
-        add direction's fine composition only where it may be the larger one; below a tenth of
-        DELTA_FLOOR the screen's upper side stands for the add direction's); otherwise the batch is
-        composed together and the lower envelope taken only where the bracket needs it
-        (``assembled``; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how
-        many of ``xs[i]`` are the point's own arguments).  ``direct``: the compositions recompute
-        their low-frequency bins directly, in rows from an estimated charge of ``charge``
-        (``batches``).  An epsilon question is the core's step read's, point by point
+        the part of their gap no grid removes, and the add direction's certified upper side: every
+        composition, read and bracket in one core call (``dominated_direction.delta_sides``: the add
+        direction screened on a coarse grid, composed on the fine one only where the screen does not
+        clear; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how many of
+        ``xs[i]`` are the point's own arguments).  ``delta_accuracy="epsilon"``: below a tenth of
+        DELTA_FLOOR the screen's upper side stands for the add direction's, a point whose upper side
+        is below DELTA_FLOOR at every argument takes no lower side, and the truncations are sized to
+        that floor (``truncation.tails``); ``"relative"``: none of the three, since that rule reads
+        a bracket below the floor to its own width, so the screen clears only where it is at or
+        below the remove direction's lower side (there the bracket is the one both directions on
+        the fine grid give: the add direction's sides are at most that lower side).  ``direct``: the
+        compositions recompute their low-frequency bins directly, in rows from an estimated charge
+        of ``charge`` (``batches``).  An epsilon question is the core's step read's, point by point
         (``points.Refinement.core_refined``)."""
-        if self.delta_accuracy == "epsilon":
-            return self.screened_brackets(
-                batch, points, step, xs, best, own, threads, direct, charge
-            )
-        parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
-        return self.assembled(batch, parts, xs, best, own)
-
-    def assembled(
-        self,
-        batch: list[int],
-        parts: list[DeltaSides],
-        xs: list[np.ndarray],
-        best: Best,
-        own: list[int],
-    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """Each point's delta bracket from its directions' composed PMFs and reads, in one core call
-        (``_core.pld_refine.delta_step_sides``, cpp/include/hockeystick/pld/refine/step_sides.hpp,
-        without the interpreter lock): each side the largest over the neighbouring directions (Zhu,
-        Dong & Wang, AISTATS 2022, Sec. 5), the own lower side raised by the right offsets' rows
-        (delta does not increase in eps), the part of the gap no grid removes (pld/refine/fixed_part.hpp
-        of the direction that sets each side: one direction's mass at +infinity is no part of a bound
-        the other one sets), and the add direction's upper side; then, where the bracket
-        intersected with ``best``'s record is still wider than ``accuracy``, the lower side raised
-        to its sides' suffix maxima (pld/reads/lower_envelope.hpp, ``GridPMF.delta``'s optimistic side's
-        doubles: an O(n) pass over each composed window that the other arguments do without)."""
-        return _core.pld_refine.delta_step_sides(
-            rules=points_rules(self.accuracy, 0.0, "delta", self.kind),
-            xs=[xs[i] for i in batch],
-            own=[own[i] for i in batch],
-            uppers=[pess for pess, _, _ in parts],
-            upper_values=[ups for _, ups, _ in parts],
-            lowers=[[pmf for pmf, _ in side.values()] for _, _, side in parts],
-            lower_values=[[low for _, low in side.values()] for _, _, side in parts],
-            before=[None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
-        )
-
-    def screened_brackets(
-        self,
-        batch: list[int],
-        points: list[Point],
-        step: dict[int, float],
-        xs: list[np.ndarray],
-        best: Best,
-        own: list[int],
-        threads: int,
-        direct: bool,
-        charge: float | None,
-    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """``delta_accuracy="epsilon"``: the add direction screened on a coarse grid, every composition, read and
-        bracket in one core call (``dominated_direction.delta_sides``; below a tenth of DELTA_FLOOR the screen's upper
-        side stands for the add direction's), the brackets as ``assembled`` gives them."""
+        by_epsilon = self.delta_accuracy == "epsilon"
         found = dominated_direction.delta_sides(
             [points[i] for i in batch],
             [step[i] for i in batch],
@@ -222,50 +162,12 @@ class StepBrackets:
             [None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
             threads,
             direct,
-            0.1 * constants.DELTA_FLOOR,
-            constants.DELTA_FLOOR,
-            self.accuracy,
+            0.1 * constants.DELTA_FLOOR if by_epsilon else 0.0,
+            constants.DELTA_FLOOR if by_epsilon else 0.0,
+            self.accuracy if by_epsilon else None,
             charge,
         )
         return [(lo, up, fixed, add) for lo, up, fixed, add, _ in found]
-
-    def composed_parts(
-        self,
-        batch: list[int],
-        points: list[Point],
-        step: dict[int, float],
-        xs: list[np.ndarray],
-        threads: int,
-        direct: bool,
-        charge: float | None,
-    ) -> list[DeltaSides]:
-        """The relative ``.delta`` rule: the batch's PLDs built (``build``, coarsest grid first) and
-        composed together, each direction's pessimistic PMF and certified upper values, and the
-        optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
-        charged lower value at the point's arguments (no suffix maxima: ``assembled`` adds
-        them)."""
-        store: dict[PLDKey, PrivacyLossDistribution] = {}
-        for h in sorted({step[i] for i in batch}, reverse=True):
-            self.build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
-        dists = [store[(*points[i], step[i], True)] for i in batch]
-        compose_all(
-            dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge
-        )
-        uppers = [
-            [pmf.delta(xs[i], threads) for pmf in dist.composed(True)]
-            for i, dist in zip(batch, dists)
-        ]
-        sides = undominated_lower_sides(
-            dists,
-            uppers,
-            lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
-            threads or None,
-            direct,
-            charge,
-        )
-        return [
-            (list(dist.composed(True)), ups, side) for dist, ups, side in zip(dists, uppers, sides)
-        ]
 
 
 def round_off_charge(delta: float) -> float | None:
