@@ -247,6 +247,27 @@ py::tuple refined_subsampled_gaussian_epsilon(double sigma, double sampling_rate
     return py::make_tuple(r.bracket.lower, r.bracket.upper, r.gave_up, py::tuple(py::cast(r.grids)));
 }
 
+// _core.pld_refine.refined_subsampled_gaussian_delta (its docstring), its refusals step_refusal.hpp's.
+py::tuple refined_subsampled_gaussian_delta(double sigma, double sampling_rate, std::int64_t rounds, double sensitivity,
+                                            double epsilon, const pld::PointsRules& rules, double tail,
+                                            double coarsest_fit, std::int64_t max_cells, const py::object& workers,
+                                            std::int64_t max_points) {
+    check_step_run(sampling_rate, rounds, 0.5);
+    if (std::isnan(epsilon)) throw py::value_error("epsilon must not be NaN");
+    const pld::SubsampledGaussianDeltaStep step{sigma / sensitivity, sampling_rate, rounds, epsilon, 0.0, tail};
+    auto read = [&](double h, const pld::StepBins& b, const std::optional<std::pair<double, double>>& before) {
+        return hb::delta_step_read_without_gil(step, rules, h, b, before, workers, max_cells, max_points);
+    };
+    const pld::StepsRefined r = hb::refusing_steps(sigma / sensitivity, sampling_rate, [&] {
+        py::gil_scoped_release release;
+        return pld::delta_steps_refinement(sigma, sampling_rate, static_cast<double>(rounds), sensitivity,
+                                           rules.accuracy, coarsest_fit, read, rules.delta_floor, rules.policy,
+                                           {rules.tuning});
+    });
+    return py::make_tuple(r.bracket.lower, r.bracket.upper, r.gave_up, r.bracket.interval,
+                          py::tuple(py::cast(r.grids)));
+}
+
 }  // namespace
 
 void register_pld_screened_step(py::module_ m) {
@@ -283,6 +304,17 @@ void register_pld_screened_step(py::module_ m) {
           "finer than coarsest_fit or whose window passes max_points.  Returns (lower, upper, whether a limit "
           "stopped it, the grids read in order), the bracket certified; a ValueError where a round cannot be "
           "discretized.");
+    m.def("refined_subsampled_gaussian_delta", &refined_subsampled_gaussian_delta, py::kw_only(), py::arg("sigma"),
+          py::arg("sampling_rate"), py::arg("rounds"), py::arg("sensitivity"), py::arg("epsilon"), py::arg("rules"),
+          py::arg("tail"), py::arg("coarsest_fit"), py::arg("max_cells"), py::arg("workers"), py::arg("max_points"),
+          "The delta of `rounds` rounds of the Poisson-subsampled Gaussian (noise sigma, the sensitivity) at one "
+          "epsilon refined to the relative accuracy of `rules` (a relative .delta rule's PointsRules: its accuracy, "
+          "delta floor, policy and tuning; pld/refine/steps_refinement.hpp), without the GIL: the core's loop from "
+          "the delta start, each grid read by the delta step read (pld/refine/subsampled_gaussian_step.hpp) at `tail` "
+          "within max_cells cells and max_points points, with the direct bins after the first grid; stopped at a grid "
+          "after the first finer than coarsest_fit or whose window passes max_points.  Returns (lower, upper, whether "
+          "a limit stopped it, the last grid read, the grids read in order), the bracket certified; a ValueError "
+          "where a round cannot be discretized or the first grid's window passes max_points.");
     m.attr("step_screen_coarsening") = pld::kStepScreenCoarsening;
     m.def(
         "screened_epsilon_step", &screened_epsilon_step, py::kw_only(), py::arg("deltas"), py::arg("windows"),

@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "loops.hpp"
 #include "pocketfft_composition.hpp"
@@ -31,12 +32,12 @@ struct DeletedUnderGil {
     }
 };
 
-// `step` read on grid h, called without the GIL: its composition on the package's FFT (workers: its threads, None all
+// read(composition) called without the GIL, the composition on the package's FFT (workers: its threads, None all
 // cores) with the direct bins `b` asks (a NaN charge: the composition's kDirectMinCharge), within max_points points,
-// made and destroyed under the GIL; none where a window passes max_points (the loop stops there).
-inline std::optional<hockeystick::pld::EpsilonStepRead> step_read_without_gil(
-    hockeystick::pld::SubsampledGaussianStep step, double h, const hockeystick::pld::StepBins& b,
-    const py::object& workers, std::int64_t max_cells, std::int64_t max_points) {
+// made and destroyed under the GIL.
+template <class Read>
+auto with_step_composition(const py::object& workers, const hockeystick::pld::StepBins& b, std::int64_t max_points,
+                           Read&& read) {
     namespace pld = hockeystick::pld;
     pld::ComposeOptions options;
     options.direct_bins = b.direct;
@@ -46,12 +47,43 @@ inline std::optional<hockeystick::pld::EpsilonStepRead> step_read_without_gil(
         py::gil_scoped_acquire gil;
         compose.reset(new PocketfftComposition(workers, options, true, max_points));
     }
+    return read(*compose);
+}
+
+// `step` read on grid h, called without the GIL, composed by with_step_composition; none where a window passes
+// max_points (the loop stops there).
+inline std::optional<hockeystick::pld::EpsilonStepRead> step_read_without_gil(
+    hockeystick::pld::SubsampledGaussianStep step, double h, const hockeystick::pld::StepBins& b,
+    const py::object& workers, std::int64_t max_cells, std::int64_t max_points) {
     step.h = h;
-    try {
-        return pld::subsampled_gaussian_step(step, max_cells, *compose);
-    } catch (const std::length_error&) {  // a window past max_points
-        return std::nullopt;
-    }
+    return with_step_composition(
+        workers, b, max_points,
+        [&](const PocketfftComposition& compose) -> std::optional<hockeystick::pld::EpsilonStepRead> {
+            try {
+                return hockeystick::pld::subsampled_gaussian_step(step, max_cells, compose);
+            } catch (const std::length_error&) {  // a window past max_points
+                return std::nullopt;
+            }
+        });
+}
+
+// The delta step read of `step` on grid h under `rules`, given the intersection `before` of the grids read, called
+// without the GIL, composed by with_step_composition; none where a window passes max_points after the first grid
+// (the loop stops there), a refusal on the first thrown (no bracket is held).
+inline std::optional<std::pair<double, double>> delta_step_read_without_gil(
+    hockeystick::pld::SubsampledGaussianDeltaStep step, const hockeystick::pld::PointsRules& rules, double h,
+    const hockeystick::pld::StepBins& b, const std::optional<std::pair<double, double>>& before,
+    const py::object& workers, std::int64_t max_cells, std::int64_t max_points) {
+    step.h = h;
+    return with_step_composition(
+        workers, b, max_points, [&](const PocketfftComposition& compose) -> std::optional<std::pair<double, double>> {
+            try {
+                return hockeystick::pld::subsampled_gaussian_delta_step(step, rules, before, max_cells, compose);
+            } catch (const std::length_error&) {  // a window past max_points
+                if (!before) throw;
+                return std::nullopt;
+            }
+        });
 }
 
 // run() (which may release the GIL inside) with its refusals raised as ValueErrors; called under the GIL.

@@ -8,8 +8,8 @@
 // with its truncations sized to delta and the accuracy, the add direction screened on a coarser grid and composed on
 // the grid only where the screen does not clear; every grid after the first, and the first at a delta below 1e-8,
 // with the low band of its many-round rows recomputed accurately: DirectBins), delta at epsilon to a relative accuracy
-// (hs_subsampled_gaussian_delta: delta_refinement.hpp over hs_pld_self_compose's handle read by
-// hs_pld_composition_delta_bracket's plain bracket, then the package's accuracy= delta read,
+// (hs_subsampled_gaussian_delta: steps_refinement.hpp's delta loop on the core's delta step reads, the package's
+// one-point refinement, then the package's accuracy= delta read,
 // pld/refine/accuracy_delta.hpp: the tilted reads where wider than asked, the default's bracket where finer, the fine
 // delta read of pld/refine/fine_delta.hpp, rare participation's finer grids) and the
 // calibration of sigma (hs_subsampled_gaussian_sigma: a bisection over the refinement's certified upper side).
@@ -107,8 +107,7 @@ void raise_status(hs_status status) {
 // charge (about T x 5e-16 of the mass), not the grid, is what leaves the bracket wide, and the first too at a delta
 // below kDirectFirstDelta (the charge then a part of delta that a finer grid only raises), from a charge of
 // kDirectChargeShare of that delta, at most kDirectMinCharge, rounded down to a power of ten.  The delta refinement
-// reads the plain brackets (hs_pld_composition_delta_bracket's): its relative width is not limited by the charge at the
-// deltas it meets.
+// composes every grid after the first with them, from kDirectMinCharge (steps_refinement.hpp).
 struct DirectBins {
     bool on = false;
     double min_charge = pld::kDirectMinCharge;
@@ -125,6 +124,16 @@ DirectBins direct_bins(bool first, double delta) {
     d.on = d.on || !first;
     return d;
 }
+
+// A step read's composition: compose_many on the library's FFT backend with `options`, within kMaxPoints points.
+struct ComposeOnGrid {
+    hockeystick_c::CompositionFft& fft;
+    const pld::ComposeOptions& options;
+    auto operator()(const std::vector<pld::PmfView>& views, double grid,
+                    const std::vector<std::vector<pld::Term>>& items, bool pessimistic, double window) const {
+        return pld::compose_many(views, grid, items, pessimistic, window, hockeystick_c::kMaxPoints, fft, options);
+    }
+};
 
 // `rounds` rounds of the Poisson-subsampled Gaussian on grid h composed as `direct` says, or null where the grid is
 // refused (too many cells or points) and `refused_ok`.
@@ -147,16 +156,6 @@ Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, b
     return Handle(composed, hs_pld_free);
 }
 
-// A refinement's delta bracket on grid h (the plain delta bracket at epsilon of pld_handle.hpp).  A grid after the
-// first that cannot be built gives [0, 1], certified and uninformative, so the loop keeps the brackets it has and
-// stops (its width does not narrow).
-std::pair<double, double> delta_bracket_on(double sigma, double q, long long rounds, double epsilon, double h,
-                                           bool first) {
-    const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first, DirectBins{});
-    if (!p) return {0.0, 1.0};
-    return hockeystick_c::plain_delta_bracket(*p, epsilon);
-}
-
 // The refusal of a round the refinement cannot discretize on its grid h, naming the calls' own arguments.
 std::string undiscretized(double sigma, double q, double h, const char* why) {
     return "sigma=" + hockeystick_c::shown(sigma) + " at sampling_rate=" + hockeystick_c::shown(q) +
@@ -165,33 +164,53 @@ std::string undiscretized(double sigma, double q, double h, const char* why) {
            "is read";
 }
 
-// A refinement's epsilon bracket on grid h at delta to `accuracy` (with its add direction's certified upper side), as
-// the package's refinement reads each grid: the core's step read (pld/refine/subsampled_gaussian_step.hpp), the rounds
-// at the tails refinement_tails.hpp sizes to delta, the accuracy and `tail`, within kMaxCells cells, every window
-// composed on the library's FFT backend with the direct bins asked and within kMaxPoints points.  A round the grid
-// cannot discretize is refused naming sigma and sampling_rate, the calls' own arguments (the refinement chose h, its
-// caller did not); a grid after the first that cannot be built (too many cells or points) gives none.
-std::optional<pld::EpsilonStepRead> epsilon_step_read(double sigma, double q, long long rounds, double delta, double h,
-                                                      double accuracy, double tail, bool first, DirectBins direct) {
-    const pld::SubsampledGaussianStep step{sigma, q, rounds, delta, h, accuracy, tail};
-    std::optional<pld::EpsilonStepRead> out;
+// read(compose) of a refinement's grid, compose(views, grid, items, pessimistic, window) every window on the library's
+// FFT backend with the direct bins asked and within kMaxPoints points.  A round the grid cannot discretize is refused
+// naming sigma and sampling_rate, the calls' own arguments (the refinement chose h, its caller did not); a grid after
+// the first (`first` false) that cannot be built (too many cells or points) gives none.
+template <class Read>
+auto grid_read(double sigma, double q, bool first, DirectBins direct, Read&& read) {
+    std::optional<decltype(read(std::declval<ComposeOnGrid&>()))> out;
     const hs_status s = guarded([&] {
         hockeystick_c::CompositionFft fft;
         pld::ComposeOptions options;
         options.direct_bins = direct.on;
         options.direct_min_charge = direct.min_charge;
-        auto compose = [&](const std::vector<pld::PmfView>& views, double grid,
-                           const std::vector<std::vector<pld::Term>>& items, bool pessimistic, double window) {
-            return pld::compose_many(views, grid, items, pessimistic, window, hockeystick_c::kMaxPoints, fft, options);
-        };
+        ComposeOnGrid compose{fft, options};
         try {
-            out = pld::subsampled_gaussian_step(step, hockeystick_c::kMaxCells, compose);
+            out = read(compose);
         } catch (const pld::RoundRefused& e) { throw invalid_argument_error{undiscretized(sigma, q, e.h, e.what())}; }
         return HS_OK;
     });
-    if (s == HS_INVALID_ARGUMENT && !first) return std::nullopt;
-    if (s != HS_OK) raise_status(s);
+    if (s == HS_INVALID_ARGUMENT && !first)
+        out.reset();
+    else if (s != HS_OK)
+        raise_status(s);
     return out;
+}
+
+// A refinement's epsilon bracket on grid h at delta to `accuracy` (with its add direction's certified upper side), as
+// the package's refinement reads each grid: the core's step read (pld/refine/subsampled_gaussian_step.hpp), the rounds
+// at the tails refinement_tails.hpp sizes to delta, the accuracy and `tail`, within kMaxCells cells, through grid_read.
+std::optional<pld::EpsilonStepRead> epsilon_step_read(double sigma, double q, long long rounds, double delta, double h,
+                                                      double accuracy, double tail, bool first, DirectBins direct) {
+    const pld::SubsampledGaussianStep step{sigma, q, rounds, delta, h, accuracy, tail};
+    return grid_read(sigma, q, first, direct, [&](ComposeOnGrid& compose) {
+        return pld::subsampled_gaussian_step(step, hockeystick_c::kMaxCells, compose);
+    });
+}
+
+// A refinement's delta bracket on grid h at epsilon to the relative `rules`, given the intersection `before` of the
+// grids read (none on the first), as the package's refinement reads each grid: the core's delta step read
+// (pld/refine/subsampled_gaussian_step.hpp), the rounds at `tail`, within kMaxCells cells, through grid_read.
+std::optional<std::pair<double, double>> delta_step_read(double sigma, double q, long long rounds, double epsilon,
+                                                         double h, double tail, const pld::PointsRules& rules,
+                                                         const std::optional<std::pair<double, double>>& before,
+                                                         DirectBins direct) {
+    const pld::SubsampledGaussianDeltaStep step{sigma, q, rounds, epsilon, h, tail};
+    return grid_read(sigma, q, !before, direct, [&](ComposeOnGrid& compose) {
+        return pld::subsampled_gaussian_delta_step(step, rules, before, hockeystick_c::kMaxCells, compose);
+    });
 }
 
 void require_sampling(double q, long long rounds) {
@@ -249,20 +268,28 @@ pld::RefinedBracket epsilon_refined(double sigma, double sampling_rate, long lon
     return r;
 }
 
-// Delta at epsilon refined to the relative `accuracy` on the library's own grids (delta_refinement.hpp, each grid's
-// bracket the plain delta bracket of delta_bracket_on), certified; where wider than asked, the tilted reads of
-// accuracy_delta.hpp's tilted_delta_read through `reader` (the point's), which keeps each grid's bracket for the other
-// accuracy's read of the same call.
+// Delta at epsilon refined to the relative `accuracy` on the library's own grids (pld/refine/steps_refinement.hpp's
+// delta_steps_refinement, as the package's accuracy= refinement of one point at one epsilon: the rounds at the
+// composition's default tail, each grid read by delta_step_read with the direct bins after the first, stopped at the
+// coarsest fit or a refused window), certified; where wider than asked, the tilted reads of accuracy_delta.hpp's
+// tilted_delta_read through `reader` (the point's), which keeps each grid's bracket for the other accuracy's read of
+// the same call.
 pld::RefinedBracket delta_refined(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy,
                                   pld::TiltedReader& reader) {
-    int grids = 0;
-    pld::RefinedBracket r = pld::refine_delta(
-        sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy,
-        [&](double h) {
-            const bool first = grids++ == 0;
-            return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, first);
-        },
-        pld::kDeltaFloor);
+    const double tail = pld::kDefaultCompositionTail;
+    pld::PointsRules rules;
+    rules.kind = pld::PointsWidth::relative_delta;
+    rules.accuracy = accuracy;
+    pld::RefinedBracket r =
+        pld::delta_steps_refinement(
+            sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy,
+            pld::coarsest_fit(sigma, sampling_rate, 1.0, tail),
+            [&](double h, const pld::StepBins& b, const std::optional<std::pair<double, double>>& before) {
+                const DirectBins bins{b.direct, pld::kDirectMinCharge};
+                return delta_step_read(sigma, sampling_rate, rounds, epsilon, h, tail, rules, before, bins);
+            },
+            rules.delta_floor)
+            .bracket;
     if (!r.met && r.upper > 0.0) {
         const std::pair<double, double> b =
             pld::tilted_delta_read(reader, epsilon, r.lower, r.upper, accuracy, pld::kDeltaFloor);
@@ -436,34 +463,63 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
     return written_out(b.first, b.second);
 }
 
-// hs_subsampled_gaussian_delta's bracket, before its status: refined to `accuracy` (delta_refined), then the accuracy=
-// read of pld/refine/accuracy_delta.hpp (the package's too: the default's bracket, here delta_refined to the default
-// accuracy, where finer; the default's fine delta read; rare participation's finer grids; the default's where still
-// wider at a coarser accuracy), met where its relative width is within the accuracy.
-pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
-    hockeystick_c::CompositionFft fft, split, rare;
-    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+// The accuracy= delta read of pld/refine/accuracy_delta.hpp from the bracket `refined` to `accuracy` (the package's too:
+// where wider than asked, the tilted reads; the default's bracket d() where the accuracy is at most the default's, or
+// where still wider at a coarser one; the default's fine delta read; rare participation's finer grids), met where its
+// relative width is within the accuracy.
+template <class Default>
+pld::RefinedBracket accuracy_read(pld::TiltedReader& reader, double epsilon, double accuracy, pld::RefinedBracket r,
+                                  Default&& d) {
+    hockeystick_c::CompositionFft split, rare;
     pld::AccuracyDeltaPlan plan;
     plan.accuracy = accuracy;
     plan.default_accuracy = kDefaultAccuracy;
     plan.max_cells = hockeystick_c::kMaxCells;
-    pld::RefinedBracket r = delta_refined(sigma, sampling_rate, rounds, epsilon, accuracy, reader);
-    const pld::RefinedBracket refined = r;  // at the default accuracy, the default's refinement is this one
     std::vector<double> lower{r.lower}, upper{r.upper};
     pld::accuracy_deltas(
-        reader, {epsilon}, lower, upper, plan,
-        [&](std::size_t) {
-            const pld::RefinedBracket d =
-                accuracy == kDefaultAccuracy
-                    ? refined
-                    : delta_refined(sigma, sampling_rate, rounds, epsilon, kDefaultAccuracy, reader);
-            return std::make_pair(d.lower, d.upper);
-        },
-        {split, hockeystick_c::kMaxPoints}, rare);
+        reader, {epsilon}, lower, upper, plan, [&](std::size_t) { return d(); }, {split, hockeystick_c::kMaxPoints},
+        rare);
     r.lower = lower.front();
     r.upper = upper.front();
     r.met = plan.width(r.lower, r.upper) <= accuracy;
     return r;
+}
+
+// hs_subsampled_gaussian_delta's bracket, before its status, read as the package's accuracy= delta reads it
+// (python pld/question/default_reads.py's accuracy_delta_brackets): the default's bracket is the accuracy= read of the
+// refinement to the default accuracy (delta_refined, then accuracy_read with that refinement as its default: the
+// package's default chain after its fixed grid); an accuracy at most the default's reads it first and answers by it
+// where it is within the accuracy relative to its own upper side (the refinement's floor aside: below it the
+// default's bracket can be far wider than the reads that follow leave it), and otherwise reads the refinement to the
+// accuracy with accuracy_read, the default's bracket intersected in (so never looser than it, and its fine read made
+// again from the default's upper side); a coarser accuracy reads its refinement, the default's bracket where still
+// wider than asked.
+pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
+    hockeystick_c::CompositionFft fft;
+    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+    std::optional<pld::RefinedBracket> at_default;  // the refinement to the default accuracy, read once
+    const auto refined_at_default = [&] {
+        if (!at_default) at_default = delta_refined(sigma, sampling_rate, rounds, epsilon, kDefaultAccuracy, reader);
+        return *at_default;
+    };
+    std::optional<std::pair<double, double>> kept;  // the default's bracket, read once
+    const auto default_bracket = [&] {
+        if (!kept) {
+            const pld::RefinedBracket r = refined_at_default();
+            const pld::RefinedBracket d =
+                accuracy_read(reader, epsilon, kDefaultAccuracy, r, [&] { return std::make_pair(r.lower, r.upper); });
+            kept = std::make_pair(d.lower, d.upper);
+        }
+        return *kept;
+    };
+    if (accuracy <= kDefaultAccuracy) {
+        const std::pair<double, double> d = default_bracket();
+        if (d.second - d.first <= accuracy * d.second) return {d.first, d.second, 0.0, 0, true};
+    }
+    const pld::RefinedBracket r = accuracy == kDefaultAccuracy
+                                      ? refined_at_default()
+                                      : delta_refined(sigma, sampling_rate, rounds, epsilon, accuracy, reader);
+    return accuracy_read(reader, epsilon, accuracy, r, default_bracket);
 }
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else

@@ -263,6 +263,20 @@ def refined_subsampled_gaussian_epsilon(
     max_points: int,
     relative_accuracy: float = 0.0,
 ) -> tuple[float, float, bool, tuple[float, ...]]: ...
+def refined_subsampled_gaussian_delta(
+    *,
+    sigma: float,
+    sampling_rate: float,
+    rounds: int,
+    sensitivity: float,
+    epsilon: float,
+    rules: PointsRules,
+    tail: float,
+    coarsest_fit: float,
+    max_cells: int,
+    workers: int | None,
+    max_points: int,
+) -> tuple[float, float, bool, float, tuple[float, ...]]: ...
 
 step_screen_coarsening: float
 

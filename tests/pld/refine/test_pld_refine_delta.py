@@ -1,10 +1,12 @@
 """One point's delta at one epsilon to a relative accuracy through the core's loop
 (cpp/include/hockeystick/pld/refine/delta_refinement.hpp, bound as ``_core.pld_refine.refine_delta``; the package's
-``SubsampledGaussianPLD(accuracy=a).delta(eps)`` of one point goes through it, ``Refinement.one_delta``):
+``SubsampledGaussianPLD(accuracy=a).delta(eps)`` of one point goes through it on the core's delta step reads,
+``Refinement.one_delta``, with no Python call inside):
 
-- the bracket is the package's own loop's (``controller.refine`` over ``PointsFront``) bit for bit: one grid, two
-  grids, sensitivity 2, q below the grid, a delta under DELTA_FLOOR, and delta near 1 where the complement's
-  bracket is taken and the next grid recomposes the complement alone;
+- the bracket is the package's many-points loop's (``controller.refine_many`` over ``PointsFront``) bit for bit: one
+  grid, two grids, sensitivity 2, q below the grid, a delta under DELTA_FLOOR, and delta near 1 where the
+  complement's bracket is taken (on the last grid; the many-points loop recomposes the complement alone on the
+  next);
 - its grids are the ones the package's rules ask (``StartGrid.first``, ``NextGrid.next_interval``,
   ``within_window``) for the same widths;
 - it holds the exact delta of one round (mpmath, 50 digits) and meets the relative accuracy.
@@ -90,9 +92,10 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
         default_reads, "delta_within", lambda lo, up, accuracy: np.zeros(np.shape(lo), bool)
     )
     core = delta_bracket(sigma, q, rounds, sensitivity, eps, accuracy)
-    assert taken == [True] and any(only) == complement
+    assert taken == [True] and not only  # no grid read by the Python front end
     monkeypatch.setattr(Refinement, "one_delta", lambda self, *args: False)
     assert core == delta_bracket(sigma, q, rounds, sensitivity, eps, accuracy)
+    assert any(only) == complement  # the front end recomposed the complement alone
 
 
 def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> None:

@@ -232,14 +232,16 @@ HS_API void hs_pld_free(hs_pld* pld);
  * `rounds` rounds of the Poisson-subsampled Gaussian (as hs_subsampled_gaussian_epsilon), refined until
  * (*upper - *lower) / max(*upper, 1e-9) <= accuracy (HS_OK), or else, where no finer grid is worth building,
  * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
- * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules
- * (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket is hs_pld_composition_delta_bracket's,
- * intersected with the earlier grids', and, where still wider than the accuracy, with the max-of-outputs test's lower
- * side and the tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's); a bracket not exact is then read by the
- * package default's fine delta read (hockeystick/pld/refine/fine_delta.hpp: the grid 5e-5 under a tilt, the binomial
- * split of few sampled rounds), so both doors read one bracket: the README run at epsilon 1 gives [0.0156338,
- * 0.0156349] where the grids give [0.0156327, 0.0156370].  An accuracy finer than 1e-3 gives that bracket
- * intersected with 1e-3's, as the epsilon call does.  sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <=
+ * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules, and the same
+ * read on each grid (hockeystick/pld/refine/steps_refinement.hpp's delta loop over the delta step read of
+ * subsampled_gaussian_step.hpp: both neighbouring directions, the add direction screened on a coarser grid, the
+ * low-frequency bins recomputed after the first grid), intersected with the earlier grids', and, where still wider
+ * than the accuracy, with the max-of-outputs test's lower side and the tilted reads at epsilon (as
+ * hs_subsampled_gaussian_epsilon's); a bracket not exact is then read by the package default's fine delta read
+ * (hockeystick/pld/refine/fine_delta.hpp: the grid 5e-5 under a tilt, the binomial split of few sampled rounds), so
+ * both doors read one bracket: the README run at epsilon 1 gives [0.0156338, 0.0156349] where the grids give
+ * [0.0156327, 0.0156370].  An accuracy at most 1e-3 reads 1e-3's bracket first, returns it where it is within the
+ * accuracy of its own upper side, and otherwise intersects the finer read with it, as the package does.  sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <=
  * 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);

@@ -12,24 +12,21 @@ plan (``plan_refinement``, a Python ``FrontEnd`` run by ``refine``).
 
 The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation
 driven from here with a Python front end and from the core with its one-point front end.  One
-point's delta at one epsilon to a relative accuracy is refined with that one-point front end
-(``refine_delta``: cpp/include/hockeystick/pld/refine/point_refinement.hpp, what the C interface's
-``hs_subsampled_gaussian_delta`` runs), its brackets computed here: the same start, the same rules.
-One point's epsilon at one delta to an absolute accuracy is refined by the core alone, its grids
-read there too (``points.Refinement.core_refined``).
+point's delta at one epsilon to a relative accuracy, and its epsilon at one delta to an absolute
+accuracy, are refined by the core alone, their grids read there too
+(``points.Refinement.core_delta`` and ``core_refined``; the C library's calls run the same loops).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, Protocol, cast
 
 import numpy as np
 
 from ... import _core
-from . import constants
-from .grid_rules import Before, next_grid_tuning
-from .grid_start import Point, grid_policy
+from .grid_rules import Before
+from .grid_start import Point
 
 # one point's bracket on one grid: (point, h, lower, upper, what the front end's rules read besides)
 Step = tuple[int, float, Any, Any, Any]
@@ -125,49 +122,3 @@ def refine_many(
             front=front, rules=rules, xs=xs, own=own, points=points, coarsest_fit=coarsest_fit
         ),
     )
-
-
-def refine_delta(
-    point: Point, accuracy: float, bracket_at: Callable[[float], tuple[float, float]]
-) -> tuple[float, float]:
-    """The certified delta bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at one
-    epsilon refined to the relative ``accuracy`` by the core's loop
-    (``_core.pld_refine.refine_delta``): the first grid ``StartGrid.first``'s for ``.delta``
-    (``span_start``, within ``MAX_WINDOW``), each grid's certified bracket ``bracket_at(h)`` (at
-    that epsilon) intersected with the earlier grids', its width (upper - lower) / max(upper,
-    ``DELTA_FLOOR``) (``bracket_width``'s relative rule), the next grid the core's first step (h
-    0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
-    until the bracket is within ``accuracy`` or no finer grid is asked or fits.
-
-    Parameters
-    ----------
-    point : tuple of float
-        (sigma, sampling rate, rounds, sensitivity).
-    accuracy : float
-        The relative width asked of the bracket, > 0.
-    bracket_at : callable
-        The certified (lower, upper) delta at the epsilon asked, on grid h.
-
-    Returns
-    -------
-    tuple of float
-        The certified (lower, upper): the intersection of every grid's bracket.
-
-    Raises
-    ------
-    ValueError
-        Where the sampling rate is not in (0, 1), or as ``bracket_at`` raises.
-    """
-    sigma, q, rounds, sensitivity = point
-    lower, upper, _, _, _ = _core.pld_refine.refine_delta(
-        sigma=sigma,
-        q=q,
-        rounds=rounds,
-        sensitivity=sensitivity,
-        accuracy=accuracy,
-        bracket_at=bracket_at,
-        delta_floor=constants.DELTA_FLOOR,
-        policy=grid_policy(),
-        tuning=next_grid_tuning(),
-    )
-    return lower, upper

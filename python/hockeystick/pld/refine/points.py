@@ -22,8 +22,8 @@ from ..compose import fft
 from ..mechanisms.constructors import MAX_CELLS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
-from .bracket_width import bracket_width, offset_rows
-from .controller import refine_delta, refine_many
+from .bracket_width import offset_rows
+from .controller import refine_many
 from .grid_rules import Before, next_grid_tuning, points_rules
 from .grid_start import (
     Point,
@@ -239,7 +239,7 @@ class Refinement:
         )
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
-        """Whether the core's loop refines the call (``controller.refine_delta``): one point's
+        """Whether the core's loop refines the call (``core_delta``): one point's
         ``.delta`` at one epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.
         There the front end's rules are the core's first and fitted steps alone (no charged,
         capped or offset-limited arguments, and every grid fitted through), which the core's loop
@@ -255,48 +255,54 @@ class Refinement:
     def core_delta(
         self, point: Point, x: np.ndarray, threads: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``refined`` of one point at one epsilon through the core's loop (``one_delta``), each
-        grid's bracket the front end's (``PointsFront.brackets``: direct DFT bins after the first
-        grid, delta near 1 raised to the affinity bound and intersected with the complement's),
-        given the record of the grid before as the front end keeps it; where the complement's
-        bracket was taken on the grid before, the next grid recomposes the complement alone (the
-        many-points rule, cpp/include/hockeystick/pld/refine/points_rules.hpp)."""
-        front = PointsFront(self, [point], [x], threads)
-        best: dict[int, Before] = {}
-        complement: list[bool] = [False]  # the last grid's bracket took the complement's
-
-        def bracket_at(h: float) -> tuple[float, float]:
-            front.next_only = {0} if complement[0] else set()
-            ((_, _, lo, up, (_, near, _, _)),) = front.brackets({0: h}, best)
-            if 0 in best:
-                lo, up = front.intersect(lo, up, best[0])
-            best[0] = (h, lo, up, bracket_width(self.delta_accuracy, "delta", x, lo, up, 1))
-            complement[0] = near is not None and bool(near[0])
-            return float(lo[0]), float(up[0])
-
-        least = coarsest_fit(point, self.steps.tail)
-
-        def held_bracket_at(h: float) -> tuple[float, float]:
-            if h < least and 0 in best:  # its window cannot fit (``coarsest_fit``)
-                raise GaveUp
-            try:
-                return bracket_at(h)
-            except ValueError as error:
-                if not window_refused(error):
-                    raise
-                raise GaveUp from error
-
-        try:
-            lower, upper = refine_delta(point, self.accuracy, held_bracket_at)
-        except GaveUp as stop:  # a grid whose window no memory holds: the brackets of the grids before, intersected
-            held = best.get(0)
-            if held is None and isinstance(
-                stop.__cause__, ValueError
-            ):  # no grid held a bracket: the refusal stands
-                raise stop.__cause__ from None
+        """``refined`` of one point at one epsilon through the core's loop on its delta step reads
+        (cpp/include/hockeystick/pld/refine/steps_refinement.hpp's delta_steps_refinement, bound as
+        ``_core.pld_refine.refined_subsampled_gaussian_delta``; the C library's delta call runs it
+        too): each grid's bracket the core's delta step read
+        (pld/refine/subsampled_gaussian_step.hpp: the many-points steps' bracket, ``StepBrackets``,
+        of one point) at the refinement's tail within ``MAX_CELLS`` cells on ``threads``, with
+        direct DFT bins on every grid after the first; stopped, with the brackets of the grids before
+        intersected and one ``AccuracyNotMetWarning``, at a grid after the first finer than the
+        point's ``coarsest_fit`` or whose window passes ``DEFAULT_MAX_POINTS`` (read at call time).
+        Then delta near 1 (``near_one_bracket``) on the last grid read."""
+        sigma, q, rounds, sensitivity = point
+        lower, upper, gave_up, h, _ = _core.pld_refine.refined_subsampled_gaussian_delta(
+            sigma=sigma,
+            sampling_rate=q,
+            rounds=int(rounds),
+            sensitivity=sensitivity,
+            epsilon=float(np.reshape(x, -1)[0]),
+            rules=points_rules(self.accuracy, 0.0, "delta", "relative"),
+            tail=self.steps.tail,
+            coarsest_fit=coarsest_fit(point, self.steps.tail),
+            max_cells=MAX_CELLS,
+            workers=threads or None,
+            max_points=fft.DEFAULT_MAX_POINTS,
+        )
+        if (
+            gave_up
+        ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
             warn_gave_up(1)
-            return (np.zeros(1), np.ones(1)) if held is None else (held[1], held[2])
-        return np.array([lower]), np.array([upper])
+        return self.near_one_bracket(point, h, x, np.array([lower]), np.array([upper]), threads)
+
+    def near_one_bracket(
+        self,
+        point: Point,
+        h: float,
+        x: np.ndarray,
+        lower: np.ndarray,
+        upper: np.ndarray,
+        threads: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The certified bracket (``lower``, ``upper``) of ``point`` at ``x``, read on grids down to
+        ``h``, near delta = 1: its lower side raised to the affinity bound (``NearOne.raised``, which
+        no grid enters), then intersected with the complement's on grid ``h``
+        (``NearOne.complement_brackets``), as the many-points steps read each grid's."""
+        lower = self.near_one.raised(point, x, lower, upper)
+        ((lower, upper),), _ = self.near_one.complement_brackets(
+            [point], [h], [x], [(lower, upper)], threads
+        )
+        return lower, upper
 
 
 def coarsest_fit(point: Point, tail: float) -> float:
@@ -343,10 +349,6 @@ def warn_gave_up(count: int) -> None:
         AccuracyNotMetWarning,
         stacklevel=outside_stacklevel(),  # the user's line that asked
     )
-
-
-class GaveUp(Exception):
-    """A grid of the core's loop whose window no memory holds (``window_refused``): the brackets held stand."""
 
 
 def window_refused(error: ValueError) -> bool:

@@ -11,6 +11,13 @@
 // the bracket then the intersection of the grids read before, certified ([0, inf] where none was read), and gave_up
 // set.  A step read's own refusal (a round it cannot discretize) is the caller's to throw and passes through.
 //
+// Delta at one epsilon to a relative accuracy (delta_steps_refinement) runs delta_refinement.hpp's loop the same way,
+// each grid read by subsampled_gaussian_delta_step given the intersection of the grids read before (the package's
+// accuracy= delta of one point at one epsilon, python/hockeystick/pld/refine/points.py's Refinement.core_delta
+// through the binding's refined_subsampled_gaussian_delta, and the C library's delta call): the direct bins on every
+// grid after the first; stopped at a grid after the first finer than the coarsest fit or whose window is refused (a
+// refusal on the first grid is the caller's to throw: no bracket is held), the bracket then the intersection.
+//
 // Every bracket is certified and the result is their intersection, so it is certified; it meets the accuracy unless a
 // limit stopped the loop.
 #pragma once
@@ -22,6 +29,7 @@
 #include <vector>
 
 #include "hockeystick/pld/refine/default_refinement.hpp"  // EpsilonStepRead, StepBins
+#include "hockeystick/pld/refine/delta_refinement.hpp"
 #include "hockeystick/pld/refine/epsilon_refinement.hpp"
 
 namespace hockeystick {
@@ -71,6 +79,35 @@ StepsRefined steps_refinement(double sigma, double q, double rounds, double sens
         out.gave_up = true;
         out.bracket.lower = lower;
         out.bracket.upper = upper;
+        out.bracket.met = false;
+    }
+    return out;
+}
+
+// The refinement of (sigma, q, rounds, sensitivity)'s delta at one epsilon to the relative `accuracy` (the header's
+// comment; delta_refinement.hpp's width, below delta_floor relative to it): step_read(h, StepBins, before) ->
+// std::optional<std::pair<double, double>> (none: the window refused), `before` the intersection of the grids read
+// (none on the first).  0 < q < 1.
+template <class StepRead>
+StepsRefined delta_steps_refinement(double sigma, double q, double rounds, double sensitivity, double accuracy,
+                                    double coarsest_fit, StepRead&& step_read, double delta_floor = kDeltaFloor,
+                                    const GridPolicy& g = {}, const RefinementRules& r = {}) {
+    StepsRefined out;
+    std::optional<std::pair<double, double>> held;  // the intersection of the grids read
+    const auto bracket_at = [&](double h) {
+        if (held && h < coarsest_fit) throw steps_refinement_detail::Stop{};
+        out.grids.push_back(h);
+        const std::optional<std::pair<double, double>> read = step_read(h, StepBins{held.has_value()}, held);
+        if (!read) throw steps_refinement_detail::Stop{};
+        held = held ? std::make_pair(std::max(held->first, read->first), std::min(held->second, read->second)) : *read;
+        return *held;
+    };
+    try {
+        out.bracket = refine_delta(sigma, q, rounds, sensitivity, accuracy, bracket_at, delta_floor, g, r);
+    } catch (const steps_refinement_detail::Stop&) {
+        out.gave_up = true;
+        out.bracket.lower = held ? held->first : 0.0;
+        out.bracket.upper = held ? held->second : 1.0;
         out.bracket.met = false;
     }
     return out;

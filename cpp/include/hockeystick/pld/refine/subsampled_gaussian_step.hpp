@@ -12,6 +12,13 @@
 // The default refinement of both doors reads each grid with it (default_refinement.hpp: the package's default chain
 // through the binding's TiltedPointReader.default_refinement, the C library's epsilon call, cpp/capi/refine.cpp).
 //
+// The delta refinement's grid read at one epsilon (subsampled_gaussian_delta_step: the relative rule, delta =
+// max(delta_remove, delta_add)) is screened_step.hpp's over the same factors, every round at `tail`: the remove
+// direction on both sides, the screen, and the add direction on both sides where the screen does not clear.  With no
+// floor and no settled delta the screen clears only where it is at or below the remove direction's lower side, so the
+// bracket is the one both directions give on h (python/hockeystick/pld/refine/dominated_direction.py's delta_sides,
+// which the package's many-points delta steps read, is the same call over the package's factors).
+//
 // A round with more loss cells than max_cells, or loss edges double precision cannot place within a quarter of the
 // grid, is refused (RoundRefused, naming which); a window past the caller's cap on points throws what compose throws
 // (compose_many: std::length_error).
@@ -23,6 +30,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -36,6 +44,7 @@
 #include "hockeystick/pld/refine/default_refinement.hpp"  // EpsilonStepRead
 #include "hockeystick/pld/refine/refinement_tails.hpp"
 #include "hockeystick/pld/refine/screened_epsilon_step.hpp"
+#include "hockeystick/pld/refine/screened_step.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -55,6 +64,15 @@ struct SubsampledGaussianStep {
     std::int64_t rounds = 1;
     double delta = 1e-5, h = 1e-4;
     double accuracy = 1e-3, tail = 1e-15;
+};
+
+// The run and the grid of one delta step read: sigma per unit sensitivity, the sampling rate, the rounds; the epsilon
+// and the grid h; the rounds' and the windows' tail.
+struct SubsampledGaussianDeltaStep {
+    double sigma = 1.0, q = 0.5;
+    std::int64_t rounds = 1;
+    double epsilon = 1.0, h = 1e-4;
+    double tail = 1e-15;
 };
 
 // A round the step cannot discretize on its grid h: more loss cells than the cap (`cells`), or loss edges double
@@ -101,6 +119,37 @@ inline StepFactor step_factor(const GridPMF& pmf, bool pessimistic) {
     return {side_read(view, pmf.h, charges, pessimistic), 0.0};
 }
 
+// One step's one-round factors, their masses kept alive while the step reads them: 0 and 1 the remove direction's
+// sides on h at `round_tail`, 2 the screen at `tail`; add() appends the add direction's sides on h at `tail` (3, 4) and
+// gives them as the one point's add items.
+struct StepRounds {
+    double sigma, q, h, tail;
+    std::int64_t rounds, max_cells;
+    std::deque<OneRound> kept;
+    std::vector<StepFactor> factors;
+
+    StepRounds(double sigma_, double q_, double h_, std::int64_t rounds_, double round_tail, double tail_,
+               std::int64_t max_cells_)
+        : sigma(sigma_), q(q_), h(h_), tail(tail_), rounds(rounds_), max_cells(max_cells_) {
+        kept.push_back(one_round(sigma, q, h, true, true, round_tail, max_cells));
+        kept.push_back(one_round(sigma, q, step_screen_interval(h), false, false, tail, max_cells));
+        factors = {step_factor(kept[0].upper, true), step_factor(kept[0].lower, false),
+                   step_factor(kept[1].upper, true)};
+    }
+    template <class Point>
+    void items_of(Point& point) const {
+        point.remove_upper = {{0, rounds}};
+        point.remove_lower = {{1, rounds}};
+        point.screen_upper = {{2, rounds}};
+    }
+    std::vector<AddItems> add() {
+        kept.push_back(one_round(sigma, q, h, false, true, tail, max_cells));
+        factors.push_back(step_factor(kept.back().upper, true));
+        factors.push_back(step_factor(kept.back().lower, false));
+        return {{{{3, rounds}}, {{4, rounds}}}};
+    }
+};
+
 }  // namespace subsampled_gaussian_step_detail
 
 // The step read of `s` (the header's comment), each window composed by compose(views, grid, items, pessimistic,
@@ -110,26 +159,39 @@ EpsilonStepRead subsampled_gaussian_step(const SubsampledGaussianStep& s, std::i
     namespace d = subsampled_gaussian_step_detail;
     const RefinementTails cut =
         refinement_tails(s.sigma, s.q, static_cast<double>(s.rounds), s.delta, s.tail, s.accuracy);
-    std::deque<d::OneRound> kept;  // the factors' masses, alive while the step reads them
-    kept.push_back(d::one_round(s.sigma, s.q, s.h, true, true, cut.round, max_cells));
-    kept.push_back(d::one_round(s.sigma, s.q, step_screen_interval(s.h), false, false, s.tail, max_cells));
-    std::vector<StepFactor> factors{d::step_factor(kept[0].upper, true), d::step_factor(kept[0].lower, false),
-                                    d::step_factor(kept[1].upper, true)};
+    d::StepRounds f(s.sigma, s.q, s.h, s.rounds, cut.round, s.tail, max_cells);
     EpsilonStepPoint point;
     point.delta = {s.delta};
     point.window = cut.window;
-    point.remove_upper = {{0, s.rounds}};
-    point.remove_lower = {{1, s.rounds}};
-    point.screen_upper = {{2, s.rounds}};
-    auto add_items = [&](const std::vector<std::size_t>&) {
-        kept.push_back(d::one_round(s.sigma, s.q, s.h, false, true, s.tail, max_cells));
-        factors.push_back(d::step_factor(kept.back().upper, true));
-        factors.push_back(d::step_factor(kept.back().lower, false));
-        return std::vector<AddItems>{{{{3, s.rounds}}, {{4, s.rounds}}}};
-    };
+    f.items_of(point);
+    auto add_items = [&f](const std::vector<std::size_t>&) { return f.add(); };
     const std::vector<EpsilonStepBracket> b =
-        screened_epsilon_step(std::vector<EpsilonStepPoint>{point}, factors, compose, add_items);
+        screened_epsilon_step(std::vector<EpsilonStepPoint>{point}, f.factors, compose, add_items);
     return {b.front().lower.front(), b.front().upper.front(), b.front().add.front()};
+}
+
+// The delta step read of `s` at the relative `rules` (the header's comment), `before` the intersection of the earlier
+// grids' brackets (none on the first), each window composed by compose as above: the certified delta bracket on h
+// (step_sides.hpp's, its lower side raised to the suffix maxima where still wider than the rules' accuracy).
+template <class Compose>
+std::pair<double, double> subsampled_gaussian_delta_step(const SubsampledGaussianDeltaStep& s, const PointsRules& rules,
+                                                         const std::optional<std::pair<double, double>>& before,
+                                                         std::int64_t max_cells, Compose&& compose) {
+    namespace d = subsampled_gaussian_step_detail;
+    d::StepRounds f(s.sigma, s.q, s.h, s.rounds, s.tail, s.tail, max_cells);
+    ScreenedPoint point;
+    point.point.sigma = s.sigma;
+    point.point.q = s.q;
+    point.point.rounds = static_cast<double>(s.rounds);
+    point.point.x = {s.epsilon};
+    point.point.own = 1;
+    if (before) point.before = PointRecord{0.0, {before->first}, {before->second}, {}};
+    point.window = s.tail;
+    f.items_of(point);
+    auto add_items = [&f](const std::vector<std::size_t>&) { return f.add(); };
+    const std::vector<ScreenedBracket> b =
+        screened_step(rules, std::vector<ScreenedPoint>{point}, f.factors, 0.0, 0.0, compose, add_items);
+    return {b.front().bracket.lower.front(), b.front().bracket.upper.front()};
 }
 
 }  // namespace pld
