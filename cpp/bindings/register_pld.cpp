@@ -8,6 +8,7 @@
 #include <hockeystick/pld/reads/charged_curve.hpp>
 #include <hockeystick/pld/reads/charged_sides.hpp>
 #include <hockeystick/pld/refine/fixed_part.hpp>
+#include <hockeystick/pld/reads/affinity_ceiling.hpp>
 #include <hockeystick/pld/reads/complement_scans.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
@@ -753,6 +754,43 @@ void register_pld_mechanisms(py::module_& grid, py::module_& m, py::module_& sam
     register_sampling_mixtures(sampling);
 }
 
+// Delta near 1 from the Renyi affinity of one round (pld/reads/affinity_ceiling.hpp), in _core.pld_reads: the orders,
+// the bounds on log A at them (rows remove and add), and the lower delta they give at epsilons of any shape (the
+// result has it).
+void register_affinity_ceiling(py::module_& m) {
+    py::array_t<double> orders(pld::kAffinityOrders);
+    for (int k = 0; k < pld::kAffinityOrders; ++k) orders.mutable_data()[k] = pld::affinity_order(k);
+    m.attr("affinity_orders") = orders;
+    m.def(
+        "subsampled_gaussian_log_affinity",
+        [](double sigma, double q) {
+            const pld::LogAffinity a = [&] {
+                py::gil_scoped_release release;
+                return pld::subsampled_gaussian_log_affinity(sigma, q);
+            }();
+            py::array_t<double> out(std::vector<py::ssize_t>{2, pld::kAffinityOrders});
+            for (std::size_t r = 0; r < 2; ++r)
+                std::copy(a[r].begin(), a[r].end(), out.mutable_data() + r * pld::kAffinityOrders);
+            return out;
+        },
+        py::arg("sigma"), py::arg("sampling_rate"));
+    m.def(
+        "delta_lower_near_one",
+        [](input_array log_affinity, double rounds, input_array epsilon) {
+            if (log_affinity.ndim() != 2 || log_affinity.shape(0) != 2 || log_affinity.shape(1) != pld::kAffinityOrders)
+                throw py::value_error("internal: log_affinity must hold 2 rows of affinity_orders' length");
+            pld::LogAffinity a{};
+            for (std::size_t r = 0; r < 2; ++r)
+                std::copy(log_affinity.data() + r * pld::kAffinityOrders,
+                          log_affinity.data() + (r + 1) * pld::kAffinityOrders, a[r].begin());
+            py::array_t<double> out(std::vector<py::ssize_t>(epsilon.shape(), epsilon.shape() + epsilon.ndim()));
+            for (py::ssize_t i = 0; i < epsilon.size(); ++i)
+                out.mutable_data()[i] = pld::delta_lower_near_one(a, rounds, epsilon.data()[i]);
+            return out;
+        },
+        py::arg("log_affinity"), py::arg("rounds"), py::arg("epsilon"));
+}
+
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and
 // delta and epsilon read from its suffix sums.
 void register_pld_scans(py::module_& grid, py::module_& m) {
@@ -784,6 +822,7 @@ void register_pld_scans(py::module_& grid, py::module_& m) {
             return pld::grid_loss_variance(pp, n, h);
         },
         py::arg("p"), py::kw_only(), py::arg("h"));
+    register_affinity_ceiling(m);
     // The complement's scans over a composed PMF (pld/reads/complement_scans.hpp): its geometric sums read at
     // grid indices (any shape; the result has it), and its likelihood-ratio threshold per eps.
     m.def(

@@ -44,6 +44,7 @@
 // within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
+#include <hockeystick/pld/reads/affinity_ceiling.hpp>
 #include <hockeystick/pld/refine/accuracy_delta.hpp>
 #include <hockeystick/pld/refine/accuracy_epsilon.hpp>
 #include <hockeystick/pld/refine/default_epsilon.hpp>
@@ -89,6 +90,8 @@ constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
 constexpr double kDefaultAccuracy = 1e-3;  // the accuracy the header gives as the calls' default (e.g. 1e-3)
+// Above this upper delta the lower side is raised to the affinity bound (python pld/refine/constants.py's NEAR_ONE).
+constexpr double kNearOne = 1.0 - 1e-6;
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
 
@@ -522,6 +525,19 @@ pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rou
     return accuracy_read(reader, epsilon, accuracy, r, default_bracket);
 }
 
+// delta_read's bracket, its lower side raised to the affinity bound where the upper side is above 1 - 1e-6
+// (pld/reads/affinity_ceiling.hpp, as the package's near_one.NearOne.raised: there the composed lower side is
+// charged the FFT's round-off, far above 1 - delta).
+pld::RefinedBracket near_one_raised(pld::RefinedBracket r, double sigma, double q, long long rounds, double epsilon,
+                                    double accuracy) {
+    if (!(r.upper > kNearOne)) return r;
+    const double raised = pld::delta_lower_near_one(pld::subsampled_gaussian_log_affinity(sigma, q),
+                                                    static_cast<double>(rounds), epsilon);
+    r.lower = std::max(r.lower, std::min(raised, r.upper));
+    r.met = (r.upper - r.lower) / std::max(r.upper, pld::kDeltaFloor) <= accuracy;
+    return r;
+}
+
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
 // HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
 hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
@@ -543,7 +559,8 @@ std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long 
 }
 
 std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon) {
-    const pld::RefinedBracket r = delta_read(sigma, q, rounds, epsilon, kDefaultAccuracy);
+    const pld::RefinedBracket r = near_one_raised(delta_read(sigma, q, rounds, epsilon, kDefaultAccuracy), sigma, q,
+                                                  rounds, epsilon, kDefaultAccuracy);
     return {r.lower, r.upper};
 }
 
@@ -581,7 +598,8 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         const pld::WindowHeap heap;  // the windows from the heap while the call composes
-        const pld::RefinedBracket r = delta_read(sigma, sampling_rate, rounds, epsilon, accuracy);
+        const pld::RefinedBracket r = near_one_raised(delta_read(sigma, sampling_rate, rounds, epsilon, accuracy),
+                                                      sigma, sampling_rate, rounds, epsilon, accuracy);
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);

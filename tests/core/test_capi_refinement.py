@@ -30,6 +30,7 @@ import pytest
 
 from hockeystick.calibrate.extreme import calibrate
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.reads import affinity_ceiling
 from hockeystick.pld.refine import constants
 
 from ..pld.refine.test_pld_epsilon_refinement import (
@@ -247,6 +248,21 @@ def test_the_c_delta_call_is_the_packages_accuracy_answer_below_the_floor(
     py_lower, py_upper = (float(v) for v in pld.delta(eps, bound="both"))
     assert lower == pytest.approx(py_lower, rel=1e-9) and upper == pytest.approx(py_upper, rel=1e-9)
     assert max(lower, py_lower) <= min(upper, py_upper)
+
+
+def test_the_c_delta_call_raises_its_lower_side_near_one_to_the_affinity_bound(lib):
+    """Near delta = 1 the composed lower side is charged the FFT's round-off, far above 1 - delta (here 4.8e-10
+    against 5e-15); both doors raise it to the Renyi-affinity bound (pld/reads/affinity_ceiling.hpp), certified, so it
+    stays below the package's certified upper side."""
+    sigma, q, rounds, eps = 0.5, 0.1, 3000, 2.0
+    lower, upper = refined_delta(lib, sigma, q, rounds, eps, 1e-3)
+    bound = affinity_ceiling.delta_lower_near_one(
+        affinity_ceiling.subsampled_gaussian_log_affinity(sigma, q), rounds, [eps]
+    )[0]
+    py_lower, py_upper = SubsampledGaussianPLD(sigma, q, rounds, accuracy=1e-3).delta(
+        eps, bound="both"
+    )
+    assert 1.0 - bound < 1e-12 and bound <= lower <= py_upper and py_lower <= upper
 
 
 @pytest.mark.parametrize(

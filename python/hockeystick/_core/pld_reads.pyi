@@ -116,6 +116,15 @@ def epsilon_search(
     first_pass: int = 0,
     cluster: int = 0,
 ) -> float: ...
+
+affinity_orders: npt.NDArray[np.float64]
+
+def subsampled_gaussian_log_affinity(
+    sigma: float, sampling_rate: float
+) -> npt.NDArray[np.float64]: ...
+def delta_lower_near_one(
+    log_affinity: npt.ArrayLike, rounds: float, epsilon: npt.ArrayLike
+) -> npt.NDArray[np.float64]: ...
 def geometric_sums_at(
     p: npt.ArrayLike, *, decay: float, at: npt.ArrayLike, rising: bool
 ) -> npt.NDArray[np.float64]: ...

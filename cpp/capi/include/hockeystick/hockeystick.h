@@ -241,7 +241,10 @@ HS_API void hs_pld_free(hs_pld* pld);
  * (hockeystick/pld/refine/fine_delta.hpp: the grid 5e-5 under a tilt, the binomial split of few sampled rounds), so
  * both doors read one bracket: the README run at epsilon 1 gives [0.0156338, 0.0156349] where the grids give
  * [0.0156327, 0.0156370].  An accuracy at most 1e-3 reads 1e-3's bracket first, returns it where it is within the
- * accuracy of its own upper side, and otherwise intersects the finer read with it, as the package does.  sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <=
+ * accuracy of its own upper side, and otherwise intersects the finer read with it, as the package does.  Where the
+ * upper side is above 1 - 1e-6, the lower side is raised to the Renyi-affinity bound of the rounds
+ * (hockeystick/pld/reads/affinity_ceiling.hpp), as the package raises it; the package's complement reads, which narrow
+ * the upper side there further, are its own.  sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <=
  * 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);
