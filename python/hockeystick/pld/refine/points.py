@@ -177,9 +177,7 @@ class Refinement:
             max_points=fft.DEFAULT_MAX_POINTS,
             relative_accuracy=self.relative_accuracy,
         )
-        if (
-            gave_up
-        ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
+        if gave_up:  # a limit stopped it: the brackets of the grids before, intersected
             warn_gave_up(1)
         return np.array([lower]), np.array([upper])
 
@@ -279,9 +277,7 @@ class Refinement:
             workers=threads or None,
             max_points=fft.DEFAULT_MAX_POINTS,
         )
-        if (
-            gave_up
-        ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
+        if gave_up:  # a limit stopped it: the brackets of the grids before, intersected
             warn_gave_up(1)
         return self.near_one_bracket(point, h, x, np.array([lower]), np.array([upper]), threads)
 

@@ -146,8 +146,9 @@ class StepBrackets:
         is below DELTA_FLOOR at every argument takes no lower side, and the truncations are sized to
         that floor (``truncation.tails``); ``"relative"``: none of the three, since that rule reads
         a bracket below the floor to its own width, so the screen clears only where it is at or
-        below the remove direction's lower side (there the bracket is the one both directions on
-        the fine grid give: the add direction's sides are at most that lower side).  ``direct``: the
+        below the remove direction's lower side (there the bracket is never wider than the one
+        both directions on the fine grid give: the add direction's sides are at most that lower
+        side).  ``direct``: the
         compositions recompute their low-frequency bins directly, in rows from an estimated charge
         of ``charge`` (``batches``).  An epsilon question is the core's step read's, point by point
         (``points.Refinement.core_refined``)."""

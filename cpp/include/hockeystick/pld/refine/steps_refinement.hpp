@@ -94,11 +94,13 @@ StepsRefined delta_steps_refinement(double sigma, double q, double rounds, doubl
                                     const GridPolicy& g = {}, const RefinementRules& r = {}) {
     StepsRefined out;
     std::optional<std::pair<double, double>> held;  // the intersection of the grids read
+    double last = 0.0;                               // the last grid read
     const auto bracket_at = [&](double h) {
         if (held && h < coarsest_fit) throw steps_refinement_detail::Stop{};
         out.grids.push_back(h);
         const std::optional<std::pair<double, double>> read = step_read(h, StepBins{held.has_value()}, held);
         if (!read) throw steps_refinement_detail::Stop{};
+        last = h;
         held = held ? std::make_pair(std::max(held->first, read->first), std::min(held->second, read->second)) : *read;
         return *held;
     };
@@ -108,6 +110,7 @@ StepsRefined delta_steps_refinement(double sigma, double q, double rounds, doubl
         out.gave_up = true;
         out.bracket.lower = held ? held->first : 0.0;
         out.bracket.upper = held ? held->second : 1.0;
+        out.bracket.interval = last;
         out.bracket.met = false;
     }
     return out;
