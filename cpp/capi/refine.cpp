@@ -90,8 +90,6 @@ constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
 constexpr double kDefaultAccuracy = 1e-3;  // the accuracy the header gives as the calls' default (e.g. 1e-3)
-// Above this upper delta the lower side is raised to the affinity bound (python pld/refine/constants.py's NEAR_ONE).
-constexpr double kNearOne = 1.0 - 1e-6;
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
 
@@ -525,16 +523,16 @@ pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rou
     return accuracy_read(reader, epsilon, accuracy, r, default_bracket);
 }
 
-// delta_read's bracket, its lower side raised to the affinity bound where the upper side is above 1 - 1e-6
-// (pld/reads/affinity_ceiling.hpp, as the package's near_one.NearOne.raised: there the composed lower side is
+// delta_read's bracket, its lower side raised to the affinity bound where the upper side is above PointsRules' near_one
+// (1 - 1e-6; pld/reads/affinity_ceiling.hpp, as the package's near_one.NearOne.raised: there the composed lower side is
 // charged the FFT's round-off, far above 1 - delta).
 pld::RefinedBracket near_one_raised(pld::RefinedBracket r, double sigma, double q, long long rounds, double epsilon,
                                     double accuracy) {
-    if (!(r.upper > kNearOne)) return r;
+    if (!(r.upper > pld::PointsRules{}.near_one)) return r;
     const double raised = pld::delta_lower_near_one(pld::subsampled_gaussian_log_affinity(sigma, q),
                                                     static_cast<double>(rounds), epsilon);
     r.lower = std::max(r.lower, std::min(raised, r.upper));
-    r.met = (r.upper - r.lower) / std::max(r.upper, pld::kDeltaFloor) <= accuracy;
+    r.met = pld::AccuracyDeltaPlan{}.width(r.lower, r.upper) <= accuracy;
     return r;
 }
 
