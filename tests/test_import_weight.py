@@ -42,11 +42,9 @@ NOT_READ = (
     "hockeystick.matrix",
     "hockeystick.registry",
     "hockeystick.sweep",
-    # the refinement's loop and the reads of delta near 1 and of blocks: an accuracy= question, a delta near 1, a
-    # bracket the fixed grid leaves wide
+    # the refinement's loop and the read of blocks: an accuracy= question, a bracket the fixed grid leaves wide
     "hockeystick.pld.refine.points",
     "hockeystick.pld.refine.block_reads",
-    "hockeystick.pld.reads.complement",
     # the tilted read of delta over several kinds of round (one kind reads the front door)
     "hockeystick.pld.refine.tilted_factors_delta",
     # the standard library's heavier modules a one-thread answer never calls: threads (and their logging), exact
@@ -61,7 +59,7 @@ NOT_READ = (
 
 # The README answer's hockeystick modules, the compiled core's submodules included: a ceiling that a new eager
 # import on the path trips, so that it is made lazy or the ceiling raised on purpose (its commit says why).  What
-# only another question reads (the refinement's loop, the blocks' read, the complement's read of delta near 1)
+# only another question reads (the refinement's loop, the blocks' read)
 # loads on its first use.
 MODULE_CEILING = 85
 

@@ -29,6 +29,7 @@ void register_pld_screened_step(py::module_ m);
 void register_pld_block_reads(py::module_ m);
 void register_pld_lower_envelope(py::module_ m);
 void register_pld_binomial_split(py::module_ m);
+void register_pld_complement(py::module_ m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -51,6 +52,7 @@ PYBIND11_MODULE(_core, m) {
     register_pld_tilted_read(reads);
     register_pld_lower_envelope(reads);
     register_pld_binomial_split(reads);
+    register_pld_complement(reads);
     register_pld_contraction(sampling);
     register_pld_allocation(sampling);
     register_pld_compose(m.def_submodule("pld_compose"));

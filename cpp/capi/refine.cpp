@@ -45,6 +45,7 @@
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
 #include <hockeystick/pld/reads/affinity_ceiling.hpp>
+#include <hockeystick/pld/reads/complement.hpp>
 #include <hockeystick/pld/refine/accuracy_delta.hpp>
 #include <hockeystick/pld/refine/accuracy_epsilon.hpp>
 #include <hockeystick/pld/refine/default_epsilon.hpp>
@@ -515,7 +516,8 @@ pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rou
     };
     if (accuracy <= kDefaultAccuracy) {
         const std::pair<double, double> d = default_bracket();
-        if (d.second - d.first <= accuracy * d.second) return {d.first, d.second, 0.0, 0, true};
+        if (d.second - d.first <= accuracy * d.second)
+            return {d.first, d.second, refined_at_default().interval, refined_at_default().grids, true};
     }
     const pld::RefinedBracket r = accuracy == kDefaultAccuracy
                                       ? refined_at_default()
@@ -534,6 +536,42 @@ pld::RefinedBracket near_one_raised(pld::RefinedBracket r, double sigma, double 
     r.lower = std::max(r.lower, std::min(raised, r.upper));
     r.met = pld::AccuracyDeltaPlan{}.width(r.lower, r.upper) <= accuracy;
     return r;
+}
+
+// The bracket near 1 (its upper side above kComplementAbove) intersected with the complement's (pld/reads/complement.hpp,
+// as the package's near_one.NearOne.complement_brackets intersects it: there the composed PMFs' gap is absolute, a few
+// per cent of 1 - delta, while the complement's is relative), both directions composed with direct bins within
+// kMaxPoints points: on the fixed grid, as the package's default reads delta, or where its factors or windows cannot be
+// built there, on the last grid the bracket was read on; where neither can, the bracket as it is (certified either
+// way).
+pld::RefinedBracket complement_intersected(pld::RefinedBracket r, double sigma, double q, long long rounds,
+                                           double epsilon, double accuracy) {
+    if (!(r.upper > pld::kComplementAbove)) return r;
+    for (const double h : {pld::kFixedGridInterval, r.interval}) {
+        if (!(h > 0.0 && h <= pld::kComplementMaxInterval)) continue;
+        try {
+            hockeystick_c::CompositionFft fft;
+            pld::ComposeOptions options;
+            options.direct_bins = true;
+            ComposeOnGrid compose{fft, options};
+            const std::vector<pld::ComplementBracket> b =
+                pld::complement_delta_brackets(pld::subsampled_gaussian_complement_factors(sigma, q, h), {rounds},
+                                               {{epsilon}}, {std::nullopt}, compose);
+            r.lower = std::max(r.lower, b.front().lower.front());
+            r.upper = std::max(r.lower, std::min(r.upper, b.front().upper.front()));
+            break;
+        } catch (const std::invalid_argument&) {
+        } catch (const std::length_error&) {}
+    }
+    r.met = pld::AccuracyDeltaPlan{}.width(r.lower, r.upper) <= accuracy;
+    return r;
+}
+
+// delta_read's bracket with delta near 1's reads: the affinity bound's lower side, then the complement's bracket.
+pld::RefinedBracket delta_near_one(double sigma, double q, long long rounds, double epsilon, double accuracy) {
+    const pld::RefinedBracket r =
+        near_one_raised(delta_read(sigma, q, rounds, epsilon, accuracy), sigma, q, rounds, epsilon, accuracy);
+    return complement_intersected(r, sigma, q, rounds, epsilon, accuracy);
 }
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
@@ -557,8 +595,7 @@ std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long 
 }
 
 std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon) {
-    const pld::RefinedBracket r = near_one_raised(delta_read(sigma, q, rounds, epsilon, kDefaultAccuracy), sigma, q,
-                                                  rounds, epsilon, kDefaultAccuracy);
+    const pld::RefinedBracket r = delta_near_one(sigma, q, rounds, epsilon, kDefaultAccuracy);
     return {r.lower, r.upper};
 }
 
@@ -596,8 +633,7 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         const pld::WindowHeap heap;  // the windows from the heap while the call composes
-        const pld::RefinedBracket r = near_one_raised(delta_read(sigma, sampling_rate, rounds, epsilon, accuracy),
-                                                      sigma, sampling_rate, rounds, epsilon, accuracy);
+        const pld::RefinedBracket r = delta_near_one(sigma, sampling_rate, rounds, epsilon, accuracy);
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);

@@ -266,6 +266,25 @@ def test_the_c_delta_call_raises_its_lower_side_near_one_to_the_affinity_bound(l
 
 
 @pytest.mark.parametrize(
+    ("sigma", "q", "rounds", "eps"),
+    [(0.8, 0.2, 2000, 8.0), (0.5, 0.1, 1600, 0.5), (0.6, 0.1, 1000, 1.0)],
+)
+def test_the_c_delta_call_near_one_is_the_packages_complement_bracket(lib, sigma, q, rounds, eps):
+    """Above 1 - 1e-3 both doors intersect the bracket with the complement's on the fixed grid (the core's
+    pld/reads/complement.hpp: 1 - delta bounded with relative accuracy), so 1 - delta is one bracket to the round-off
+    of their FFT backends, resolved to 1e-3 of itself (the composed PMFs alone left the C call 1 - [8.5e-9, 9.5e-9]
+    at sigma 0.8, q 0.2, 2000 rounds, eps 8, against the package's 1 - [9.0444e-9, 9.0444e-9])."""
+    lower, upper = refined_delta(lib, sigma, q, rounds, eps, 1e-3)
+    py_lower, py_upper = (
+        float(v) for v in SubsampledGaussianPLD(sigma, q, rounds).delta(eps, bound="both")
+    )
+    assert 1.0 - upper == pytest.approx(1.0 - py_upper, rel=1e-6)
+    assert 1.0 - lower == pytest.approx(1.0 - py_lower, rel=1e-6)
+    assert (upper - lower) / (1.0 - upper) < 1e-3
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+
+
+@pytest.mark.parametrize(
     ("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)]
 )
 def test_one_round_delta_bracket_holds_the_exact_delta(lib, sigma, q, eps):

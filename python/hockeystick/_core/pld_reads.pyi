@@ -125,6 +125,26 @@ def subsampled_gaussian_log_affinity(
 def delta_lower_near_one(
     log_affinity: npt.ArrayLike, rounds: float, epsilon: npt.ArrayLike
 ) -> npt.NDArray[np.float64]: ...
+
+complement_above: float
+complement_max_interval: float
+
+class ComplementFactors:
+    @property
+    def tilts(self) -> tuple[float, float, float]: ...
+
+def subsampled_gaussian_complement_factors(
+    sigma: float, sampling_rate: float, h: float, *, tilt: float | None = None
+) -> ComplementFactors: ...
+def complement_delta_brackets(
+    factors: ComplementFactors,
+    *,
+    rounds: Sequence[int],
+    epsilon: Sequence[npt.ArrayLike],
+    others: Sequence[npt.ArrayLike | None],
+    workers: int | None = None,
+    max_points: int,
+) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]: ...
 def geometric_sums_at(
     p: npt.ArrayLike, *, decay: float, at: npt.ArrayLike, rising: bool
 ) -> npt.NDArray[np.float64]: ...

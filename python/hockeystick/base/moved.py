@@ -76,7 +76,6 @@ MOVED = {
     "hockeystick.interop.pld_folding": "hockeystick.interop.exchange.pld_folding",
     "hockeystick.interop.pld_format": "hockeystick.interop.exchange.pld_format",
     "hockeystick.pld.epsilon_width": "hockeystick.pld.reads.epsilon_width",
-    "hockeystick.pld.complement": "hockeystick.pld.reads.complement",
     "hockeystick.pld.affinity_ceiling": "hockeystick.pld.reads.affinity_ceiling",
     "hockeystick.pld.along_run": "hockeystick.pld.reads.along_run",
     "hockeystick.pld.dominated_direction": "hockeystick.pld.refine.dominated_direction",

@@ -1,4 +1,5 @@
-"""The complement's bracket on delta near 1 (pld/reads/complement.py) and the accountant's use of it:
+"""The complement's bracket on delta near 1 (pld/reads/complement.hpp, through ``_core.pld_reads``) and the
+accountant's use of it:
 against the Gaussian mechanism's closed form and one round of the subsampled Gaussian in 50-digit
 quadrature, each side on its side of the truth and 1 - delta resolved to a small relative width; against
 the composed PMFs' own certified bracket (both hold, so they overlap); and G1's near-one points narrowed."""
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.reads import complement
+from hockeystick.pld.compose import fft
 
 from ... import c_math
 
@@ -31,13 +32,13 @@ def _gaussian_complement(sigma: float, rounds: int, eps: float) -> mpmath.mpf:
 
 
 def _bracket(
-    sigma: float, q: float, rounds: int, h: float, eps: np.ndarray
+    sigma: float, q: float, rounds: int, h: float, eps: np.ndarray, tilt: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    factors = [
-        complement.subsampled_gaussian_factors(sigma, q, True, h),
-        complement.subsampled_gaussian_factors(sigma, q, False, h),
-    ]
-    return complement.delta_brackets(factors, [rounds], [eps])[0]
+    """The core's bracket of both directions (the remove direction's test), every tilt ``tilt`` where given."""
+    factors = _core.pld_reads.subsampled_gaussian_complement_factors(sigma, q, h, tilt=tilt)
+    return _core.pld_reads.complement_delta_brackets(
+        factors, rounds=[rounds], epsilon=[eps], others=[None], max_points=fft.DEFAULT_MAX_POINTS
+    )[0]
 
 
 @pytest.mark.parametrize(
@@ -69,17 +70,15 @@ def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complem
 
 
 @pytest.mark.parametrize("tilt", [0.0, 0.25, 1.0])
-def test_any_tilt_gives_a_valid_bracket_and_the_balancing_one_the_narrowest(monkeypatch, tilt):
+def test_any_tilt_gives_a_valid_bracket_and_the_balancing_one_the_narrowest(tilt):
     """(4) holds for every tilt in [0, 1]: forced to 0 (no tilt on P), 0.25 or 1 (no tilt on Q) the bracket
     still holds the Gaussian's closed form, and is no narrower than with ``balancing_tilt``'s (1/2 here)."""
     eps = np.array([0.5, 4.0, 10.0])
     sigma, rounds, h = 8.0, 10000, 1e-3
     lo, up = _bracket(sigma, 1.0, rounds, h, eps)
-    assert complement.subsampled_gaussian_factors(
-        sigma, 1.0, True, h
-    ).dominating.tilt == pytest.approx(0.5, abs=1e-2)
-    monkeypatch.setattr(complement, "balancing_tilt", lambda *args: tilt)
-    flo, fup = _bracket(sigma, 1.0, rounds, h, eps)
+    tilts = _core.pld_reads.subsampled_gaussian_complement_factors(sigma, 1.0, h).tilts
+    assert tilts == pytest.approx((0.5, 0.5, 0.5), abs=1e-2)
+    flo, fup = _bracket(sigma, 1.0, rounds, h, eps, tilt=tilt)
     for e, low, high in zip(eps, flo, fup):
         exact = _gaussian_complement(sigma, rounds, e)
         assert 1 - high <= exact <= 1 - low
@@ -167,7 +166,7 @@ def test_fixed_grid_bracket_near_one_takes_the_complement():
 
 def test_factors_refuse_a_grid_too_coarse_for_their_slack():
     with pytest.raises(ValueError, match="h must lie in"):
-        complement.subsampled_gaussian_factors(1.0, 0.1, True, 0.75)
+        _core.pld_reads.subsampled_gaussian_complement_factors(1.0, 0.1, 0.75)
 
 
 @pytest.mark.parametrize("h", [0.5, 0.05, 1e-3])
@@ -278,7 +277,7 @@ def test_the_scans_are_the_numpy_forms_bit_for_bit(seed):
 
 def test_the_geometric_sums_are_within_their_stated_error():
     """before_i and after_i against 50-digit sums of p_j r^{|i - j|} (r = e^{-decay} exact in mpmath): within
-    3 (n + 1) u relative, the bound complement.py's slack takes for them."""
+    3 (n + 1) u relative, the bound complement.hpp's slack takes for them."""
     rng = np.random.default_rng(7)
     n = 60
     p = rng.random(n) * 10.0 ** rng.uniform(-5, 0, n)

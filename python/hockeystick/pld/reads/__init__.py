@@ -1,8 +1,8 @@
 """What a composed PLD answers beyond delta(eps) and eps(delta) on its grid.
 
-``epsilon_width`` (the eps bracket a delta bracket certifies), ``complement`` and
-``affinity_ceiling`` (delta near 1, from bounds on 1 - delta), ``along_run`` (the bracket after
-every checkpoint of one run).
+``epsilon_width`` (the eps bracket a delta bracket certifies), ``affinity_ceiling`` (delta near 1's
+lower side; the complement's bracket on 1 - delta is the core's, pld/reads/complement.hpp, read by
+``refine.near_one``), ``along_run`` (the bracket after every checkpoint of one run).
 """
 
 from typing import TYPE_CHECKING

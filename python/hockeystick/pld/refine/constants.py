@@ -7,6 +7,8 @@ grids are built."""
 
 from __future__ import annotations
 
+from ... import _core
+
 # --- the grid ladder -------------------------------------------------------------------------------------------
 
 # The finest grid the refinement builds; every grid is FINEST_INTERVAL 2^(k/2)
@@ -55,7 +57,7 @@ NEAR_ONE = 1.0 - 1e-6
 # (``near_one.NearOne.complement_brackets``): the composed PMFs' gap is absolute (T rounds of
 # relative errors per mass), a few per cent of 1 - delta there, while the complement bounds 1 -
 # delta with relative accuracy.
-COMPLEMENT_ABOVE = 1.0 - 1e-3
+COMPLEMENT_ABOVE = _core.pld_reads.complement_above  # 1 - 1e-3 (pld/reads/complement.hpp)
 # Complement factors kept per accountant (the last few (sigma / sensitivity, q, h)): one refinement
 # step's rows share a key, and each factor pair holds a one-round window, so a few suffice and
 # memory stays bounded.

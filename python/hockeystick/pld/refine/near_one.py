@@ -1,20 +1,20 @@
 """Delta near 1: the lower side raised to the rounds' Renyi-affinity bound, and the bracket
 intersected with the complement's (1 - delta bounded with relative accuracy), where the composed
-PMFs' absolute gap is most of 1 - delta."""
+PMFs' absolute gap is most of 1 - delta.  Both reads are the core's
+(cpp/include/hockeystick/pld/reads/affinity_ceiling.hpp and complement.hpp, which the C library's
+delta call reads too); this module keeps their tables per accountant."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import _core
+from ..compose import fft
 from ..reads.affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from . import constants
-
-if TYPE_CHECKING:
-    from ..reads import complement
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -30,7 +30,7 @@ class NearOne:
     def __init__(self) -> None:
         self.log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
         self.complement_factors: OrderedDict[
-            tuple[float, float, float], list[complement.DirectionFactors]
+            tuple[float, float, float], _core.pld_reads.ComplementFactors | None
         ] = OrderedDict()
 
     def raised(
@@ -66,37 +66,39 @@ class NearOne:
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
         """Each bracket (certified lower and upper deltas of ``points[i]`` = (sigma, q, rounds,
         sensitivity) at ``xs[i]`` on grid ``hs[i]``) intersected, where its upper side is above
-        ``COMPLEMENT_ABOVE``, with the complement's (``complement.delta_brackets``: 1 - delta
-        bounded with relative accuracy, from a dominating PMF with masses taken from below and a
-        test on the cells' labels; there the composed PMFs' relative errors per mass, T-fold, leave
-        an absolute gap comparable to 1 - delta).  The lower side comes from the remove direction's
+        ``COMPLEMENT_ABOVE``, with the complement's (the core's ``complement_delta_brackets``,
+        pld/reads/complement.hpp: 1 - delta bounded with relative accuracy, from a dominating PMF
+        with masses taken from below and a test on the cells' labels; there the composed PMFs'
+        relative errors per mass, T-fold, leave an absolute gap comparable to 1 - delta).  The lower side comes from the remove direction's
         test, the upper side from both directions, the add one's composed only where ``adds[i]``
         (its certified upper side from the composed PMFs, where known) is not already below the
         remove direction's. Points sharing (sigma / sensitivity, q, h) are composed together; a
         group whose factors or compositions cannot be built (ValueError: too many cells, a window
         above the cap) is left as it is. Also returns, per point, where the complement's bracket was
         taken (None: nowhere)."""
-        from ..reads import complement  # loaded on use: only delta near 1 reads the complement
-
         above = constants.COMPLEMENT_ABOVE
         out = list(brackets)
         taken: list[np.ndarray | None] = [None] * len(brackets)
         given = adds if adds is not None else [None] * len(brackets)
         for key, members in groups_above(points, hs, brackets, above).items():
             factors = self.factors(key)
-            if not factors:
+            if factors is None:
                 continue
             near = [brackets[i][1] > above for i in members]
             try:
                 known = [
                     None if (add := given[i]) is None else add[n] for i, n in zip(members, near)
                 ]
-                found = complement.delta_brackets(
+                found = _core.pld_reads.complement_delta_brackets(
                     factors,
-                    [int(points[i][2]) for i in members],
-                    [xs[i][n] for i, n in zip(members, near)],
-                    workers=threads or None,
+                    rounds=[int(points[i][2]) for i in members],
+                    epsilon=[
+                        np.ascontiguousarray(xs[i][n], dtype=np.float64)
+                        for i, n in zip(members, near)
+                    ],
                     others=known,
+                    workers=threads or None,
+                    max_points=fft.DEFAULT_MAX_POINTS,
                 )
             except ValueError:
                 continue
@@ -108,23 +110,19 @@ class NearOne:
                 taken[i] = n
         return out, taken
 
-    def factors(self, key: tuple[float, float, float]) -> list[complement.DirectionFactors]:
-        """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the test's for
-        the remove direction only), kept for the last ``COMPLEMENT_KEPT`` keys; [] where they cannot
-        be built."""
+    def factors(self, key: tuple[float, float, float]) -> _core.pld_reads.ComplementFactors | None:
+        """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the core's
+        ``subsampled_gaussian_complement_factors``: the test's for the remove direction only), kept
+        for the last ``COMPLEMENT_KEPT`` keys; None where they cannot be built."""
         with _COMPLEMENT_LOCK:
+            found = key in self.complement_factors
             factors = self.complement_factors.get(key)
-        if factors is None:
-            from ..reads import complement  # loaded on use: only delta near 1 reads the complement
-
+        if not found:
             s, q, h = key
             try:
-                factors = [
-                    complement.subsampled_gaussian_factors(s, q, True, h),
-                    complement.subsampled_gaussian_factors(s, q, False, h, test=False),
-                ]
+                factors = _core.pld_reads.subsampled_gaussian_complement_factors(s, q, h)
             except ValueError:
-                factors = []
+                factors = None
             with _COMPLEMENT_LOCK:
                 self.complement_factors[key] = factors
                 while len(self.complement_factors) > constants.COMPLEMENT_KEPT:
@@ -139,12 +137,10 @@ def groups_above(
     above: float,
 ) -> dict[tuple[float, float, float], list[int]]:
     """The brackets whose upper side is above ``above`` somewhere, on a grid the complement reads
-    (``complement.MAX_INTERVAL``), grouped by (sigma / sensitivity, q, h): the points that share
-    complement factors."""
-    from ..reads import complement  # loaded on use: only delta near 1 reads the complement
-
+    (``_core.pld_reads.complement_max_interval``), grouped by (sigma / sensitivity, q, h): the
+    points that share complement factors."""
     groups: dict[tuple[float, float, float], list[int]] = {}
     for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
-        if h <= complement.MAX_INTERVAL and np.any(up > above):
+        if h <= _core.pld_reads.complement_max_interval and np.any(up > above):
             groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
     return groups

@@ -1,8 +1,6 @@
-// The complement's scans over a composed PMF: the O(n) passes behind the bounds on 1 - delta of
-// python/hockeystick/pld/reads/complement.py (its module docstring's (2) and (3), read through the tilt (4)).
-// The bounds themselves, a few operations per argument, stay in the facade; these passes over every
-// grid point of a composed window (10^4-10^5 points, several per refinement step) are done here, with
-// the GIL released, where numpy and scipy.signal.lfilter took ~8 % of G1's CPU with it held.
+// The complement's scans over a composed PMF: the O(n) passes behind the bounds on 1 - delta of complement.hpp (its
+// opening comment's (2) and (3), read through the tilt (4)), over every grid point of a composed window (10^4-10^5
+// points, several per refinement step).
 //
 // Geometric sums.  With r = e^{-decay} (decay >= 0) and masses p_0 .. p_{n-1} >= 0,
 //
@@ -12,8 +10,8 @@
 // by the first-order recursions y_i = p_i + r y_{i-1}, before_{i+1} = r y_i, and after_i = p_i +
 // r after_{i+1}.  Each step is rounded as scipy.signal.lfilter([1], [1, -r], p) rounds it (its
 // transposed direct form with b = (1, 0), a = (1, -r): y_i = z + 1 p_i, then z = p_i 0 - y_i (-r)),
-// so the doubles are those the facade computed before (with p >= 0 each step adds a relative error
-// below 3u: below 3 (n + 1) u in all, complement.py's slack).  Read at a few indices only.
+// so the doubles are lfilter's (the tests' reference; with p >= 0 each step adds a relative error
+// below 3u: below 3 (n + 1) u in all, complement.hpp's slack).  Read at a few indices only.
 //
 // Likelihood-ratio threshold.  Over the grid indices j (absolute: loss j h) where both composed PMFs
 // carry mass (a_j > 0 and b_j > 0), the running maximum R_j of  log a_j - log b_j + j h + offset
@@ -24,7 +22,7 @@
 // gives about the tightest.
 //
 // Domain: n >= 0, indices in [0, n] (checked by the caller); any doubles otherwise (NaN and inf
-// propagate as they did through numpy).  Work: O(n) at most, less where the indices and eps asked for
+// propagate as through numpy).  Work: O(n) at most, less where the indices and eps asked for
 // lie low in the window (the rising sums and the threshold stop past them) or high (the decayed sums).
 #pragma once
 
