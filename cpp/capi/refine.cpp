@@ -487,45 +487,7 @@ pld::RefinedBracket accuracy_read(pld::TiltedReader& reader, double epsilon, dou
     return r;
 }
 
-// hs_subsampled_gaussian_delta's bracket, before its status, read as the package's accuracy= delta reads it
-// (python pld/question/default_reads.py's accuracy_delta_brackets): the default's bracket is the accuracy= read of the
-// refinement to the default accuracy (delta_refined, then accuracy_read with that refinement as its default: the
-// package's default chain after its fixed grid); an accuracy at most the default's reads it first and answers by it
-// where it is within the accuracy relative to its own upper side (the refinement's floor aside: below it the
-// default's bracket can be far wider than the reads that follow leave it), and otherwise reads the refinement to the
-// accuracy with accuracy_read, the default's bracket intersected in (so never looser than it, and its fine read made
-// again from the default's upper side); a coarser accuracy reads its refinement, the default's bracket where still
-// wider than asked.
-pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
-    hockeystick_c::CompositionFft fft;
-    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
-    std::optional<pld::RefinedBracket> at_default;  // the refinement to the default accuracy, read once
-    const auto refined_at_default = [&] {
-        if (!at_default) at_default = delta_refined(sigma, sampling_rate, rounds, epsilon, kDefaultAccuracy, reader);
-        return *at_default;
-    };
-    std::optional<std::pair<double, double>> kept;  // the default's bracket, read once
-    const auto default_bracket = [&] {
-        if (!kept) {
-            const pld::RefinedBracket r = refined_at_default();
-            const pld::RefinedBracket d =
-                accuracy_read(reader, epsilon, kDefaultAccuracy, r, [&] { return std::make_pair(r.lower, r.upper); });
-            kept = std::make_pair(d.lower, d.upper);
-        }
-        return *kept;
-    };
-    if (accuracy <= kDefaultAccuracy) {
-        const std::pair<double, double> d = default_bracket();
-        if (d.second - d.first <= accuracy * d.second)
-            return {d.first, d.second, refined_at_default().interval, refined_at_default().grids, true};
-    }
-    const pld::RefinedBracket r = accuracy == kDefaultAccuracy
-                                      ? refined_at_default()
-                                      : delta_refined(sigma, sampling_rate, rounds, epsilon, accuracy, reader);
-    return accuracy_read(reader, epsilon, accuracy, r, default_bracket);
-}
-
-// delta_read's bracket, its lower side raised to the affinity bound where the upper side is above PointsRules' near_one
+// A delta bracket, its lower side raised to the affinity bound where the upper side is above PointsRules' near_one
 // (1 - 1e-6; pld/reads/affinity_ceiling.hpp, as the package's near_one.NearOne.raised: there the composed lower side is
 // charged the FFT's round-off, far above 1 - delta).
 pld::RefinedBracket near_one_raised(pld::RefinedBracket r, double sigma, double q, long long rounds, double epsilon,
@@ -547,8 +509,10 @@ pld::RefinedBracket near_one_raised(pld::RefinedBracket r, double sigma, double 
 pld::RefinedBracket complement_intersected(pld::RefinedBracket r, double sigma, double q, long long rounds,
                                            double epsilon, double accuracy) {
     if (!(r.upper > pld::kComplementAbove)) return r;
-    for (const double h : {pld::kFixedGridInterval, r.interval}) {
-        if (!(h > 0.0 && h <= pld::kComplementMaxInterval)) continue;
+    const double grids[2] = {pld::kFixedGridInterval, r.interval};
+    for (int k = 0; k < 2; ++k) {
+        const double h = grids[k];
+        if (!(h > 0.0 && h <= pld::kComplementMaxInterval) || (k == 1 && h == grids[0])) continue;
         try {
             hockeystick_c::CompositionFft fft;
             pld::ComposeOptions options;
@@ -567,11 +531,71 @@ pld::RefinedBracket complement_intersected(pld::RefinedBracket r, double sigma, 
     return r;
 }
 
-// delta_read's bracket with delta near 1's reads: the affinity bound's lower side, then the complement's bracket.
-pld::RefinedBracket delta_near_one(double sigma, double q, long long rounds, double epsilon, double accuracy) {
-    const pld::RefinedBracket r =
-        near_one_raised(delta_read(sigma, q, rounds, epsilon, accuracy), sigma, q, rounds, epsilon, accuracy);
-    return complement_intersected(r, sigma, q, rounds, epsilon, accuracy);
+// The package default's delta bracket of rounds of (sigma, q) at epsilon (python pld/question/default_reads.py's
+// default_delta_brackets): its fixed grid's bracket (both directions on kFixedGridInterval, plain_delta_bracket), delta
+// near 1's reads on it (near_one_raised, complement_intersected, as its fixed_grid.fixed_bracket reads them), then the
+// core's fine delta read and rare participation's finer grids (accuracy_delta.hpp's default_deltas); none where the
+// fixed grid's cells or windows pass the library's caps (the package refuses there; the C call reads its refinement).
+std::optional<std::pair<double, double>> fixed_grid_delta(double sigma, double q, long long rounds, double epsilon,
+                                                          pld::TiltedReader& reader) {
+    std::optional<std::pair<double, double>> plain;
+    const hs_status s = guarded([&] {
+        const Handle p = subsampled_gaussian(sigma, q, rounds, pld::kFixedGridInterval, true, DirectBins{});
+        if (p) plain = hockeystick_c::plain_delta_bracket(*p, epsilon);
+        return HS_OK;
+    });
+    if (s != HS_OK || !plain) return std::nullopt;
+    pld::RefinedBracket r{plain->first, plain->second, pld::kFixedGridInterval, 1, false};
+    r = complement_intersected(near_one_raised(r, sigma, q, rounds, epsilon, kDefaultAccuracy), sigma, q, rounds,
+                               epsilon, kDefaultAccuracy);
+    std::vector<double> at{epsilon}, lower{r.lower}, upper{r.upper};
+    hockeystick_c::CompositionFft split, rare;
+    pld::AccuracyDeltaPlan plan;
+    plan.max_cells = hockeystick_c::kMaxCells;
+    pld::default_deltas(reader, at, lower, upper, plan, {split, hockeystick_c::kMaxPoints}, rare);
+    return std::make_pair(lower.front(), upper.front());
+}
+
+// hs_subsampled_gaussian_delta's bracket, before its status, read as the package's accuracy= delta reads it
+// (python pld/question/default_reads.py's accuracy_delta_brackets): the default's bracket is the package default's
+// (fixed_grid_delta), or where its fixed grid passes the caps the accuracy= read of the refinement to the default
+// accuracy (delta_refined, then accuracy_read with that refinement as its default, then delta near 1's reads); an
+// accuracy at most the default's reads it first and answers by it where it is within the accuracy relative to its own
+// upper side (the refinement's floor aside: below it the default's bracket can be far wider than the reads that follow
+// leave it), and otherwise reads the refinement to the accuracy with accuracy_read, the default's bracket intersected
+// in (so never looser than it, and its fine read made again from the default's upper side); a coarser accuracy reads
+// its refinement, the default's bracket where still wider than asked.  A refinement's bracket takes delta near 1's
+// reads on its last grid (near_one_raised, complement_intersected).
+pld::RefinedBracket delta_read(double sigma, double sampling_rate, long long rounds, double epsilon, double accuracy) {
+    hockeystick_c::CompositionFft fft;
+    pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+    const auto near_one = [&](const pld::RefinedBracket& r, double asked) {
+        return complement_intersected(near_one_raised(r, sigma, sampling_rate, rounds, epsilon, asked), sigma,
+                                      sampling_rate, rounds, epsilon, asked);
+    };
+    std::optional<pld::RefinedBracket> at_default;  // the refinement to the default accuracy, read once
+    const auto refined = [&](double asked) {
+        if (asked != kDefaultAccuracy) return delta_refined(sigma, sampling_rate, rounds, epsilon, asked, reader);
+        if (!at_default) at_default = delta_refined(sigma, sampling_rate, rounds, epsilon, asked, reader);
+        return *at_default;
+    };
+    std::optional<std::pair<double, double>> kept;  // the default's bracket, read once
+    const auto default_bracket = [&] {
+        if (!kept) kept = fixed_grid_delta(sigma, sampling_rate, rounds, epsilon, reader);
+        if (!kept) {
+            const pld::RefinedBracket r = refined(kDefaultAccuracy);
+            const pld::RefinedBracket d = near_one(
+                accuracy_read(reader, epsilon, kDefaultAccuracy, r, [&] { return std::make_pair(r.lower, r.upper); }),
+                kDefaultAccuracy);
+            kept = std::make_pair(d.lower, d.upper);
+        }
+        return *kept;
+    };
+    if (accuracy <= kDefaultAccuracy) {
+        const std::pair<double, double> d = default_bracket();
+        if (d.second - d.first <= accuracy * d.second) return {d.first, d.second, 0.0, 0, true};
+    }
+    return near_one(accuracy_read(reader, epsilon, accuracy, refined(accuracy), default_bracket), accuracy);
 }
 
 // The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
@@ -595,7 +619,7 @@ std::pair<double, double> run_epsilon_bracket(double sigma, double q, long long 
 }
 
 std::pair<double, double> run_delta_bracket(double sigma, double q, long long rounds, double epsilon) {
-    const pld::RefinedBracket r = delta_near_one(sigma, q, rounds, epsilon, kDefaultAccuracy);
+    const pld::RefinedBracket r = delta_read(sigma, q, rounds, epsilon, kDefaultAccuracy);
     return {r.lower, r.upper};
 }
 
@@ -633,7 +657,7 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         const pld::WindowHeap heap;  // the windows from the heap while the call composes
-        const pld::RefinedBracket r = delta_near_one(sigma, sampling_rate, rounds, epsilon, accuracy);
+        const pld::RefinedBracket r = delta_read(sigma, sampling_rate, rounds, epsilon, accuracy);
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);

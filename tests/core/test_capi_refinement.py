@@ -200,16 +200,34 @@ DELTA_SETTINGS = [
     ],
 )
 def test_the_c_delta_call_is_the_packages_accuracy_answer(lib, sigma, q, rounds, eps, accuracy):
-    """Both doors read one point's delta to an accuracy the same way: the core's loop on its delta step reads
-    (pld/refine/steps_refinement.hpp's delta_steps_refinement), the default's bracket read first at an accuracy at
-    most the default's and answering where within it, then the core's accuracy read (pld/refine/accuracy_delta.hpp);
-    so one bracket, to the round-off of their FFT backends (the C library's default is its refinement's chain, the
-    package's its fixed grid's: the two meet here)."""
+    """Both doors read one point's delta to an accuracy the same way: the default's bracket read first at an
+    accuracy at most the default's and answering where within it, then the core's loop on its delta step reads
+    (pld/refine/steps_refinement.hpp's delta_steps_refinement) and the core's accuracy read
+    (pld/refine/accuracy_delta.hpp); so one bracket, to the round-off of their FFT backends."""
     lower, upper = refined_delta(lib, sigma, q, rounds, eps, accuracy)
     pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
     py_lower, py_upper = (float(v) for v in pld.delta(eps, bound="both"))
     assert lower == pytest.approx(py_lower, rel=1e-6) and upper == pytest.approx(py_upper, rel=1e-6)
     assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+
+
+@pytest.mark.parametrize(
+    ("sigma", "q", "rounds", "eps"),
+    [(0.56, 1.3e-4, 2418, 3.65), (1.24, 1.26e-3, 968, 0.53), (0.54, 2.5e-4, 166, 3.93)],
+)
+def test_the_c_delta_calls_default_is_the_packages_default(lib, sigma, q, rounds, eps):
+    """At the default accuracy both doors read the package default's delta: the fixed grid's bracket, delta near 1's
+    reads, then the core's fine delta read and rare participation's finer grids (pld/refine/accuracy_delta.hpp's
+    default_deltas); where that is within 1e-3 it is the answer, the same to the round-off of their FFT backends (the
+    refinement's chain at the default accuracy is 2.1e-7 apart at sigma 1.24, q 1.26e-3, 968 rounds)."""
+    lower, upper = refined_delta(lib, sigma, q, rounds, eps, 1e-3)
+    py_lower, py_upper = (
+        float(v) for v in SubsampledGaussianPLD(sigma, q, rounds).delta(eps, bound="both")
+    )
+    assert relative_width(py_lower, py_upper) <= 1e-3
+    assert lower == pytest.approx(py_lower, rel=2e-11) and upper == pytest.approx(
+        py_upper, rel=2e-11
+    )
 
 
 @pytest.mark.parametrize(("sigma", "q", "rounds", "eps", "accuracy"), DELTA_SETTINGS)
@@ -272,8 +290,8 @@ def test_the_c_delta_call_raises_its_lower_side_near_one_to_the_affinity_bound(l
 def test_the_c_delta_call_near_one_is_the_packages_complement_bracket(lib, sigma, q, rounds, eps):
     """Above 1 - 1e-3 both doors intersect the bracket with the complement's on the fixed grid (the core's
     pld/reads/complement.hpp: 1 - delta bounded with relative accuracy), so 1 - delta is one bracket to the round-off
-    of their FFT backends, resolved to 1e-3 of itself (the composed PMFs alone left the C call 1 - [8.5e-9, 9.5e-9]
-    at sigma 0.8, q 0.2, 2000 rounds, eps 8, against the package's 1 - [9.0444e-9, 9.0444e-9])."""
+    of their FFT backends, resolved to 1e-3 of itself (the composed PMFs alone leave 1 - [8.5e-9, 9.5e-9] at sigma
+    0.8, q 0.2, 2000 rounds, eps 8, against the complement's 1 - [9.0444e-9, 9.0444e-9])."""
     lower, upper = refined_delta(lib, sigma, q, rounds, eps, 1e-3)
     py_lower, py_upper = (
         float(v) for v in SubsampledGaussianPLD(sigma, q, rounds).delta(eps, bound="both")

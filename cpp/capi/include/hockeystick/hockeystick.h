@@ -240,14 +240,16 @@ HS_API void hs_pld_free(hs_pld* pld);
  * hs_subsampled_gaussian_epsilon's); a bracket not exact is then read by the package default's fine delta read
  * (hockeystick/pld/refine/fine_delta.hpp: the grid 5e-5 under a tilt, the binomial split of few sampled rounds), so
  * both doors read one bracket: the README run at epsilon 1 gives [0.0156338, 0.0156349] where the grids give
- * [0.0156327, 0.0156370].  An accuracy at most 1e-3 reads 1e-3's bracket first, returns it where it is within the
+ * [0.0156327, 0.0156370].  An accuracy at most 1e-3 reads the package default's bracket first (its fixed grid 1e-4,
+ * then the fine delta read and rare participation's finer grids: hockeystick/pld/refine/accuracy_delta.hpp's
+ * default_deltas; the refinement to 1e-3 where that grid's windows pass the cap), returns it where it is within the
  * accuracy of its own upper side, and otherwise intersects the finer read with it, as the package does.  Where the
  * upper side is above 1 - 1e-6, the lower side is raised to the Renyi-affinity bound of the rounds
  * (hockeystick/pld/reads/affinity_ceiling.hpp), and where it is above 1 - 1e-3 the bracket is intersected with the
- * complement's on the fixed grid 1e-4, or on the last grid read where that grid's windows pass the cap
+ * complement's on the fixed grid, or on the last grid read where that grid's windows pass the cap
  * (hockeystick/pld/reads/complement.hpp: 1 - delta bounded with relative accuracy), as the package reads delta near 1:
- * sigma 0.8, q 0.2, 2000 rounds at epsilon 8 give 1 - [9.04441e-9, 9.04442e-9] on both doors.  sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <=
- * 2^53, epsilon not NaN, accuracy > 0 and finite. */
+ * sigma 0.8, q 0.2, 2000 rounds at epsilon 8 give 1 - [9.04441e-9, 9.04442e-9] on both doors.  sigma > 0 and finite,
+ * 0 < sampling_rate < 1, 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);
 

@@ -11,7 +11,9 @@
 //   default  at an accuracy at most the default's: intersected with the default's bracket (asked only where read),
 //            so that such an accuracy is never looser than the default (the package answers an epsilon whose default
 //            bracket is within it by that bracket and reads here only the others: default_reads.py's
-//            accuracy_delta_brackets; the C library's default is this read at the default accuracy);
+//            accuracy_delta_brackets, as the C library's delta call does; the default's bracket itself is the fixed
+//            grid's read by default_deltas on both doors, or in the C library, where that grid passes its caps, this
+//            read at the default accuracy);
 //   fine     the default's fine delta read (fine_delta.hpp) of a bracket not exact with a positive upper side, so that
 //            an accuracy of any size reads delta finer than the peers' grid, as the default does: a refined bracket
 //            within a relative accuracy of the floor can lie far above the truth (the README's DP-SGD run at eps 5
@@ -94,6 +96,17 @@ void rare_reads(const TiltedReader& reader, const std::vector<double>& eps, std:
         lower[read[k]] = lo[k];
         upper[read[k]] = up[k];
     }
+}
+
+// The default's reads of the brackets (lower[i], upper[i]) at eps[i] that its fixed grid gave (python
+// pld/question/default_reads.py's delta_brackets, no tail given), in place: the fine delta read, then rare
+// participation's finer grids at every element they apply to (the reads `accuracy_deltas` makes after its tilted and
+// default steps at the default's accuracy).
+inline void default_deltas(TiltedReader& reader, const std::vector<double>& eps, std::vector<double>& lower,
+                           std::vector<double>& upper, const AccuracyDeltaPlan& plan, const SplitComposition& split,
+                           RealFftBackend& rare_fft) {
+    fine_delta_brackets(reader, eps, lower, upper, plan.read_lower, split);
+    if (plan.rare) rare_reads(reader, eps, lower, upper, plan, [](double, double) { return true; }, rare_fft);
 }
 
 // Each bracket (lower[i], upper[i]) at eps[i] read from the refined one (the header's comment), in place:
