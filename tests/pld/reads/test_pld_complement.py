@@ -69,6 +69,23 @@ def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complem
             assert ((1 - low) - (1 - high)) / exact <= width  # 1 - delta to a small relative width
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    mu=st.floats(0.2, 12.0),
+    rounds=st.sampled_from([1, 7, 100, 3000]),
+    h=st.sampled_from([0.5, 0.05, 1e-2]),
+    eps=st.floats(0.0, 40.0),
+)
+def test_gaussian_bracket_holds_the_closed_form_for_any_run(mu, rounds, h, eps):
+    """q = 1, T rounds of noise sigma = sqrt(T) / mu (the composition is the Gaussian mechanism of mu): each side on
+    its side of the 50-digit closed form, for any mu, rounds, grid the factors accept and eps (delta from 1 - 1e-60
+    to 0), and ordered within [0, 1]."""
+    sigma = math.sqrt(rounds) / mu
+    lo, up = _bracket(sigma, 1.0, rounds, h, np.array([eps]))
+    exact = 1 - _gaussian_complement(sigma, rounds, eps)
+    assert 0.0 <= lo[0] <= exact <= up[0] <= 1.0
+
+
 @pytest.mark.parametrize("tilt", [0.0, 0.25, 1.0])
 def test_any_tilt_gives_a_valid_bracket_and_the_balancing_one_the_narrowest(tilt):
     """(4) holds for every tilt in [0, 1]: forced to 0 (no tilt on P), 0.25 or 1 (no tilt on Q) the bracket
@@ -164,9 +181,12 @@ def test_fixed_grid_bracket_near_one_takes_the_complement():
     assert np.all(((1 - lo) - (1 - up)) / (1 - up) < 1e-3)
 
 
-def test_factors_refuse_a_grid_too_coarse_for_their_slack():
+def test_factors_refuse_a_grid_too_coarse_for_their_slack_and_a_tilt_outside_0_1():
     with pytest.raises(ValueError, match="h must lie in"):
         _core.pld_reads.subsampled_gaussian_complement_factors(1.0, 0.1, 0.75)
+    for tilt in (-0.1, 1.5, math.nan):  # the weights of (2) and (3) leave [0, 1]: no bound is certified
+        with pytest.raises(ValueError, match=r"tilt must lie in \[0, 1\]"):
+            _core.pld_reads.subsampled_gaussian_complement_factors(1.0, 0.1, 0.01, tilt=tilt)
 
 
 @pytest.mark.parametrize("h", [0.5, 0.05, 1e-3])

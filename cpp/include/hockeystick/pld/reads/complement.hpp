@@ -238,6 +238,8 @@ inline ComplementDirection subsampled_gaussian_complement(double sigma, double q
                                                           std::optional<double> tilt = std::nullopt) {
     if (!(h > 0.0 && h <= kComplementMaxInterval))
         throw std::invalid_argument("h must lie in (0, 0.5] for the complement's slack");
+    if (tilt && !(*tilt >= 0.0 && *tilt <= 1.0))  // the weights of (2) and (3) lie in [0, 1] for such a tilt alone
+        throw std::invalid_argument("tilt must lie in [0, 1]");
     const Cells cells = subsampled_gaussian_cells(sigma, q, remove, h, kComplementTail, kComplementMaxCells, false);
     const std::vector<double>&c = cells.c, &d = cells.d;
     const std::size_t n = c.size();
