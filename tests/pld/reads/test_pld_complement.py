@@ -184,7 +184,11 @@ def test_fixed_grid_bracket_near_one_takes_the_complement():
 def test_factors_refuse_a_grid_too_coarse_for_their_slack_and_a_tilt_outside_0_1():
     with pytest.raises(ValueError, match="h must lie in"):
         _core.pld_reads.subsampled_gaussian_complement_factors(1.0, 0.1, 0.75)
-    for tilt in (-0.1, 1.5, math.nan):  # the weights of (2) and (3) leave [0, 1]: no bound is certified
+    for tilt in (
+        -0.1,
+        1.5,
+        math.nan,
+    ):  # the weights of (2) and (3) leave [0, 1]: no bound is certified
         with pytest.raises(ValueError, match=r"tilt must lie in \[0, 1\]"):
             _core.pld_reads.subsampled_gaussian_complement_factors(1.0, 0.1, 0.01, tilt=tilt)
 
