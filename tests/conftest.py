@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, settings
 
 from hockeystick import _core
 from hockeystick.pld.question import default_reads
-from hockeystick.pld.refine.step_brackets import StepBrackets
 
 settings.register_profile(
     "ci",
@@ -78,23 +77,24 @@ def _no_kept_default_brackets() -> None:
 @pytest.fixture
 def visited_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The grids the ``accuracy=`` refinement evaluates, in order (one entry per point and step), while the
-    test runs through the accountant: the many points' batches (``StepBrackets.brackets``) and one point's
-    grids, read inside the core (``_core.pld_refine.refined_subsampled_gaussian_epsilon`` gives them); a
-    fixed-grid call afterwards visits none."""
+    test runs through the accountant: the many points' units and one point's grids, read inside the core
+    (``_core.pld_refine.refine_subsampled_gaussian_deltas`` and ``refined_subsampled_gaussian_epsilon`` give
+    them); a fixed-grid call afterwards visits none."""
     grids: list[float] = []
-    step = StepBrackets.brackets
+    many = _core.pld_refine.refine_subsampled_gaussian_deltas
     one = _core.pld_refine.refined_subsampled_gaussian_epsilon
 
-    def counted(self, batch, points, steps, *args):
-        grids.extend(steps[i] for i in batch)
-        return step(self, batch, points, steps, *args)
+    def counted(**arguments):
+        found = many(**arguments)
+        grids.extend(found[3])
+        return found
 
     def counted_one(**arguments):
         found = one(**arguments)
         grids.extend(found[3])
         return found
 
-    monkeypatch.setattr(StepBrackets, "brackets", counted)
+    monkeypatch.setattr(_core.pld_refine, "refine_subsampled_gaussian_deltas", counted)
     monkeypatch.setattr(_core.pld_refine, "refined_subsampled_gaussian_epsilon", counted_one)
     return grids
 

@@ -35,8 +35,10 @@ SEAMS = {
     # one-direction discretizations, which the core's step read (discretizing in C++) is checked against
     "_tails": "the remove direction's one-round tail and the windows' tail the refinement sizes to a delta",
     "_one_round": "one direction's rounds discretized and composed as the refinement's steps build them",
-    "_fine_add_rounds": "the add direction on the fine grid, built only where the core's screen asks for it",
-    "_sides": "a one-direction PLD's (PMF, count) terms on both sides, as a step hands them to the core",
+    "_shared_tails": "the screened step's tails as the package sizes them, for the tests' reference step over the "
+    "package's factors (tests/pld/refine/screened_delta_reference.py)",
+    "_with_every_side": "a one-direction PLD's (PMF, count) terms on both sides, as the reference step hands them to "
+    "the core",
     "_side_terms": "a direction's (PMF, count) terms on one side (the add direction's screen)",
     "_pool_copy": "a worker pool's copy of an accountant carries no flags",
     "_one_thread": "the rule that runs one small point's C++ calls on one thread (the values are the same either way)",

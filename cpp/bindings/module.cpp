@@ -30,6 +30,7 @@ void register_pld_block_reads(py::module_ m);
 void register_pld_lower_envelope(py::module_ m);
 void register_pld_binomial_split(py::module_ m);
 void register_pld_complement(py::module_ m);
+void register_pld_points_delta(py::module_ m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -60,6 +61,7 @@ PYBIND11_MODULE(_core, m) {
     register_pld_aligned_lower(m.attr("pld_refine").cast<py::module_>());
     register_pld_screened_step(m.attr("pld_refine").cast<py::module_>());
     register_pld_block_reads(m.attr("pld_refine").cast<py::module_>());
+    register_pld_points_delta(m.attr("pld_refine").cast<py::module_>());
     register_pld_tilted_factors(m.attr("pld_refine").cast<py::module_>());
     register_pld_own_grid(m.attr("pld_refine").cast<py::module_>());
     register_pld_rare_finer_grids(m.attr("pld_refine").cast<py::module_>());

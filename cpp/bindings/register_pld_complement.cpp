@@ -23,7 +23,7 @@ namespace hb = hockeystick_bindings;
 using hb::input_array;
 namespace pld = hockeystick::pld;
 
-namespace {
+namespace complement_binding {
 
 // Both directions' factors on one grid, the remove direction's (with its test) first.
 struct ComplementFactors {
@@ -71,17 +71,18 @@ py::list brackets(const ComplementFactors& factors, const std::vector<std::int64
     return out;
 }
 
-}  // namespace
+}  // namespace complement_binding
 
 void register_pld_complement(py::module_ m) {
     m.attr("complement_above") = pld::kComplementAbove;
     m.attr("complement_max_interval") = pld::kComplementMaxInterval;
-    py::class_<ComplementFactors>(m, "ComplementFactors",
-                                  "Both directions' complement factors of the Poisson-subsampled Gaussian on one grid "
-                                  "(pld/reads/complement.hpp), the remove direction's with its test.")
+    py::class_<complement_binding::ComplementFactors>(
+        m, "ComplementFactors",
+        "Both directions' complement factors of the Poisson-subsampled Gaussian on one grid "
+        "(pld/reads/complement.hpp), the remove direction's with its test.")
         .def_property_readonly(
             "tilts",
-            [](const ComplementFactors& f) {
+            [](const complement_binding::ComplementFactors& f) {
                 return py::make_tuple(f.directions[0].dominating.tilt, f.directions[0].test->p_masses.tilt,
                                       f.directions[1].dominating.tilt);
             },
@@ -90,14 +91,16 @@ void register_pld_complement(py::module_ m) {
         "subsampled_gaussian_complement_factors",
         [](double sigma, double sampling_rate, double h, std::optional<double> tilt) {
             py::gil_scoped_release release;
-            return ComplementFactors{pld::subsampled_gaussian_complement_factors(sigma, sampling_rate, h, tilt)};
+            return complement_binding::ComplementFactors{
+                pld::subsampled_gaussian_complement_factors(sigma, sampling_rate, h, tilt)};
         },
         py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::kw_only(), py::arg("tilt") = py::none(),
         "Both directions' complement factors of the Poisson-subsampled Gaussian (sigma per unit sensitivity) on grid "
         "h <= complement_max_interval, each tilted by its balancing tilt, or all by `tilt` where given (any tilt in "
         "[0, 1] is valid); ValueError where they cannot be built.");
-    m.def("complement_delta_brackets", &brackets, py::arg("factors"), py::kw_only(), py::arg("rounds"),
-          py::arg("epsilon"), py::arg("others"), py::arg("workers") = py::none(), py::arg("max_points"),
+    m.def("complement_delta_brackets", &complement_binding::brackets, py::arg("factors"), py::kw_only(),
+          py::arg("rounds"), py::arg("epsilon"), py::arg("others"), py::arg("workers") = py::none(),
+          py::arg("max_points"),
           "Certified (lower, upper) delta near 1 at epsilon[i] after rounds[i] rounds (pld/reads/complement.hpp's "
           "complement_delta_brackets): others[i], where not None, a certified upper delta of the add direction at "
           "epsilon[i]; workers: scipy.fft's; ValueError where a window passes max_points.");

@@ -286,19 +286,8 @@ struct PythonBracket {
     std::pair<double, double> operator()(double h) const { return bracket_at(h).cast<std::pair<double, double>>(); }
 };
 
-// The package's many-points front end (python/hockeystick/pld/refine/points.py, PointsFront) as the source of
-// pld/refine/points_front.hpp: its first grids and each step's brackets, read with the interpreter lock held (the
-// loop between them runs without it).  A step's bracket is the tuple (point, h, lower, upper, (fixed, near, direct,
-// stop)); the records of the grids before are handed to it as a dict of (h, lower, upper, width) by the point's index,
-// and the points whose next grid recomposes the complement alone through its complement_only(list).
-struct PythonPointsSource {
-    py::object front;
-
-    std::map<std::int64_t, double> first() const {
-        py::gil_scoped_acquire gil;
-        return front.attr("first")().cast<std::map<std::int64_t, double>>();
-    }
-
+// A step's arrays as the points rules' binding reads and writes them.
+struct StepArrays {
     static std::vector<double> values(const py::handle& array, std::size_t size, const char* what) {
         const input_array a = py::cast<input_array>(array);
         if (static_cast<std::size_t>(a.size()) != size)
@@ -307,40 +296,8 @@ struct PythonPointsSource {
         return std::vector<double>(a.data(), a.data() + a.size());
     }
 
-    static pld::PointStep step_of(const py::handle& item) {
-        const py::tuple t = py::reinterpret_borrow<py::tuple>(item);
-        const py::tuple reads = py::reinterpret_borrow<py::tuple>(t[4]);
-        pld::PointStep s;
-        s.i = t[0].cast<std::int64_t>();
-        s.h = t[1].cast<double>();
-        const input_array lower = py::cast<input_array>(t[2]);
-        s.lower.assign(lower.data(), lower.data() + lower.size());
-        s.upper = values(t[3], s.lower.size(), "upper side");
-        if (!reads[0].is_none()) s.fixed = values(reads[0], 2 * s.lower.size(), "fixed part");
-        if (!reads[1].is_none()) {
-            const mask_array near = py::cast<mask_array>(reads[1]);
-            s.near.assign(near.data(), near.data() + near.size());
-        }
-        s.direct = reads[2].cast<bool>();
-        s.stop = reads[3].cast<bool>();
-        return s;
-    }
-
     static py::array_t<double> array(const std::vector<double>& v) {
         return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
-    }
-
-    std::vector<pld::PointStep> steps(const std::map<std::int64_t, double>& grids,
-                                      const std::map<std::int64_t, pld::PointRecord>& best,
-                                      const std::vector<std::int64_t>& complement_only) const {
-        py::gil_scoped_acquire gil;
-        front.attr("complement_only")(complement_only);
-        py::dict records;
-        for (const auto& [i, r] : best)
-            records[py::int_(i)] = py::make_tuple(r.h, array(r.lower), array(r.upper), array(r.width));
-        std::vector<pld::PointStep> out;
-        for (py::handle item : front.attr("brackets")(grids, records)) out.push_back(step_of(item));
-        return out;
     }
 };
 
@@ -369,30 +326,6 @@ pld::RefinedPoint refined_point(const std::array<double, 4>& point, const input_
     return p;
 }
 
-// _core.pld_refine.refine_points (its docstring).
-py::tuple refine_many_points(const py::object& front, const pld::PointsRules& rules, const std::vector<input_array>& xs,
-                             const std::vector<std::int64_t>& own, const std::vector<std::array<double, 4>>& points,
-                             const std::vector<double>& coarsest_fit) {
-    const std::size_t n = xs.size();
-    if (own.size() != n || points.size() != n || coarsest_fit.size() != n)
-        throw std::invalid_argument("internal: xs, own, points and coarsest_fit must have one entry a point");
-    std::vector<pld::RefinedPoint> refined(n);
-    for (std::size_t i = 0; i < n; ++i) { refined[i] = refined_point(points[i], xs[i], own[i], coarsest_fit[i]); }
-    PythonPointsSource source{front};
-    std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> chosen;
-    std::int64_t gave_up = 0;
-    {
-        py::gil_scoped_release release;  // taken again for the package's reads alone
-        auto done = pld::refine_many(source, rules, refined);
-        chosen = std::move(done.chosen);
-        gave_up = done.gave_up;
-    }
-    py::list out;
-    for (const auto& [i, sides] : chosen)
-        out.append(py::make_tuple(i, PythonPointsSource::array(sides.first), PythonPointsSource::array(sides.second)));
-    return py::make_tuple(out, gave_up);
-}
-
 // _core.pld_refine.points_step (its docstring).
 py::tuple one_points_step(const pld::PointsRules& rules, const std::array<double, 4>& point, const input_array& x,
                           std::int64_t own, double coarsest_fit, double h, const input_array& lower,
@@ -403,28 +336,28 @@ py::tuple one_points_step(const pld::PointsRules& rules, const std::array<double
     const std::size_t size = p.x.size();
     pld::PointStep s;
     s.h = h;
-    s.lower = PythonPointsSource::values(lower, size, "lower side");
-    s.upper = PythonPointsSource::values(upper, size, "upper side");
-    if (fixed) s.fixed = PythonPointsSource::values(*fixed, 2 * size, "fixed part");
+    s.lower = StepArrays::values(lower, size, "lower side");
+    s.upper = StepArrays::values(upper, size, "upper side");
+    if (fixed) s.fixed = StepArrays::values(*fixed, 2 * size, "fixed part");
     if (near) s.near.assign(near->data(), near->data() + std::min<std::size_t>(size, near->size()));
     s.direct = direct;
     s.stop = stop;
     std::optional<pld::PointRecord> record;
     if (before) {
         const py::tuple& b = *before;
-        const std::vector<double> width0 = PythonPointsSource::values(
+        const std::vector<double> width0 = StepArrays::values(
             b[3], rules.kind == pld::PointsWidth::epsilon_delta ? static_cast<std::size_t>(own) : size,
             "record's width");
-        record = pld::PointRecord{b[0].cast<double>(), PythonPointsSource::values(b[1], size, "record's lower"),
-                                  PythonPointsSource::values(b[2], size, "record's upper"), width0};
+        record = pld::PointRecord{b[0].cast<double>(), StepArrays::values(b[1], size, "record's lower"),
+                                  StepArrays::values(b[2], size, "record's upper"), width0};
         pld::intersect_record(s, *record);
     }
     const std::vector<double> width = pld::points_width(rules, p, s.lower, s.upper);
     const pld::PointNext next = pld::points_next_grid(rules, p, s, width, record ? &*record : nullptr);
     const std::optional<double> grid =
         next.grid > 0.0 || std::isnan(next.grid) ? std::optional<double>(next.grid) : std::nullopt;
-    return py::make_tuple(PythonPointsSource::array(s.lower), PythonPointsSource::array(s.upper),
-                          PythonPointsSource::array(width), grid, next.gave_up, next.complement_only);
+    return py::make_tuple(StepArrays::array(s.lower), StepArrays::array(s.upper), StepArrays::array(width), grid,
+                          next.gave_up, next.complement_only);
 }
 
 // A point's record of its earlier grids as a step's bracket reads it: (lower, upper), m values each; none before its
@@ -433,8 +366,8 @@ std::optional<pld::PointRecord> step_record(const std::optional<std::pair<input_
                                             std::size_t m) {
     if (!before) return std::nullopt;
     return pld::PointRecord{0.0,
-                            PythonPointsSource::values(before->first, m, "record's lower"),
-                            PythonPointsSource::values(before->second, m, "record's upper"),
+                            StepArrays::values(before->first, m, "record's lower"),
+                            StepArrays::values(before->second, m, "record's upper"),
                             {}};
 }
 
@@ -493,8 +426,8 @@ py::list delta_step_sides(const pld::PointsRules& rules, const std::vector<input
         const auto m = static_cast<py::ssize_t>(b.lower.size());
         py::array_t<double> fixed(std::vector<py::ssize_t>{2, m});
         std::copy(b.fixed.begin(), b.fixed.end(), fixed.mutable_data());
-        py::object add = b.add.empty() ? py::object(py::none()) : py::object(PythonPointsSource::array(b.add));
-        out.append(py::make_tuple(PythonPointsSource::array(b.lower), PythonPointsSource::array(b.upper), fixed, add));
+        py::object add = b.add.empty() ? py::object(py::none()) : py::object(StepArrays::array(b.add));
+        out.append(py::make_tuple(StepArrays::array(b.lower), StepArrays::array(b.upper), fixed, add));
     }
     return out;
 }
@@ -586,11 +519,6 @@ void register_points(py::module_ m) {
              py::arg("offset_limited"), py::arg("offset_gap_target"), py::arg("tuning"), py::arg("policy"))
         .def_readonly("accuracy", &pld::PointsRules::accuracy)
         .def_readonly("relative_accuracy", &pld::PointsRules::relative_accuracy);
-    m.def("refine_points", &refine_many_points, py::kw_only(), py::arg("front"), py::arg("rules"), py::arg("xs"),
-          py::arg("own"), py::arg("points"), py::arg("coarsest_fit"),
-          "Runs the many-points refinement (pld/refine/points_front.hpp): each step's brackets from front.brackets "
-          "(with the interpreter lock), the intersection, width, next grid and record in the core (without it). "
-          "Returns ([(point, lower, upper) at its own arguments], how many points gave up).");
     m.def("points_step", &one_points_step, py::kw_only(), py::arg("rules"), py::arg("point"), py::arg("x"),
           py::arg("own"), py::arg("coarsest_fit"), py::arg("h"), py::arg("lower"), py::arg("upper"), py::arg("fixed"),
           py::arg("near"), py::arg("direct"), py::arg("stop"), py::arg("before"),

@@ -2,9 +2,9 @@
 // (pld/refine/screened_epsilon_step.hpp), in _core.pld_refine: the one-round factors' fields read under the GIL, then
 // every composition (register_pld_compose.cpp's, through pocketfft_composition.hpp), read, decision and bracket of the
 // step without it, the GIL taken again only to ask the package for the add direction's factors of the points whose
-// screen did not clear.  The package's front end of .delta's is python/hockeystick/pld/refine/dominated_direction.py's
-// delta_sides; .epsilon's is read through the one-point step read (subsampled_gaussian_step) and, with the package's
-// own one-round factors, by its tests (tests/pld/refine/screened_epsilon_reference.py).
+// screen did not clear.  The package's refinement reads both in the core over factors the core discretizes
+// (pld/refine/points_delta_source.hpp, subsampled_gaussian_step.hpp); these bindings read them over the package's own
+// one-round factors, for its tests (tests/pld/refine/screened_delta_reference.py, screened_epsilon_reference.py).
 #include <hockeystick/pld/refine/screened_epsilon_step.hpp>
 #include <hockeystick/pld/refine/screened_step.hpp>
 #include <hockeystick/pld/refine/steps_refinement.hpp>

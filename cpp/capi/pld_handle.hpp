@@ -115,7 +115,7 @@ struct Term {
 // on the loss grid of spacing h.
 // Where `direct_bins`, each side's composition recomputes the low band of its many-round rows accurately
 // (ComposeOptions::direct_bins, from an estimated charge of `direct_min_charge`): a refinement's grids, as the
-// package's refinement composes them (python/hockeystick/pld/refine/step_brackets.py).  `tail`: the mass each end
+// package's refinement composes them (pld/refine/points_delta_source.hpp's units).  `tail`: the mass each end
 // of a composed window may drop, charged (a refinement's windows sized to the delta asked: refinement_tails.hpp).
 struct Composition {
     double h = 0.0;

@@ -117,15 +117,35 @@ class PointsRules:
         policy: GridPolicy,
     ) -> None: ...
 
-def refine_points(
+def refine_subsampled_gaussian_deltas(
     *,
-    front: Any,
     rules: PointsRules,
+    step_rules: PointsRules,
+    points: list[tuple[float, float, float, float]],
     xs: list[npt.NDArray[np.float64]],
     own: list[int],
-    points: list[tuple[float, float, float, float]],
     coarsest_fit: list[float],
-) -> tuple[list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]], int]: ...
+    first: dict[int, float],
+    below_rate: set[int],
+    tail: float,
+    accuracy: float,
+    by_epsilon: bool,
+    floor: float,
+    settled: float,
+    same_grid_charge: float,
+    budget: float,
+    batch: int,
+    near_one: float,
+    complement_above: float,
+    max_cells: int,
+    max_points: int,
+    workers: int | None = None,
+) -> tuple[
+    list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]],
+    int,
+    int,
+    npt.NDArray[np.float64],
+]: ...
 def points_step(
     *,
     rules: PointsRules,

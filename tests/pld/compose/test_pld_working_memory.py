@@ -14,7 +14,7 @@ from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.compose import fft as pc
 from hockeystick.pld.question import default_reads
-from hockeystick.pld.refine import constants, round_cache
+from hockeystick.pld.refine import constants
 from hockeystick.pld.refine.grid_start import loss_span
 
 
@@ -114,7 +114,7 @@ def test_the_gate_limit_is_checked_and_restored():
     assert pc.working_memory_limit(limit) == limit
 
 
-def test_accuracy_builds_no_window_above_max_window(monkeypatch):
+def test_accuracy_builds_no_window_above_max_window(monkeypatch, visited_grids):
     """With MAX_WINDOW lowered below what W2's refinement reaches, no grid with loss_span / h above it is composed,
     and the coarser bracket still holds the uncapped one's (both are certified).  The refinement's compositions
     alone: the default's delta reads it is answered by or intersected with (``default_reads.accuracy_delta_brackets``)
@@ -126,14 +126,7 @@ def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     )
     point = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
     eps = np.array([1.0, 3.0, 6.0])
-    grids: list[float] = []  # the grids a step discretizes its rounds on, and composes them on
-    one_direction = round_cache.one_direction
-
-    def spy(pairs, h, *args, **kwargs):
-        grids.append(h)
-        return one_direction(pairs, h, *args, **kwargs)
-
-    monkeypatch.setattr(round_cache, "one_direction", spy)
+    grids = visited_grids  # the grids a step discretizes its rounds on, and composes them on
     free_lo, free_up = SubsampledGaussianPLD(**point, accuracy=1e-4).delta(eps, bound="both")
     finest = min(grids)
     span = loss_span(1.0, 0.01, 10_000, 1.0)

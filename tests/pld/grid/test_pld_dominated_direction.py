@@ -187,32 +187,31 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
 
 
 @pytest.mark.parametrize("sigma, q, rounds, h", POINTS)
-def test_the_accountants_delta_bracket_equals_the_unscreened_one(sigma, q, rounds, h, monkeypatch):
-    """``SubsampledGaussianPLD(accuracy=...)``'s relative delta bracket, its add direction screened on a
-    coarse grid (``dominated_direction.delta_sides`` at floor 0), is the bracket of reading the add
-    direction on the step's own grid, bit for bit, and the screen clears somewhere."""
-    from hockeystick.pld.refine import dominated_direction
+def test_the_relative_rules_screened_bracket_equals_the_unscreened_one(
+    sigma, q, rounds, h, monkeypatch
+):
+    """The relative rule's delta step (the core's screened step at floor 0, which ``SubsampledGaussianPLD(accuracy=
+    ...)``'s many-points loop reads each grid with) over the package's factors: its add direction screened on a grid
+    ``COARSENING`` times coarser gives the bracket of reading the add direction on the step's own grid, bit for bit,
+    and the screen clears somewhere."""
+    from hockeystick.pld.refine.grid_rules import points_rules
+
+    from ..refine import screened_delta_reference
 
     eps = np.array([0.5, 1.0])  # where the add direction is dominated on some grid at two of POINTS
-    cleared = []
-    original = dominated_direction.delta_sides
-
-    def recording(*args, **kwargs):
-        found = original(*args, **kwargs)
-        cleared.extend(decisions[0] for *_, decisions in found)
-        return found
+    rules = points_rules(0.05, 0.0, "delta", "relative")
 
     def bracket():
-        return pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=0.05, workers=1).delta(
-            eps, bound="both"
+        ((lo, up, _, _, decisions),) = screened_delta_reference.delta_sides(
+            [(sigma, q, float(rounds), 1.0)], [h], [eps], 1e-15, rules, [eps.size], [None], 1
         )
+        return lo, up, decisions[0]
 
-    monkeypatch.setattr(dominated_direction, "delta_sides", recording)
-    lo, up = bracket()
+    lo, up, cleared = bracket()
     monkeypatch.setattr(dominated_direction, "COARSENING", 1.0)
-    ref_lo, ref_up = bracket()
+    ref_lo, ref_up, _ = bracket()
     np.testing.assert_array_equal(lo, ref_lo)
     np.testing.assert_array_equal(up, ref_up)
     assert np.all(lo <= up)
     if (sigma, q) in ((0.8, 1e-3), (1.0, 0.05)):
-        assert any(cleared)  # the add direction was not composed on the step's grid somewhere
+        assert cleared  # the add direction was not composed on the step's grid

@@ -17,6 +17,8 @@ from hockeystick.pld.compose import fft
 from hockeystick.pld.grid import distribution
 from hockeystick.pld.refine import dominated_direction
 
+from . import screened_delta_reference
+
 Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds, sensitivity
 
 
@@ -60,8 +62,8 @@ def epsilon_brackets(
 
     def add_direction(rest: list[int]) -> list[tuple[list, list]]:
         return [
-            dominated_direction._sides(add)
-            for add in dominated_direction._fine_add_rounds(
+            screened_delta_reference.sides(add)
+            for add in screened_delta_reference.fine_add_rounds(
                 points, hs, rest, tail, threads, windows
             )
         ]
@@ -69,7 +71,7 @@ def epsilon_brackets(
     found = _core.pld_refine.screened_epsilon_step(
         deltas=[np.asarray(d, dtype=np.float64).reshape(-1) for d in deltas],
         windows=windows,
-        removes=[dominated_direction._sides(remove) for remove in removes],
+        removes=[screened_delta_reference.sides(remove) for remove in removes],
         screens=[distribution._side_terms(screen.directions[0], True) for screen in screens],
         add_direction=add_direction,
         direct_bins=bool(direct_bins),

@@ -1,4 +1,4 @@
-"""``dominated_direction.delta_sides``: the delta bracket of the Poisson-subsampled Gaussian with the add
+"""``screened_delta_reference.delta_sides``: the delta bracket of the Poisson-subsampled Gaussian with the add
 direction screened on a coarse grid, against the two-direction PLD on the same grid (the step's rules at an accuracy
 no argument misses: the lower side is the directions' charged values, no suffix maxima).
 
@@ -17,8 +17,9 @@ from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPL
 from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sides
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
-from hockeystick.pld.refine import dominated_direction
 from hockeystick.pld.refine.grid_rules import points_rules
+
+from . import screened_delta_reference
 
 EPS = np.linspace(0.5, 10.0, 20)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
@@ -37,7 +38,7 @@ def _screened(
     sigma: float, q: float, rounds: int, h: float, direct: bool, x: np.ndarray = X
 ) -> tuple[np.ndarray, np.ndarray, tuple[bool, bool, bool]]:
     """The screened step's (lower, upper) at x, every argument the point's own, and its decisions."""
-    ((lo, up, _, _, decisions),) = dominated_direction.delta_sides(
+    ((lo, up, _, _, decisions),) = screened_delta_reference.delta_sides(
         [(sigma, q, float(rounds), 1.0)], [h], [x], 1e-15, RULES, [x.size], [None], 1, direct, FLOOR
     )
     return lo, up, decisions

@@ -3,9 +3,9 @@
 ``SubsampledGaussianPLD(accuracy=a).delta(eps)`` of one point goes through it on the core's delta step reads,
 ``Refinement.one_delta``, with no Python call inside):
 
-- the bracket is the package's many-points loop's (``controller.refine_many`` over ``PointsFront``) bit for bit: one
-  grid, two grids, sensitivity 2, q below the grid, a delta under DELTA_FLOOR, and delta near 1 where the
-  complement's bracket is taken (on the last grid; the many-points loop recomposes the complement alone on the
+- the bracket is the core's many-points loop's (``Refinement.core_deltas``, pld/refine/points_delta_source.hpp) bit
+  for bit: one grid, two grids, sensitivity 2, q below the grid, a delta under DELTA_FLOOR, and delta near 1 where
+  the complement's bracket is taken (on the last grid; the many-points loop recomposes the complement alone on the
   next);
 - its grids are the ones the package's rules ask (``StartGrid.first``, ``NextGrid.next_interval``,
   ``within_window``) for the same widths;
@@ -26,7 +26,7 @@ from hockeystick.pld.question import default_reads
 from hockeystick.pld.refine import constants
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import StartGrid, grid_policy, within_window
-from hockeystick.pld.refine.points import PointsFront, Refinement
+from hockeystick.pld.refine.points import Refinement
 
 from .numpy_next_grid import NextGrid
 from .test_pld_epsilon_refinement import subsampled_gaussian_delta
@@ -43,24 +43,16 @@ def delta_bracket(
 
 
 @pytest.mark.parametrize(
-    ("sigma", "q", "rounds", "sensitivity", "eps", "accuracy", "complement"),
+    ("sigma", "q", "rounds", "sensitivity", "eps", "accuracy"),
     [
-        (2.0, 0.1, 1000, 2.0, 0.5, 1e-3, False),  # sensitivity 2
-        (0.8, 0.05, 300, 1.0, 2.0, 1e-3, False),  # a second grid
-        (1.2, 3e-4, 20_000, 1.0, 0.3, 1e-2, False),  # q below the grid; delta under DELTA_FLOOR
-        (1.0, 0.02, 100, 1.0, 3.0, 1e-4, False),  # a small delta, a second grid
-        (
-            0.8,
-            0.2,
-            2000,
-            1.0,
-            8.0,
-            1e-10,
-            True,
-        ),  # delta near 1: the complement alone on the second grid
+        (2.0, 0.1, 1000, 2.0, 0.5, 1e-3),  # sensitivity 2
+        (0.8, 0.05, 300, 1.0, 2.0, 1e-3),  # a second grid
+        (1.2, 3e-4, 20_000, 1.0, 0.3, 1e-2),  # q below the grid; delta under DELTA_FLOOR
+        (1.0, 0.02, 100, 1.0, 3.0, 1e-4),  # a small delta, a second grid
+        (0.8, 0.2, 2000, 1.0, 8.0, 1e-10),  # delta near 1: the complement alone on the second grid
     ],
 )
-def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_for_bit(
+def test_one_point_through_the_core_loop_is_the_many_points_loops_bracket_bit_for_bit(
     monkeypatch: pytest.MonkeyPatch,
     sigma: float,
     q: float,
@@ -68,7 +60,6 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
     sensitivity: float,
     eps: float,
     accuracy: float,
-    complement: bool,
 ) -> None:
     taken: list[bool] = []
     one_delta = Refinement.one_delta
@@ -77,25 +68,25 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
         taken.append(one_delta(self, *args))  # type: ignore[arg-type]
         return taken[-1]
 
-    only: list[bool] = []
-    brackets = PointsFront.brackets
+    many: list[int] = []
+    core_deltas = Refinement.core_deltas
 
-    def seen(self: PointsFront, *args: object) -> object:
-        only.append(bool(self.next_only))
-        return brackets(self, *args)  # type: ignore[arg-type]
+    def seen(self: Refinement, *args: object) -> object:
+        many.append(1)
+        return core_deltas(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Refinement, "one_delta", recorded)
-    monkeypatch.setattr(PointsFront, "brackets", seen)
+    monkeypatch.setattr(Refinement, "core_deltas", seen)
     # every eps refined: the front door answers one whose default bracket meets the accuracy by it
     # (default_reads.accuracy_delta_brackets), which would leave the loop unread
     monkeypatch.setattr(
         default_reads, "delta_within", lambda lo, up, accuracy: np.zeros(np.shape(lo), bool)
     )
     core = delta_bracket(sigma, q, rounds, sensitivity, eps, accuracy)
-    assert taken == [True] and not only  # no grid read by the Python front end
+    assert taken == [True] and not many  # the one-point loop alone
     monkeypatch.setattr(Refinement, "one_delta", lambda self, *args: False)
     assert core == delta_bracket(sigma, q, rounds, sensitivity, eps, accuracy)
-    assert any(only) == complement  # the front end recomposed the complement alone
+    assert many  # read by the many-points loop
 
 
 def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> None:

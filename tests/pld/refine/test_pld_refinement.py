@@ -55,20 +55,12 @@ def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids
     assert (up[1] - lo[1]) < (f_up[1] - f_lo[1])
 
 
-def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
+def test_refinement_stops_where_the_width_is_set_by_charges(visited_grids):
     """26 827 rounds: eps = 1.5-2.5 (delta ~ 1e-10) stay ~0.5 wide from h = 8e-5 to 1e-5; no 1e-5 grid is built."""
-    built: list[float] = []
-    original = round_cache.one_direction
-
-    def record(pairs, h, *args, **kwargs):  # every grid a step builds discretizes its pairs here
-        built.append(h)
-        return original(pairs, h, *args, **kwargs)
-
-    monkeypatch.setattr(round_cache, "one_direction", record)
     lo, up = pld.SubsampledGaussianPLD(
         sigma=SIGMA, sampling_rate=Q, rounds=26827, accuracy=1e-2
     ).delta(EPS, bound="both")
-    assert min(built) > 2e-5, built
+    assert visited_grids and min(visited_grids) > 2e-5, visited_grids
     f_lo, f_up = _fixed(26827, 1e-5)
     assert np.all(lo <= f_up) and np.all(f_lo <= up)
     clear = up >= 1e-8
@@ -76,7 +68,6 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
 
 
 def _optimistic_pmfs():
-    from hockeystick.pld.refine import round_cache
 
     for s, q, t, h in (
         (0.5, 1e-4, 1000, 2e-5),

@@ -1,5 +1,5 @@
 """``delta_accuracy="epsilon"``: points whose upper side is below ``DELTA_FLOOR`` at every argument are done on
-their upper side alone (``StepBrackets.settled_uppers``, ``dominated_direction.delta_sides``' ``settled``).
+their upper side alone (``StepBrackets.settled_uppers``, ``screened_delta_reference.delta_sides``' ``settled``).
 
 Such a point's bracket is [0, U] with U a certified upper bound below 1e-9, so it must lie above every certified
 lower bound of the same delta (the relative rule's fine-grid bracket, the two-direction PLD's optimistic side, the
@@ -20,6 +20,8 @@ from hockeystick.pld.refine import dominated_direction
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.step_brackets import StepBrackets
+
+from . import screened_delta_reference
 
 EPS = np.linspace(0.5, 10.0, 20)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
@@ -95,7 +97,7 @@ def _screened(
     """``delta_sides``' (lower, upper) at X, every argument the point's own (rules at an accuracy no argument misses:
     no suffix maxima), and its decisions (cleared, settled, add_lower)."""
     rules = points_rules(1e300, 0.0, "delta", "epsilon")
-    ((lo, up, _, _, decisions),) = dominated_direction.delta_sides(
+    ((lo, up, _, _, decisions),) = screened_delta_reference.delta_sides(
         point, [h], [X], 1e-15, rules, [X.size], [None], 1, True, 0.1 * FLOOR, settled
     )
     return lo, up, decisions

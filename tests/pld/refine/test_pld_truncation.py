@@ -32,6 +32,7 @@ from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from ...dp_accounting_pld import their_epsilon, their_pld
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
+from . import screened_delta_reference
 from .screened_epsilon_reference import epsilon_brackets
 
 # the truncations' share of delta per unit of the accuracy (truncation's docstring)
@@ -255,7 +256,7 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     points = [(0.8, 1e-3, 10.0, 1.0), (0.8, 1e-3, 3000.0, 1.0)]
     x = np.array([0.5, 2.0])
     rules = points_rules(1e-2, 0.0, "delta", "epsilon")
-    dominated_direction.delta_sides(
+    screened_delta_reference.delta_sides(
         points,
         [2e-4, 2e-4],
         [x, x],

@@ -1,5 +1,5 @@
 """The many-points refinement's per-step rules in the core (cpp/include/hockeystick/pld/refine/points_rules.hpp,
-points_front.hpp; bound as ``_core.pld_refine.points_step`` and run by ``refine_points``) against the numpy rules they
+points_front.hpp; bound as ``_core.pld_refine.points_step``, run by the many-points loop) against the numpy rules they
 state (``grid_rules.NextGrid``'s charge_width, capped_without_chord, capped_interval, offset_limited and
 next_interval, which a composition plan's refinement still runs, with ``bracket_width``), transcribed below as the
 loop's front end did them:
@@ -7,9 +7,8 @@ loop's front end did them:
 - one step on random brackets of every kind (.epsilon with and without a relative accuracy, .delta relative and by
   the epsilon criterion), with and without a record of the grid before, capped, blind, charged, near-one and
   complement-taken arguments: the same intersection, width and next grid, bit for bit;
-- whole refinements of G1-like blocks: the brackets equal, bit for bit, those of the generic loop
-  (``controller.refine``) over a Python front end that runs the numpy rules, and each is certified (contains a finer
-  fixed grid's bracket's intersection with it);
+- whole refinements of G1-like blocks by the core's many-points loop (pld/refine/points_delta_source.hpp): each
+  bracket ordered and certified (it overlaps a finer fixed grid's certified bracket);
 - the direct-bins rule (direct_bins.hpp), which the C library reads too, against its formula."""
 
 from __future__ import annotations
@@ -24,10 +23,9 @@ from hockeystick import _core
 from hockeystick.base.accountant import Quantity
 from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.bracket_width import bracket_width
-from hockeystick.pld.refine.controller import refine
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import within_window
-from hockeystick.pld.refine.points import PointsFront, with_offsets
+from hockeystick.pld.refine.points import with_offsets
 
 from .numpy_next_grid import NextGrid, least
 
@@ -182,69 +180,6 @@ def test_one_step_is_the_numpy_rules_bit_for_bit(kind: tuple[str, str, float]) -
     assert seen["gave_up"] > 0
 
 
-class NumpyRulesLoop:
-    """A many-points delta refinement's reads (``points.PointsFront``) with the numpy rules, as the generic loop's
-    front end (``controller.refine``); epsilon is the core's one-point loop's (``Refinement.core_refined``)."""
-
-    def __init__(self, front: PointsFront, rules, fits: list[float]) -> None:  # type: ignore[no-untyped-def]
-        self.front, self.fits = front, fits
-        self.kind = ("delta", front.r.delta_accuracy, front.r.relative_accuracy)
-        self.accuracy = rules.accuracy
-        self.asked_only: set[int] = set()
-        self.gave_up = 0
-        self.chosen: list[tuple[int, np.ndarray, np.ndarray]] = []
-
-    def first(self):  # type: ignore[no-untyped-def]
-        return self.front.first()
-
-    def brackets(self, grids, best):  # type: ignore[no-untyped-def]
-        self.front.complement_only(sorted(self.asked_only))
-        self.asked_only = set()
-        yield from self.front.brackets(grids, best)
-
-    def intersect(self, lo, up, before):  # type: ignore[no-untyped-def]
-        return self.front.intersect(lo, up, before)
-
-    def width(self, i, lo, up):  # type: ignore[no-untyped-def]
-        f = self.front
-        return bracket_width(
-            self.kind[1], self.kind[0], f.xs[i], lo, up, f.own[i], self.accuracy, self.kind[2]
-        )
-
-    @staticmethod
-    def record(h, lo, up, width):  # type: ignore[no-untyped-def]
-        return (h, lo, up, width)
-
-    def done(self, i, lo, up):  # type: ignore[no-untyped-def]
-        own = self.front.own[i]
-        self.chosen.append((i, lo[:own], up[:own]))
-
-    def next_grid(self, step, width, before):  # type: ignore[no-untyped-def]
-        i, h, lo, up, extras = step
-        f = self.front
-        _, _, _, finer, gave_up, alone = reference_step(
-            self.kind,
-            f.points[i],
-            f.xs[i],
-            f.own[i],
-            self.fits[i],
-            (h, lo, up, extras),
-            before,
-            self.accuracy,
-        )
-        self.gave_up += gave_up
-        if alone:
-            self.asked_only.add(i)
-        return finer
-
-
-def numpy_rules_loop(front, rules, xs, own, points, fits):  # type: ignore[no-untyped-def]
-    """``controller.refine_many``'s contract, run by the generic loop over the numpy rules."""
-    loop = NumpyRulesLoop(front, rules, fits)
-    refine(loop)
-    return loop.chosen, loop.gave_up
-
-
 BLOCKS = [
     # (sigma, q, rounds, method, delta_accuracy, relative accuracy)
     (1.2, 0.004, (1000, 18421), "delta", "epsilon", 0.0),
@@ -255,8 +190,7 @@ BLOCKS = [
 
 
 @pytest.mark.parametrize("sigma, q, rounds, method, delta_accuracy, relative", BLOCKS)
-def test_whole_refinements_are_the_numpy_rules_loops_and_ordered(
-    monkeypatch: pytest.MonkeyPatch,
+def test_whole_refinements_are_ordered_and_certified(
     sigma: float,
     q: float,
     rounds: tuple[int, ...],
@@ -264,35 +198,24 @@ def test_whole_refinements_are_the_numpy_rules_loops_and_ordered(
     delta_accuracy: str,
     relative: float,
 ) -> None:
-    """A block refined by the core's loop (``accuracy=``, the refinement alone: ``default_reads`` intersects it with
-    more reads after) equals, bit for bit, the generic loop over the numpy rules; its
-    brackets are ordered."""
+    """A block refined by the core's many-points loop (``accuracy=``, the refinement alone: ``default_reads``
+    intersects it with more reads after), several points in one call: every bracket ordered, and overlapping the
+    certified bracket of the fixed grid 1e-4 (both certified: a side that crossed the truth would show)."""
     from hockeystick import pld
-    from hockeystick.pld.refine import points as points_module
-    from hockeystick.pld.refine import round_cache
+    from hockeystick.pld.refine.near_one import NearOne
+    from hockeystick.pld.refine.points import Refinement
 
-    kw = dict(
-        sigma=sigma,
-        sampling_rate=q,
-        rounds=np.array(rounds)[:, None],
-        accuracy=1e-2,
-        delta_accuracy=delta_accuracy,
-        relative_accuracy=relative,
-        workers=1,
-    )
-    x = np.logspace(-10, -3, 6) if method == "epsilon" else np.linspace(0.5, 10, 6)
-
-    def run() -> tuple[np.ndarray, np.ndarray]:
-        round_cache.clear()
-        acc = pld.SubsampledGaussianPLD(**kw)  # type: ignore[arg-type]
-        return getattr(acc, method)(x, bound="both")
-
-    core = run()
-    monkeypatch.setattr(points_module, "refine_many", numpy_rules_loop)
-    numpy_loop = run()
-    for got, want in zip(core, numpy_loop):
-        np.testing.assert_array_equal(got, want)
-    assert np.all(core[0] <= core[1])
+    x = np.linspace(0.5, 10, 6)
+    for t in rounds:
+        point = (sigma, q, float(t), 1.0)
+        acct = pld.SubsampledGaussianPLD(sigma, q, t, accuracy=1e-2, workers=1)
+        refinement = Refinement(1e-2, delta_accuracy, acct.tail, NearOne(), relative)
+        fixed_lo, fixed_up = pld.SubsampledGaussianPLD(
+            sigma, q, t, value_discretization_interval=1e-4, workers=1
+        ).delta(x, bound="both")
+        for (lo, up), at in zip(refinement.refined([point, point], [x, x[:2]], "delta", 1), (6, 2)):
+            assert np.all(lo <= up)
+            assert np.all(np.maximum(lo, fixed_lo[:at]) <= np.minimum(up, fixed_up[:at]))
 
 
 def test_the_direct_bins_rule_is_its_formula() -> None:
@@ -321,43 +244,3 @@ def test_rules_refuse_an_unknown_method_or_criterion() -> None:
         points_rules(1e-2, 0.0, "gamma", "relative")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="delta_accuracy"):
         points_rules(1e-2, 0.0, "delta", "absolute")  # type: ignore[arg-type]
-
-
-class RaisingReads:
-    """A front end whose second step's reads raise: the loop's error must reach the caller."""
-
-    def __init__(self) -> None:
-        self.steps = 0
-
-    def first(self) -> dict[int, float]:
-        return {0: 1e-3}
-
-    def complement_only(self, points: list[int]) -> None:
-        pass
-
-    def brackets(self, grids: dict[int, float], best: dict) -> object:
-        self.steps += 1
-        if self.steps > 1:
-            raise ValueError("the reads refused this grid")
-        yield 0, grids[0], np.zeros(1), np.ones(1), (np.zeros((2, 1)), None, False, False)
-
-
-def test_an_error_in_the_reads_passes_through_the_loop_without_the_lock() -> None:
-    """The reads run with the interpreter lock taken back inside a loop that released it: their ValueError passes
-    through the core to the caller, and the process goes on (the loop's first step asked a second grid)."""
-    rules = points_rules(1e-2, 0.0, "epsilon", "relative")
-    reads = RaisingReads()
-    with pytest.raises(ValueError, match="refused this grid"):
-        _core.pld_refine.refine_points(
-            front=reads,
-            rules=rules,
-            xs=[np.array([1e-6])],
-            own=[1],
-            points=[(1.0, 0.01, 1000.0, 1.0)],
-            coarsest_fit=[0.0],
-        )
-    assert reads.steps == 2
-    with pytest.raises(ValueError, match="one entry a point"):
-        _core.pld_refine.refine_points(
-            front=reads, rules=rules, xs=[np.array([1e-6])], own=[], points=[], coarsest_fit=[]
-        )

@@ -1,4 +1,4 @@
-"""``dominated_direction.delta_sides`` (the core's ``screened_delta_step``, pld/refine/screened_step.hpp): a .delta
+"""``screened_delta_reference.delta_sides`` (the core's ``screened_delta_step``, pld/refine/screened_step.hpp): a .delta
 step's screened brackets in one call, against the same step taken PMF by PMF in the package: each direction composed
 by ``compose_all`` into ``GridPMF`` windows, read by ``GridPMF.delta``, the screen's decisions in numpy and the
 bracket assembled by ``_core.pld_refine.delta_step_sides``, bit for bit.
@@ -18,8 +18,10 @@ from hockeystick import _core
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution, compose_all
 from hockeystick.pld.mechanisms.constructors import MAX_INTERVAL, subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
-from hockeystick.pld.refine import dominated_direction, round_cache, truncation
+from hockeystick.pld.refine import round_cache, truncation
 from hockeystick.pld.refine.grid_rules import points_rules
+
+from . import screened_delta_reference
 
 EPS = np.linspace(0.5, 10.0, 6)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
@@ -116,7 +118,7 @@ def test_screened_step_is_the_package_step_pmf_by_pmf(direct):
     # a record of an earlier grid narrower than this one's bracket at the first point
     before = [(np.full(X.size, 1e-12), np.full(X.size, 1.0))] + [None] * (len(points) - 1)
     round_cache.clear()
-    found = dominated_direction.delta_sides(
+    found = screened_delta_reference.delta_sides(
         points, hs, xs, TAIL, RULES, own, before, 1, direct, FLOOR, SETTLED, ACCURACY
     )
     assert [f[4] for f in found] == [kind for _, _, kind in POINTS]  # every kind of decision taken
@@ -135,7 +137,7 @@ def test_a_unit_reads_each_point_as_alone():
     points = [p for p, _, _ in POINTS[1:]]
     hs = [h for _, h, _ in POINTS[1:]]
     own = [EPS.size] * len(points)
-    together = dominated_direction.delta_sides(
+    together = screened_delta_reference.delta_sides(
         points,
         hs,
         [X] * len(points),
@@ -150,7 +152,7 @@ def test_a_unit_reads_each_point_as_alone():
         ACCURACY,
     )
     for i, point in enumerate(points):
-        (alone,) = dominated_direction.delta_sides(
+        (alone,) = screened_delta_reference.delta_sides(
             [point], [hs[i]], [X], TAIL, RULES, [own[i]], [None], 1, True, FLOOR, SETTLED, ACCURACY
         )
         assert together[i][4] == alone[4]

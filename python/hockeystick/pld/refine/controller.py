@@ -1,32 +1,27 @@
-"""The refinement loop every ``accuracy=`` front end drives: per point, a bracket on its grid,
+"""The refinement loop a Python ``accuracy=`` front end drives: per point, a bracket on its grid,
 intersected with the brackets of its earlier grids, until the front end's rules ask no finer grid.
 
 Every grid's bracket is certified, so a point keeps the intersection of the brackets of all its
 grids (the largest lower side, the smallest upper side): a finer grid is not always tighter (at a
 small delta the round-off charge of the larger window dominates).  What a front end computes on a
-grid, how it measures a bracket's width and which grid it asks next are its own: the many points of
-``SubsampledGaussianPLD`` and its kin, each on its own grid ladder (``points.PointsFront``: its
-reads here, its per-step rules in the core, cpp/include/hockeystick/pld/refine/points_rules.hpp,
-run by ``refine_many`` without the interpreter lock between reads), and the one composition of a
-plan (``plan_refinement``, a Python ``FrontEnd`` run by ``refine``).
+grid, how it measures a bracket's width and which grid it asks next are its own: the one
+composition of a plan (``plan_refinement``, a Python ``FrontEnd`` run by ``refine``).
 
 The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation
-driven from here with a Python front end and from the core with its one-point front end.  One
-point's delta at one epsilon to a relative accuracy, and its epsilon at one delta to an absolute
-accuracy, are refined by the core alone, their grids read there too
-(``points.Refinement.core_delta`` and ``core_refined``; the C library's calls run the same loops).
+driven from here with a Python front end and from the core with its own front ends: the many points
+of ``SubsampledGaussianPLD`` and its kin (``points.Refinement.core_deltas``,
+pld/refine/points_delta_source.hpp), one point's delta at one epsilon to a relative accuracy and its
+epsilon at one delta to an absolute accuracy (``points.Refinement.core_delta`` and
+``core_refined``; the C library's calls run the same loops), their grids read there too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol, cast
-
-import numpy as np
+from typing import Any, Protocol
 
 from ... import _core
 from .grid_rules import Before
-from .grid_start import Point
 
 # one point's bracket on one grid: (point, h, lower, upper, what the front end's rules read besides)
 Step = tuple[int, float, Any, Any, Any]
@@ -73,52 +68,3 @@ def refine(front: FrontEnd) -> None:
     still refining on its grid, intersects each with the record of the point's grid before, and asks
     the front end for the next grid; a point is done when it asks none."""
     _core.pld_refine.refine(front=front)
-
-
-def refine_many(
-    front: Any,
-    rules: _core.pld_refine.PointsRules,
-    xs: list[np.ndarray],
-    own: list[int],
-    points: list[Point],
-    coarsest_fit: list[float],
-) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], int]:
-    """Runs the many-points refinement in the core's loop (``_core.pld_refine.refine_points``:
-    cpp/include/hockeystick/pld/refine/points_front.hpp over refinement_loop.hpp): ``front``'s
-    ``first()`` gives each point's first grid and ``brackets(grids, best)`` each step's brackets
-    (``points.PointsFront``), read with the interpreter lock held; the intersection with the
-    record of the point's grid before, the width, the next grid and the record are the core's
-    (points_rules.hpp, ``rules``), computed without it, so other threads' reads run meanwhile.
-
-    Parameters
-    ----------
-    front : PointsFront
-        The reads: ``first``, ``brackets`` and ``complement_only`` (``points.PointsFront``).
-    rules : _core.pld_refine.PointsRules
-        The width's kind, the accuracy and the tuning constants (``grid_rules.points_rules``).
-    xs : list of numpy.ndarray
-        Each point's arguments (with the offsets' rows under ``delta_accuracy="epsilon"``).
-    own : list of int
-        How many of each point's arguments are its own.
-    points : list of tuple of float
-        (sigma, sampling rate, rounds, sensitivity) of each point.
-    coarsest_fit : list of float
-        The least grid each point's tail span allows (``points.coarsest_fit``).
-
-    Returns
-    -------
-    tuple
-        ([(point, lower, upper)]: every point the loop finished, its bracket at its own arguments;
-        how many points gave up at their coarsest fit).
-
-    Raises
-    ------
-    ValueError
-        As ``front``'s reads raise, or where ``within_window`` refuses a sampling rate outside (0, 1).
-    """
-    return cast(
-        tuple[list[tuple[int, np.ndarray, np.ndarray]], int],
-        _core.pld_refine.refine_points(
-            front=front, rules=rules, xs=xs, own=own, points=points, coarsest_fit=coarsest_fit
-        ),
-    )

@@ -1,16 +1,16 @@
 """The ``accuracy=`` refinement of ``SubsampledGaussianPLD`` and its kin: each point refined on its
 own grid ladder until every argument meets ``accuracy`` or no grid narrows it further.  Epsilon: the
 core's loop on its step reads, each point at each delta alone (``Refinement.core_refined``).  Delta:
-one point at one epsilon through the core's loop, many through the many-points loop
-(``controller.refine_many``): per point, grids from its first (``grid_start``) through the next ones
-the rules ask (``grid_rules``), each step's brackets (``step_brackets``), near delta = 1 with the
-affinity and complement bounds (``near_one``)."""
+one point at one epsilon through the core's one-point loop (``Refinement.core_delta``), many through
+the core's many-points loop (``Refinement.core_deltas``: cpp/include/hockeystick/pld/refine/
+points_delta_source.hpp, its units, screened steps and reads near delta = 1), from the first grids
+this module gives (``PointsFront.first``)."""
 
 from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Literal, cast
 
 import numpy as np
@@ -23,31 +23,16 @@ from ..mechanisms.constructors import MAX_CELLS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
 from .bracket_width import offset_rows
-from .controller import refine_many
-from .grid_rules import Before, next_grid_tuning, points_rules
+from .grid_rules import next_grid_tuning, points_rules
 from .grid_start import (
     Point,
     StartGrid,
     grid_policy,
-    loss_span,
-    windows_within_budget,
     within_window,
 )
 from .near_one import NearOne
 from .step_brackets import StepBrackets, round_off_charge
 from .unmet import AccuracyNotMetWarning
-
-# one unit of a refinement step: its points, whether it composes direct bins, from what charge, and
-# whether it recomposes the complement alone
-Unit = tuple[list[int], bool, "float | None", bool]
-# a point's bracket on a grid as ``StepBrackets.brackets`` gives it: (lower, upper, fixed part, add
-# upper side)
-Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
-# a point's bracket on its grid as ``PointsFront.brackets`` hands it to the core's loop: (point, h,
-# lower, upper, (fixed part, where the complement's bracket was taken, direct bins, stops))
-PointStep = tuple[
-    int, float, np.ndarray, np.ndarray, tuple[np.ndarray, "np.ndarray | None", bool, bool]
-]
 
 
 class Refinement:
@@ -84,8 +69,8 @@ class Refinement:
 
         Epsilon: each point at each delta through the core's loop (``core_refined``), as asked
         alone, to max(``accuracy``, ``relative_accuracy`` eps).  Delta: one point at one epsilon
-        to a relative accuracy through the core's loop (``core_delta``); otherwise the many-points
-        loop over ``PointsFront``, which the rest of this docstring describes.
+        to a relative accuracy through the core's loop (``core_delta``); otherwise the core's
+        many-points loop (``core_deltas``), which the rest of this docstring describes.
 
         Starts at ``StartGrid.first`` (of the point and its arguments); a point still too wide moves
         to h 0.9 sqrt(accuracy / width) (the bracket shrinks about like h^2), so it lands near the
@@ -94,13 +79,13 @@ class Refinement:
         direct bins for charge-limited arguments (points_rules.hpp's next grid).
 
         A point keeps, per argument, the intersection of the brackets of all its grids
-        (``controller``). An argument still too wide drives the next step only while its width keeps
+        (points_rules.hpp). An argument still too wide drives the next step only while its width keeps
         narrowing, each step below ``STALLED`` of the last: otherwise its width is set by what no
         grid removes (the window's round-off and tail charges, the mass at +infinity), so a finer
         grid would only cost time; the point is done when no argument drives it.  The points of one
-        step are discretized in one batch and composed in batches whose estimated windows fit
-        ``BUDGET`` points; each batch is evaluated and dropped at once, so memory stays bounded
-        however fine a refinement goes.
+        step are discretized and composed in units whose estimated windows fit ``BUDGET`` points;
+        each unit is read and dropped at once, so memory stays bounded however fine a refinement
+        goes.
 
         ``delta_accuracy="epsilon"``: each point's arguments are followed by the same arguments
         shifted by each of ``RIGHT_OFFSETS``, then by minus each of ``LEFT_FRACTIONS`` times
@@ -119,14 +104,54 @@ class Refinement:
             return [self.core_epsilons(p, x, threads) for p, x in zip(points, xs)]
         if self.one_delta(points, xs, method):
             return [self.core_delta(points[0], xs[0], threads)]
+        return self.core_deltas(points, xs, threads)
+
+    def core_deltas(
+        self, points: list[Point], xs: list[np.ndarray], threads: int
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``refined`` of delta at many points or arguments through the core's many-points loop
+        (``_core.pld_refine.refine_subsampled_gaussian_deltas``: cpp/include/hockeystick/pld/refine/
+        points_delta_source.hpp over points_front.hpp), from the first grids ``PointsFront.first``
+        gives, less the points it settles: every step's units (within ``BUDGET`` window points and
+        ``BATCH`` points), their discretizations, compositions, screened brackets and the reads near
+        delta = 1 (``NEAR_ONE``'s affinity bound, ``COMPLEMENT_ABOVE``'s complement) in the core
+        without the interpreter lock, under this refinement's rules (``points_rules``: the loop's,
+        and the steps' with no relative accuracy) at ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS``
+        points (read at call time).  ``delta_accuracy="epsilon"`` screens at a tenth of
+        ``DELTA_FLOOR``, takes no lower side where the upper one is below it at every argument, and
+        sizes the truncations to it (``truncation.tails``).  One ``AccuracyNotMetWarning`` a point
+        that stopped at its coarsest fit or at a window no memory holds."""
         front = PointsFront(self, points, xs, threads)
+        first = front.first()
         kind = cast(Literal["relative", "epsilon"], self.delta_accuracy)
-        rules = points_rules(self.accuracy, self.relative_accuracy, "delta", kind)
-        fits = [coarsest_fit(p, self.steps.tail) for p in points]
-        chosen, gave_up = refine_many(front, rules, front.xs, front.own, points, fits)
+        by_epsilon = front.by_epsilon
+        floor = constants.DELTA_FLOOR
+        chosen, gave_up, refused, _ = _core.pld_refine.refine_subsampled_gaussian_deltas(
+            rules=points_rules(self.accuracy, self.relative_accuracy, "delta", kind),
+            step_rules=points_rules(self.accuracy, 0.0, "delta", kind),
+            points=[(float(s), float(q), float(t), float(c)) for s, q, t, c in points],
+            xs=[np.ascontiguousarray(x, dtype=np.float64) for x in front.xs],
+            own=front.own,
+            coarsest_fit=[coarsest_fit(p, self.steps.tail) for p in points],
+            first=first,
+            below_rate=front.below_rate,
+            tail=self.steps.tail,
+            accuracy=self.accuracy,
+            by_epsilon=by_epsilon,
+            floor=0.1 * floor if by_epsilon else 0.0,
+            settled=floor if by_epsilon else 0.0,
+            same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
+            budget=float(constants.BUDGET),
+            batch=constants.BATCH,
+            near_one=constants.NEAR_ONE,
+            complement_above=constants.COMPLEMENT_ABOVE,
+            max_cells=MAX_CELLS,
+            max_points=fft.DEFAULT_MAX_POINTS,
+            workers=threads or None,
+        )
         for i, lo, up in chosen:
             front.chosen[i] = (lo, up)
-        for _ in range(gave_up):
+        for _ in range(gave_up + refused):
             warn_gave_up(1)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
@@ -369,12 +394,10 @@ def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
 
 
 class PointsFront:
-    """One ``Refinement.refined`` call of delta as the core's many-points loop reads it
-    (``controller.refine_many``): its points' first grids (``first``) and each step's brackets
-    (``brackets``), and what its steps keep between them.  The loop computes the rest itself
-    (cpp/include/hockeystick/pld/refine/points_rules.hpp: the intersection with the grid before's
-    record, the width, the next grid), without the interpreter lock.  Epsilon is the core's loop's
-    alone, point by point (``Refinement.core_refined``)."""
+    """One ``Refinement.core_deltas`` call's points as the core's many-points loop starts them: their
+    arguments (with ``delta_accuracy="epsilon"``'s offsets), their first grids (``first``), the
+    points that start below their sampling rate, and the brackets of the points their upper side
+    alone settles there (``chosen``; the loop fills in the others)."""
 
     def __init__(
         self,
@@ -393,18 +416,6 @@ class PointsFront:
         # points that start below their sampling rate instead of on a blind grid
         # (``StartGrid.below_rate_start``)
         self.below_rate: set[int] = set()
-        # points whose arguments still too wide all took the complement's bracket
-        # (``NearOne.complement_brackets``): their next grid recomposes the complement alone, the
-        # composed PMFs' bracket standing from the record of their last grid
-        self.only: set[int] = set()
-        self.next_only: set[int] = set()
-        # the least add-direction upper side over a point's grids
-        self.add_upper: dict[int, np.ndarray] = {}
-        # points whose next grid's window no memory holds (``window_refused``): their brackets so
-        # far stand
-        self.gave_up: set[int] = set()
-
-    # --- the first grids ---------------------------------------------------------------------------------------
 
     def first(self) -> dict[int, float]:
         """Each point's first grid (``StartGrid.first``, within ``MAX_WINDOW``), less the points
@@ -430,171 +441,3 @@ class PointsFront:
             self.chosen[i] = (np.zeros(own[i]), up[: own[i]])
             del step[i]
         return step
-
-    # --- one step's brackets -----------------------------------------------------------------------------------
-
-    def units(self, step: dict[int, float], best: dict[int, Before]) -> list[Unit]:
-        """The units of one step: the batches of ``StepBrackets.batches`` (less the points that
-        recompose the complement alone), then those points' batches."""
-        steps, only = self.r.steps, self.only
-        units: list[Unit] = [
-            (batch, direct, charge, False)
-            for batch, direct, charge in steps.batches(
-                {i: h for i, h in step.items() if i not in only},
-                self.points,
-                best,
-                self.below_rate,
-            )
-        ]
-        spans = [(i, loss_span(*self.points[i]) / step[i]) for i in sorted(only)]
-        return units + [(batch, True, None, True) for batch in windows_within_budget(spans)]
-
-    def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[PointStep]:
-        """Each point's bracket on its grid, unit by unit (every unit computed once the points of
-        the one before are done); the rules read besides: the bracket's fixed part, where the
-        complement's bracket was taken (None: nowhere), whether the unit composed direct bins, and
-        whether the point stops there (its window refused, ``gave_up``)."""
-        self.only, self.next_only = self.next_only, set()
-        for batch, direct, charge, complement_only in self.units(grids, best):
-            found = self.found(batch, grids, best, direct, charge, complement_only)
-            sides = [
-                (np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64))
-                for lo, up, _, _ in found
-            ]
-            sides, taken, found = self.near_one_sides(batch, grids, found, sides, complement_only)
-            for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
-                stop = i in self.gave_up
-                yield i, grids[i], lo, up, (fixed, near, direct, stop)
-
-    def found(
-        self,
-        batch: list[int],
-        step: dict[int, float],
-        best: dict[int, Before],
-        direct: bool,
-        charge: float | None,
-        complement_only: bool,
-    ) -> list[Found]:
-        """One unit's brackets (``StepBrackets.brackets``; a unit recomposing the complement alone:
-        the brackets recorded on its points' last grids), each grid's add-direction upper side
-        folded into ``add_upper``."""
-        if complement_only:
-            found = [
-                (best[i][1], best[i][2], np.zeros((2, self.xs[i].size)), self.add_upper.get(i))
-                for i in batch
-            ]
-        else:
-            found = self.step_found(batch, step, best, direct, charge)
-        for i, (_, _, _, add) in zip(batch, found):  # every grid's add-direction upper side holds
-            if add is not None:
-                self.add_upper[i] = (
-                    add if i not in self.add_upper else np.minimum(add, self.add_upper[i])
-                )
-        return found
-
-    def step_found(
-        self,
-        batch: list[int],
-        step: dict[int, float],
-        best: dict[int, Before],
-        direct: bool,
-        charge: float | None,
-    ) -> list[Found]:
-        """``StepBrackets.brackets`` of a unit; where a window passes what memory holds
-        (``window_refused``), each point of the unit alone, and a point refused alone gives up
-        (``gave_up``): its bracket the record of its grid before (certified), or the trivial one on
-        its first grid, so that no default refuses for a grid it chose."""
-        steps = self.r.steps
-        try:
-            return steps.brackets(
-                batch,
-                self.points,
-                step,
-                self.xs,
-                best,
-                self.own,
-                self.threads,
-                direct,
-                charge,
-            )
-        except ValueError as error:
-            if not window_refused(error):
-                raise
-        found: list[Found] = []
-        for i in batch:
-            try:
-                if len(batch) == 1:
-                    raise ValueError(
-                        "the composed loss window needs more grid points than memory holds"
-                    )
-                (one,) = steps.brackets(
-                    [i],
-                    self.points,
-                    step,
-                    self.xs,
-                    best,
-                    self.own,
-                    self.threads,
-                    direct,
-                    charge,
-                )
-            except ValueError as error:
-                if not window_refused(error):
-                    raise
-                self.gave_up.add(i)
-                warn_gave_up(1)
-                n = self.xs[i].size
-                if i in best:
-                    one = (best[i][1], best[i][2], np.zeros((2, n)), self.add_upper.get(i))
-                else:
-                    one = (np.zeros(n), np.ones(n), np.zeros((2, n)), self.add_upper.get(i))
-            found.append(one)
-        return found
-
-    def near_one_sides(
-        self,
-        batch: list[int],
-        step: dict[int, float],
-        found: list[Found],
-        sides: list[tuple[np.ndarray, np.ndarray]],
-        complement_only: bool,
-    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None], list[Found]]:
-        """Delta near 1: the lower sides raised to the affinity bound (``NearOne.raised``; not on a
-        complement-only unit, whose sides were raised on their grid), the brackets intersected with
-        the complement's (``NearOne.complement_brackets``), and, where that was taken, the fixed
-        part cleared."""
-        points, xs, near_one = self.points, self.xs, self.r.near_one
-        if not complement_only:
-            sides = [
-                (near_one.raised(points[i], xs[i], lo, up), up) for i, (lo, up) in zip(batch, sides)
-            ]
-        sides, taken = near_one.complement_brackets(
-            [points[i] for i in batch],
-            [step[i] for i in batch],
-            [xs[i] for i in batch],
-            sides,
-            self.threads,
-            [self.add_upper.get(i) for i in batch],
-        )
-        # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound
-        # the gap: it narrows with the grid (points_rules.hpp's charge_width then leaves those arguments
-        # to it)
-        found = [
-            (lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)
-            for (lo, up, fixed, add), n in zip(found, taken)
-        ]
-        return sides, taken, found
-
-    # --- what the core's loop hands back --------------------------------------------------------------------
-
-    def complement_only(self, points: list[int]) -> None:
-        """The points whose next grid recomposes the complement alone: every argument still too
-        wide on their last grid took the complement's bracket (the core's next-grid rule,
-        cpp/include/hockeystick/pld/refine/points_rules.hpp)."""
-        self.next_only = set(points)
-
-    @staticmethod
-    def intersect(lo: np.ndarray, up: np.ndarray, before: Before) -> tuple[np.ndarray, np.ndarray]:
-        """The intersection of a bracket with the one recorded on an earlier grid (both certified):
-        the largest lower side, the smallest upper side."""
-        return np.maximum(lo, before[1]), np.minimum(up, before[2])

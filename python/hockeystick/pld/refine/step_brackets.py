@@ -1,33 +1,24 @@
-"""One delta refinement step's brackets: the points of a step batched by window budget and direct-bin
-mode, each point's certified (lower, upper) on its grid with the part of its gap no grid removes,
-and the points that the upper side alone settles below the delta floor; and the direct-bins charge of
-an epsilon refinement's first grid (``round_off_charge``), whose steps are the core's step read's."""
+"""What a delta refinement reads before its loop: the points that the upper side alone settles below
+the delta floor (``StepBrackets.settled_uppers``); and the direct-bins charge of an epsilon
+refinement's first grid (``round_off_charge``).  Every step's brackets are the core's
+(cpp/include/hockeystick/pld/refine/points_delta_source.hpp, subsampled_gaussian_step.hpp)."""
 
 from __future__ import annotations
-
-import math
-from typing import Literal, cast
 
 import numpy as np
 
 from ... import _core
 from . import constants, dominated_direction, tuning
-from .grid_rules import points_rules
 from .grid_start import Point, StartGrid, loss_span, windows_within_budget
-
-# a point's bracket on an earlier grid: (h, lower, upper, width)
-Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
 
 
 class StepBrackets:
-    """The brackets of one refinement step to ``accuracy`` (``delta_accuracy`` the ``.delta``
-    criterion), truncations sized by ``tail``."""
+    """A refinement to ``accuracy`` (``delta_accuracy`` the ``.delta`` criterion), truncations sized
+    by ``tail``: the points its upper side alone settles."""
 
     def __init__(self, accuracy: float, delta_accuracy: str, tail: float):
         self.accuracy = accuracy
         self.delta_accuracy = delta_accuracy
-        # the delta rule's width (the core's PointsRules kind)
-        self.kind = cast(Literal["relative", "epsilon"], delta_accuracy)
         self.tail = tail
 
     def settled_uppers(
@@ -95,80 +86,6 @@ class StepBrackets:
             for (i, up), below in zip(tried.items(), below_floor(list(tried.values())))
             if below
         }
-
-    @staticmethod
-    def batches(
-        step: dict[int, float],
-        points: list[Point],
-        best: Best,
-        below_rate: set[int],
-    ) -> list[tuple[list[int], bool, float | None]]:
-        """The batches of one refinement step (``windows_within_budget``), each with whether it
-        recomposes the low-frequency bins directly (``compose_all``'s direct_bins) and from what
-        estimated charge (``direct_min_charge``): a refinement's grids (a point's second and later)
-        do, since after many rounds the FFT's round-off charge, not the grid, is what leaves a delta
-        near the floor wide, and a finer grid alone only raises it; so does the first grid of a
-        point that starts below its sampling rate (``below_rate``): that grid is already as fine as
-        a refinement's, and composing it without direct bins first mostly leads to the same grid
-        again with them.  From the core's kDirectMinCharge (None); a point stepping to the grid it
-        was on (points_rules.hpp's next grid: its charges, not the grid, left it wide) from
-        ``SAME_GRID_DIRECT_CHARGE``."""
-        same_grid = tuning.SAME_GRID_DIRECT_CHARGE
-        kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
-        for i, h in step.items():
-            if i in best and best[i][0] == h:
-                kind: tuple[bool, float | None] = (True, same_grid)
-            else:
-                kind = (i in best or i in below_rate, None)
-            kinds.setdefault(kind, []).append((i, loss_span(*points[i]) / h))
-        order = sorted(kinds, key=lambda k: (k[0], -math.inf if k[1] is None else -k[1]))
-        return [(batch, *kind) for kind in order for batch in windows_within_budget(kinds[kind])]
-
-    def brackets(
-        self,
-        batch: list[int],
-        points: list[Point],
-        step: dict[int, float],
-        xs: list[np.ndarray],
-        best: Best,
-        own: list[int],
-        threads: int,
-        direct: bool,
-        charge: float | None = None,
-    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """The certified delta (lower, upper) of each point of ``batch`` on its grid ``step[i]``,
-        the part of their gap no grid removes, and the add direction's certified upper side: every
-        composition, read and bracket in one core call (``dominated_direction.delta_sides``: the add
-        direction screened on a coarse grid, composed on the fine one only where the screen does not
-        clear; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how many of
-        ``xs[i]`` are the point's own arguments).  ``delta_accuracy="epsilon"``: below a tenth of
-        DELTA_FLOOR the screen's upper side stands for the add direction's, a point whose upper side
-        is below DELTA_FLOOR at every argument takes no lower side, and the truncations are sized to
-        that floor (``truncation.tails``); ``"relative"``: none of the three, since that rule reads
-        a bracket below the floor to its own width, so the screen clears only where it is at or
-        below the remove direction's lower side (there the bracket is never wider than the one
-        both directions on the fine grid give: the add direction's sides are at most that lower
-        side).  ``direct``: the
-        compositions recompute their low-frequency bins directly, in rows from an estimated charge
-        of ``charge`` (``batches``).  An epsilon question is the core's step read's, point by point
-        (``points.Refinement.core_refined``)."""
-        by_epsilon = self.delta_accuracy == "epsilon"
-        found = dominated_direction.delta_sides(
-            [points[i] for i in batch],
-            [step[i] for i in batch],
-            [xs[i] for i in batch],
-            self.tail,
-            points_rules(self.accuracy, 0.0, "delta", self.kind),
-            [own[i] for i in batch],
-            [None if (b := best.get(i)) is None else (b[1], b[2]) for i in batch],
-            threads,
-            direct,
-            0.1 * constants.DELTA_FLOOR if by_epsilon else 0.0,
-            constants.DELTA_FLOOR if by_epsilon else 0.0,
-            self.accuracy if by_epsilon else None,
-            charge,
-        )
-        return [(lo, up, fixed, add) for lo, up, fixed, add, _ in found]
 
 
 def round_off_charge(delta: float) -> float | None:

@@ -29,7 +29,7 @@ library's refinement sizes its truncations with the same header.
 ``.epsilon(delta)`` resolves the deltas asked.  ``delta_accuracy="epsilon"``'s delta(eps) resolves
 none below its floor (1e-9, ``DELTA_FLOOR``), so its truncations are sized to that (t_window =
 1.8e-13 at accuracy 1e-2), each one-round tail the least over the rounds values of its (sigma, q) in
-a call, whose discretization they share (``dominated_direction.delta_sides``): the shorter windows
+a unit of a step, whose discretization they share (pld/refine/points_delta_source.hpp): the shorter windows
 cost less, most where a long one-round loss tail (sigma 0.5, q 1e-4) would widen every window.
 """
 

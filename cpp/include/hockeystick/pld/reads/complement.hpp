@@ -151,6 +151,21 @@ inline double tilted_mean(const std::vector<double>& loss, const std::vector<dou
     return moment / weight;
 }
 
+// The connect-the-dots masses at l_0 .. l_n from below: (d_j + e^h c_{j-1} - R_j) / ((e^h - 1) G).
+inline std::vector<double> dominating_masses(const Cells& cells, double grow) {
+    const std::vector<double>&c = cells.c, &d = cells.d;
+    const std::size_t n = c.size();
+    const double h = cells.h, eh = std::exp(h), below = std::expm1(h) * grow;
+    std::vector<double> low(n + 1);
+    for (std::size_t j = 0; j <= n; ++j) {
+        const double c_prev = j > 0 ? c[j - 1] : 0.0, d_prev = j > 0 ? d[j - 1] : 0.0;
+        const double c_next = j < n ? c[j] : 0.0, d_next = j < n ? d[j] : 0.0;
+        const double own = cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev));
+        low[j] = std::max((d_next + eh * c_prev) - own, 0.0) / below;
+    }
+    return low;
+}
+
 }  // namespace complement_detail
 
 // lam in [0, 1] where the masses m_j at l_j = (k_lo + j) h, tilted by e^{-lam l_j}, have their mean loss at `offset`
@@ -241,19 +256,10 @@ inline ComplementDirection subsampled_gaussian_complement(double sigma, double q
     if (tilt && !(*tilt >= 0.0 && *tilt <= 1.0))  // the weights of (2) and (3) lie in [0, 1] for such a tilt alone
         throw std::invalid_argument("tilt must lie in [0, 1]");
     const Cells cells = subsampled_gaussian_cells(sigma, q, remove, h, kComplementTail, kComplementMaxCells, false);
-    const std::vector<double>&c = cells.c, &d = cells.d;
-    const std::size_t n = c.size();
+    const std::size_t n = cells.c.size();
     const double e = cells.edge_error;
     const double grow = 1.0 + kComplementMassSlack + 2.0 * e;  // >= e^e (1 + slack): e <= h / 4 (cells.hpp)
-    // connect-the-dots masses at l_0 .. l_n from below: (d_j + e^h c_{j-1} - R_j) / ((e^h - 1) G)
-    const double eh = std::exp(h), below = std::expm1(h) * grow;
-    std::vector<double> low(n + 1);
-    for (std::size_t j = 0; j <= n; ++j) {
-        const double c_prev = j > 0 ? c[j - 1] : 0.0, d_prev = j > 0 ? d[j - 1] : 0.0;
-        const double c_next = j < n ? c[j] : 0.0, d_next = j < n ? d[j] : 0.0;
-        const double own = cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev));
-        low[j] = std::max((d_next + eh * c_prev) - own, 0.0) / below;
-    }
+    const std::vector<double> low = complement_detail::dominating_masses(cells, grow);
     ComplementDirection out;
     double lam = tilt ? *tilt : balancing_tilt(low, cells.k_lo, h);
     out.dominating = complement_tilted(low, cells.k_lo, h, lam, lam, false,
@@ -266,7 +272,7 @@ inline ComplementDirection subsampled_gaussian_complement(double sigma, double q
     std::vector<double> p_mass(n), q_scaled(n);
     const double expm1_h = std::expm1(h);
     for (std::size_t j = 0; j < n; ++j) {
-        const CellMass mass = cell_mass(c[j], d[j], expm1_h);
+        const CellMass mass = cell_mass(cells.c[j], cells.d[j], expm1_h);
         p_mass[j] = mass.p * grow;
         q_scaled[j] = mass.q_scaled * grow;  // e^{l_j} b_j: tilted by e^{-lam l} more, a tilt of lam - 1
     }

@@ -1,7 +1,7 @@
 // The per-step rules of the many-points refinement (the package's SubsampledGaussianPLD and its kin with accuracy=):
 // how wide a point's bracket is in the accuracy's units, and which grid it asks next.  Each point is refined on its own
 // grid ladder (points_front.hpp drives these rules in the refinement loop, refinement_loop.hpp); its brackets are
-// computed by the package (python/hockeystick/pld/refine/points.py, step_brackets.py).
+// read by points_delta_source.hpp.
 //
 // A point's arguments x (size entries): for .epsilon its deltas, for .delta its epsilons; under
 // delta_accuracy="epsilon" the point's `own` epsilons, then one row of `own` per right offset (RIGHT_OFFSETS), then one

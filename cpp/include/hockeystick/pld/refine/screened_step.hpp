@@ -1,7 +1,7 @@
 // A .delta refinement step of Poisson-subsampled Gaussian points under the epsilon rule, its add direction screened on
 // a coarse grid, from the one-round factors to the brackets in one pass without the interpreter lock: the
-// compositions, their charged reads, the screen's decisions and the assembly (python/hockeystick/pld/refine/
-// dominated_direction.py's delta_sides is its front end, through cpp/bindings/register_pld_screened_step.cpp).
+// compositions, their charged reads, the screen's decisions and the assembly (the many-points refinement reads each
+// unit of a step with it, points_delta_source.hpp; the one-point delta step read, subsampled_gaussian_step.hpp).
 //
 // delta = max(delta_remove, delta_add) (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).  Per point, with its window's tail:
 //

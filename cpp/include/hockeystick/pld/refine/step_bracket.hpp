@@ -20,9 +20,7 @@
 // The layout of a point's arguments is points_rules.hpp's (own, then the right offsets' rows, then the left
 // fractions').  Every operation is a numpy formula's, in its order (tests/pld/refine/test_step_bracket.py holds the
 // formulas), NaN propagated as numpy's maximum and minimum propagate it, so the bracket is the same doubles, bit for
-// bit, the tests' numpy reference gives (python/hockeystick/pld/refine/step_brackets.py reads
-// it through the binding cpp/bindings/register_pld_refine.cpp, one call per unit of a step, without the interpreter
-// lock).
+// bit, the tests' numpy reference gives (step_sides.hpp assembles a step's bracket with it).
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // One point's delta bracket on one grid of the many-points refinement from its composed PMFs' reads, the whole
-// assembly in the core (python/hockeystick/pld/refine/step_brackets.py's StepBrackets.assembled reads it through the
-// binding cpp/bindings/register_pld_refine.cpp, one call a unit of a step, without the interpreter lock):
+// assembly in the core (screened_step.hpp assembles each point's bracket with it; the tests read it through the binding
+// cpp/bindings/register_pld_refine.cpp):
 //
 //   fixed parts   each direction's pessimistic PMF at its certified upper values, then each lower side's
 //                 optimistic PMF at its charged lower values (fixed_part.hpp's two rows);

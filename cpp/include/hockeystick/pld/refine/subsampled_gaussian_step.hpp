@@ -16,8 +16,8 @@
 // max(delta_remove, delta_add)) is screened_step.hpp's over the same factors, every round at `tail`: the remove
 // direction on both sides, the screen, and the add direction on both sides where the screen does not clear.  With no
 // floor and no settled delta the screen clears only where it is at or below the remove direction's lower side, so the
-// bracket is the one both directions give on h (python/hockeystick/pld/refine/dominated_direction.py's delta_sides,
-// which the package's many-points delta steps read, is the same call over the package's factors).
+// bracket is the one both directions give on h (points_delta_source.hpp, the many-points delta steps, reads each unit
+// with the same call over the same factors).
 //
 // A round with more loss cells than max_cells, or loss edges double precision cannot place within a quarter of the
 // grid, is refused (RoundRefused, naming which); a window past the caller's cap on points throws what compose throws
