@@ -6,7 +6,7 @@ sampling rate and the dilation they take (cpp/bindings/register_pld_block_reads.
 brackets of a composed PLD whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp); rare
 participation's last epsilon reads (cpp/bindings/register_pld_rare_finer_grids.cpp)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any, Literal
 
 import numpy as np
@@ -125,8 +125,8 @@ def refine_subsampled_gaussian_deltas(
     xs: list[npt.NDArray[np.float64]],
     own: list[int],
     coarsest_fit: list[float],
-    first: dict[int, float],
-    below_rate: set[int],
+    first: Mapping[int, float],
+    below_rate: Set[int],
     tail: float,
     accuracy: float,
     by_epsilon: bool,
