@@ -63,9 +63,10 @@
 // delta is the largest over the neighbouring directions: the upper side is the largest over both directions' (2),
 // the lower side that of the directions given (3)'s factors (the remove direction's: it sets delta near 1 for the
 // Poisson-subsampled Gaussian, the add direction's complement being the larger there).  The brackets are tight near
-// delta = 1, where the readers take them (python pld/refine/near_one.py for the package, cpp/capi/refine.cpp for the
-// C library, above kComplementAbove); far above the tilted compositions' centre (delta ~ 1e-10 and below) the
-// charges, carried back by e^{lam l}, leave the upper side loose (still certified).
+// delta = 1, where the readers take them (above kComplementAbove: the many-points refinement,
+// pld/refine/points_delta_source.hpp; python pld/refine/near_one.py for the package's fixed grid and one-point
+// refinement; cpp/capi/refine.cpp for the C library); far above the tilted compositions' centre (delta ~ 1e-10 and
+// below) the charges, carried back by e^{lam l}, leave the upper side loose (still certified).
 //
 // Refusals (std::invalid_argument): a grid above kComplementMaxInterval (the slack G assumes it), cells the grid
 // cannot build (cells.hpp's), cells with no mass, a top loss too low to bound the Q-mass above the cells.  A window
@@ -87,7 +88,7 @@
 #include "hockeystick/pld/grid/pmf_view.hpp"
 #include "hockeystick/pld/reads/complement_scans.hpp"
 #include "hockeystick/pld/reads/epsilon_bracket.hpp"  // charges_of
-#include "hockeystick/pld/reads/hockey_stick.hpp"     // GridCharges, loss_shifted
+#include "hockeystick/pld/reads/hockey_stick.hpp"  // GridCharges, loss_shifted
 #include "hockeystick/support/pairwise_sum.hpp"
 
 namespace hockeystick {
