@@ -129,10 +129,10 @@ struct UnitFactors {
         const subsampled_gaussian_step_detail::OneRound& r = kept.back();
         masses += static_cast<std::int64_t>(r.upper.p.size() + r.lower.p.size());
         std::pair<std::size_t, std::size_t> at{factors.size(), factors.size()};
-        factors.push_back(counted_factor(r.upper, true));
+        factors.push_back(subsampled_gaussian_step_detail::step_factor(r.upper, true));
         if (optimistic) {
             at.second = factors.size();
-            factors.push_back(counted_factor(r.lower, false));
+            factors.push_back(subsampled_gaussian_step_detail::step_factor(r.lower, false));
         }
         index.emplace(key, at);
         return at;
@@ -144,13 +144,6 @@ struct UnitFactors {
         index.clear();
         factors.clear();
         masses = 0;
-    }
-    // step_factor with its finite mass on the pessimistic side (GridPMF.finite_mass: the fixed part of a side it sets
-    // alone, one round, reads it).
-    static StepFactor counted_factor(const GridPMF& pmf, bool pessimistic) {
-        StepFactor f = subsampled_gaussian_step_detail::step_factor(pmf, pessimistic);
-        if (pessimistic) f.finite_mass = numpy_sum(pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()));
-        return f;
     }
 };
 

@@ -45,6 +45,7 @@
 #include "hockeystick/pld/refine/refinement_tails.hpp"
 #include "hockeystick/pld/refine/screened_epsilon_step.hpp"
 #include "hockeystick/pld/refine/screened_step.hpp"
+#include "hockeystick/support/pairwise_sum.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -109,14 +110,17 @@ inline OneRound one_round(double sigma, double q, double h, bool remove, bool op
 // A one-round PMF as a factor of the step (step_items.hpp): its view as composed (pmf_view.hpp's factor_view), its
 // cells' loss error rounded up by one ulp as the package's one-round factors carry it (python
 // pld/mechanisms/constructors.py's _factor adds it to the caller's shift, rounded up), read with its suffix sums'
-// slack, no other charge.
+// slack, no other charge; on the pessimistic side its finite mass summed as a composed window's is
+// (step_items.hpp's compose_items), so that a factor passed through uncomposed (one round) sizes its fixed part
+// (fixed_part.hpp) as its composition would.
 inline StepFactor step_factor(const GridPMF& pmf, bool pessimistic) {
     PmfView view = factor_view(pmf, pessimistic);
     if (view.loss_shift > 0.0)
         view.loss_shift = std::nextafter(view.loss_shift, std::numeric_limits<double>::infinity());
     GridCharges charges;
-    charges.slack = suffix_sum_slack(static_cast<std::int64_t>(pmf.p.size()));
-    return {side_read(view, pmf.h, charges, pessimistic), 0.0};
+    const auto n = static_cast<std::int64_t>(pmf.p.size());
+    charges.slack = suffix_sum_slack(n);
+    return {side_read(view, pmf.h, charges, pessimistic), pessimistic ? numpy_sum(pmf.p.data(), n) : 0.0};
 }
 
 // One step's one-round factors, their masses kept alive while the step reads them: 0 and 1 the remove direction's
