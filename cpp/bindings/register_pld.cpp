@@ -633,7 +633,7 @@ void register_charged_sides(py::module_& m) {
         },
         py::arg("pmfs"), py::arg("epsilon"), py::arg("values"),
         "Each PMF's part of its certified delta at its arguments that no finer grid removes, two rows (the "
-        "charges and tail; the cells' edge factor), given its certified values there (refine.step_brackets).");
+        "charges and tail; the cells' edge factor), given its certified values there (pld/refine/fixed_part.hpp).");
 }
 
 // A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at

@@ -13,7 +13,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -60,7 +59,7 @@ py::array_t<double> array_of(const std::vector<double>& v) {
 py::tuple refine_deltas(const pld::PointsRules& rules, const pld::PointsRules& step_rules,
                         const std::vector<std::array<double, 4>>& points, const std::vector<input_array>& xs,
                         const std::vector<std::int64_t>& own, const std::vector<double>& coarsest_fit,
-                        const std::map<std::int64_t, double>& first, const std::set<std::int64_t>& below_rate,
+                        const pld::GridPolicy& policy, const pld::GridPolicy& start_policy, std::int64_t right_rows,
                         double tail, double accuracy, bool by_epsilon, double floor, double settled,
                         double same_grid_charge, double budget, std::int64_t batch, double near_one,
                         double complement_above, std::int64_t max_cells, std::int64_t max_points,
@@ -94,8 +93,9 @@ py::tuple refine_deltas(const pld::PointsRules& rules, const pld::PointsRules& s
     plan.near_one = near_one;
     plan.complement_above = complement_above;
     plan.max_cells = max_cells;
-    plan.below_rate = below_rate;
-    plan.first = first;
+    plan.policy = policy;
+    plan.start_policy = start_policy;
+    plan.right_rows = right_rows;
     const UnitCompositions compositions(workers, same_grid_charge, max_points);
     pld::PointsDeltaSource<const UnitCompositions> source{refined, plan, compositions};
     std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> chosen;
@@ -106,6 +106,7 @@ py::tuple refine_deltas(const pld::PointsRules& rules, const pld::PointsRules& s
         const hb::caller_region_threads region(threads);
         auto done = pld::refine_many(source, rules, refined);
         chosen = std::move(done.chosen);
+        chosen.merge(source.settled_brackets());
         gave_up = done.gave_up;
     } catch (const pld::RoundRefused& e) {  // named as the core's step reads name it (step_refusal.hpp)
         const pld::RoundRefused refusal = e;
@@ -113,22 +114,25 @@ py::tuple refine_deltas(const pld::PointsRules& rules, const pld::PointsRules& s
     }
     py::list out;
     for (const auto& [i, sides] : chosen) out.append(py::make_tuple(i, array_of(sides.first), array_of(sides.second)));
-    return py::make_tuple(out, gave_up, source.refused, array_of(source.visited));
+    py::list settled_points;
+    for (const auto& [i, up] : source.settled) settled_points.append(i);
+    return py::make_tuple(out, gave_up, source.refused, array_of(source.visited), settled_points);
 }
 
 }  // namespace points_delta_binding
 
 void register_pld_points_delta(py::module_ m) {
-    m.def(
-        "refine_subsampled_gaussian_deltas", &points_delta_binding::refine_deltas, py::kw_only(), py::arg("rules"),
-        py::arg("step_rules"), py::arg("points"), py::arg("xs"), py::arg("own"), py::arg("coarsest_fit"),
-        py::arg("first"), py::arg("below_rate"), py::arg("tail"), py::arg("accuracy"), py::arg("by_epsilon"),
-        py::arg("floor"), py::arg("settled"), py::arg("same_grid_charge"), py::arg("budget"), py::arg("batch"),
-        py::arg("near_one"), py::arg("complement_above"), py::arg("max_cells"), py::arg("max_points"),
-        py::arg("workers") = py::none(),
-        "The many-points delta refinement of points (sigma, q, rounds, sensitivity) at their arguments xs (own[i] "
-        "of them their own), under the loop's `rules` and the steps' `step_rules`, from the grids `first` "
-        "(pld/refine/points_delta_source.hpp): ([(point, lower, upper)] at their own arguments, how many points their "
-        "coarsest fit stopped, how many a refused window stopped, the grids each unit's step read, one a point).  "
-        "ValueError where a round cannot be discretized.");
+    m.def("refine_subsampled_gaussian_deltas", &points_delta_binding::refine_deltas, py::kw_only(), py::arg("rules"),
+          py::arg("step_rules"), py::arg("points"), py::arg("xs"), py::arg("own"), py::arg("coarsest_fit"),
+          py::arg("policy"), py::arg("start_policy"), py::arg("right_rows"), py::arg("tail"), py::arg("accuracy"),
+          py::arg("by_epsilon"), py::arg("floor"), py::arg("settled"), py::arg("same_grid_charge"), py::arg("budget"),
+          py::arg("batch"), py::arg("near_one"), py::arg("complement_above"), py::arg("max_cells"),
+          py::arg("max_points"), py::arg("workers") = py::none(),
+          "The many-points delta refinement of points (sigma, q, rounds, sensitivity) at their arguments xs (own[i] "
+          "of them their own, then right_rows rows of right offsets, then the left ones), under the loop's `rules` and "
+          "the steps' `step_rules`, from the first grids of the GridPolicy `policy` (`start_policy`: the first grid's "
+          "own), less the points their upper side settles there (pld/refine/points_delta_start.hpp, "
+          "points_delta_source.hpp): ([(point, lower, upper)] at their own arguments, how many points their coarsest "
+          "fit stopped, how many a refused window stopped, the grids each unit's step read, one a point, and the "
+          "points settled before the loop).  ValueError where a round cannot be discretized.");
 }

@@ -105,7 +105,7 @@ void raise_status(hs_status status) {
 // Whether a grid of the epsilon refinement recomposes the low band of its many-round rows accurately, and from what
 // estimated charge (pld/compose/options.hpp's ComposeOptions::direct_bins, direct_min_charge), as the package's
 // refinement composes its grids (pld/refine/steps_refinement.hpp, the first grid's charge python
-// pld/refine/step_brackets.py's round_off_charge): every grid after the first, where the plain transform's round-off
+// pld/refine/points.py's round_off_charge): every grid after the first, where the plain transform's round-off
 // charge (about T x 5e-16 of the mass), not the grid, is what leaves the bracket wide, and the first too at a delta
 // below kDirectFirstDelta (the charge then a part of delta that a finer grid only raises), from a charge of
 // kDirectChargeShare of that delta, at most kDirectMinCharge, rounded down to a power of ten.  The delta refinement

@@ -6,7 +6,7 @@ sampling rate and the dilation they take (cpp/bindings/register_pld_block_reads.
 brackets of a composed PLD whose factors describe no run (cpp/bindings/register_pld_own_grid.cpp); rare
 participation's last epsilon reads (cpp/bindings/register_pld_rare_finer_grids.cpp)."""
 
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -125,8 +125,9 @@ def refine_subsampled_gaussian_deltas(
     xs: list[npt.NDArray[np.float64]],
     own: list[int],
     coarsest_fit: list[float],
-    first: Mapping[int, float],
-    below_rate: Set[int],
+    policy: GridPolicy,
+    start_policy: GridPolicy,
+    right_rows: int,
     tail: float,
     accuracy: float,
     by_epsilon: bool,
@@ -145,6 +146,7 @@ def refine_subsampled_gaussian_deltas(
     int,
     int,
     npt.NDArray[np.float64],
+    list[int],
 ]: ...
 def points_step(
     *,

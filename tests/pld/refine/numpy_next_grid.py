@@ -214,7 +214,7 @@ class NextGrid:
     ) -> float | None:
         """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
         (``before``: its previous grid and widths), or None when no other grid is worth building.
-        Every grid after the first recomposes with the direct DFT bins (``step_brackets``), so the
+        Every grid after the first recomposes with the direct DFT bins (``points.round_off_charge``), so the
         next grid may be h itself.
 
         First step (and the step after a recomposition of the same grid, where no fit through two

@@ -77,7 +77,7 @@ def delta_sides(
 ) -> list[ScreenedBracket]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``, the two-direction PLD's delta bracket at ``xs[i]``
     (``own[i]`` of them its own, ``before[i]`` its record of earlier grids, under the step's ``rules``: the
-    refinement's ``StepBrackets.brackets``), its add direction screened; ``direct_bins`` and ``direct_min_charge`` as
+    refinement's screened step, points_delta_source.hpp), its add direction screened; ``direct_bins`` and ``direct_min_charge`` as
     ``compose_all``'s, ``threads`` the OpenMP threads of the C++ calls (0: all cores).
 
     The add direction is screened first (module docstring): where its coarse upper bound is at or below the remove

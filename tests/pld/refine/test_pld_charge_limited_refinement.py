@@ -159,7 +159,7 @@ def test_blind_arguments_step_below_the_sampling_rate_and_meet_the_tolerance(rou
 def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grids):
     """G1's block sigma 0.549, q 0.048 (all 50 rounds values): from ~5000 rounds delta is within 1e-6 of 1,
     and much of the gap there is the cells' edge factor (each round's masses scaled by about e^{+-e}, e the
-    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h), which ``step_brackets.fixed_part`` counts
+    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h), which the core's fixed_part.hpp counts
     as what no grid removes.  Were a point above NEAR_ONE counted as grid-led whatever its gap, the refinement
     would follow 5964 rounds down to h = 1.4e-5 for no point met; the block stops on the grids it visits
     before the edge factor decides (the finest 9e-4).  Its brackets still hold every

@@ -19,8 +19,7 @@ from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.grid_start import StartGrid, within_window
 from hockeystick.pld.refine.near_one import NearOne
-from hockeystick.pld.refine.points import Refinement, coarsest_fit
-from hockeystick.pld.refine.step_brackets import round_off_charge
+from hockeystick.pld.refine.points import Refinement, coarsest_fit, round_off_charge
 
 from . import tilted_core
 from .screened_epsilon_reference import epsilon_brackets
@@ -44,11 +43,11 @@ def first_grid_read(ladder: Refinement, point: tuple, delta: float) -> tuple[flo
     """The step read of ``point``'s first grid as the default refinement makes it: the start grid within
     the window, no finer than the coarsest fit, with the direct bins the rule gives the first grid."""
     x = np.array([delta])
-    fit = coarsest_fit(point, ladder.steps.tail)
+    fit = coarsest_fit(point, ladder.tail)
     h = max(within_window(point, ladder.start.first(point, x, "epsilon")), fit)
     charge = round_off_charge(float(x[0]))
     return tilted_core.epsilon_step(
-        point, delta, h, ladder.steps.accuracy, ladder.steps.tail, charge, charge is not None
+        point, delta, h, ladder.accuracy, ladder.tail, charge, charge is not None
     )
 
 

@@ -1,5 +1,6 @@
 """``delta_accuracy="epsilon"``: points whose upper side is below ``DELTA_FLOOR`` at every argument are done on
-their upper side alone (``StepBrackets.settled_uppers``, ``screened_delta_reference.delta_sides``' ``settled``).
+their upper side alone (the core's points_delta_start.hpp before the many-points loop, the screened step's ``settled``:
+``screened_delta_reference.delta_sides``).
 
 Such a point's bracket is [0, U] with U a certified upper bound below 1e-9, so it must lie above every certified
 lower bound of the same delta (the relative rule's fine-grid bracket, the two-direction PLD's optimistic side, the
@@ -12,6 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sides
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
@@ -19,7 +21,8 @@ from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.refine import dominated_direction
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
-from hockeystick.pld.refine.step_brackets import StepBrackets
+from hockeystick.pld.refine.near_one import NearOne
+from hockeystick.pld.refine.points import Refinement
 
 from . import screened_delta_reference
 
@@ -61,33 +64,34 @@ def test_settled_point_is_zero_below_a_certified_upper_bound_under_the_floor(sig
     assert np.all(_two_direction_lower(sigma, q, rounds, 1.6e-4) <= up)
 
 
-def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
-    """The below-rate start is skipped where the span grid's upper side settles the point;
-    a point above the floor is not settled, and gets the below-rate grid's composed lower side
-    (> 0 at eps = 0.5, where delta is 3.6e-7)."""
+def test_unblinded_points_below_the_floor_settle_on_their_span_grid(monkeypatch):
+    """The below-rate start is skipped where the span grid's upper side settles the point: the core settles the
+    first two before its loop, their brackets [0, U] with U the upper side the package's own factors give on the span
+    grid (``dominated_direction.delta_uppers``, the windows sized to the floor), bit for bit; a point above the floor
+    is not settled, and gets the below-rate grid's composed lower side (> 0 at eps = 0.5, where delta is 3.6e-7)."""
     points = [(1.0, 5e-4, 8000.0, 1.0), (2.0, 3e-4, 1e4, 1.0), (0.8, 8.86e-4, 1000.0, 1.0)]
     acc = _accountant(1.0, 5e-4, 1)
-    assert all(
-        StartGrid(acc.accuracy, acc.delta_accuracy).first(p, EPS, "delta")
-        < StartGrid(acc.accuracy, acc.delta_accuracy).span_start(p)
-        for p in points
-    )  # all unblinded
-    settled = StepBrackets(acc.accuracy, acc.delta_accuracy, acc.tail).settled_uppers(
-        [0, 1, 2], points, [X] * 3, 1
-    )
-    assert sorted(settled) == [0, 1]
-    for i, up in settled.items():
+    start = StartGrid(acc.accuracy, acc.delta_accuracy)
+    assert all(start.first(p, EPS, "delta") < start.span_start(p) for p in points)  # all unblinded
+    core = _core.pld_refine.refine_subsampled_gaussian_deltas
+    settled: list[list[int]] = []
+
+    def spied(**arguments):
+        found = core(**arguments)
+        settled.append(found[4])
+        return found
+
+    monkeypatch.setattr(_core.pld_refine, "refine_subsampled_gaussian_deltas", spied)
+    refinement = Refinement(acc.accuracy, acc.delta_accuracy, acc.tail, NearOne())
+    found = refinement.refined(points, [EPS.copy() for _ in points], "delta", threads=1)
+    assert settled == [[0, 1]]
+    for i in (0, 1):
         direct = dominated_direction.delta_uppers(
-            [points[i]],
-            [StartGrid(acc.accuracy, acc.delta_accuracy).span_start(points[i])],
-            [X],
-            acc.tail,
-            1,
-            acc.accuracy,
-            FLOOR,
-        )[0]  # the windows sized to the floor
-        assert np.array_equal(up, direct) and np.all(up < FLOOR)
-    lo, up = _accountant(0.8, 8.86e-4, 1000).delta(EPS, bound="both")
+            [points[i]], [start.span_start(points[i])], [X], acc.tail, 1, acc.accuracy, FLOOR
+        )[0][: EPS.size]
+        lo, up = found[i]
+        assert np.all(lo == 0.0) and np.array_equal(up, direct) and np.all(up < FLOOR)
+    lo, up = found[2]
     assert lo[0] > 0.0 and np.all(lo <= up) and up[0] >= FLOOR
 
 

@@ -17,8 +17,7 @@ from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import grid_policy
-from hockeystick.pld.refine.points import coarsest_fit
-from hockeystick.pld.refine.step_brackets import round_off_charge
+from hockeystick.pld.refine.points import coarsest_fit, round_off_charge
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from . import tilted_core

@@ -3,7 +3,7 @@
 One loop refines every ``accuracy=`` front end: ``controller`` (``refine``: per point, a bracket on
 its grid, intersected over its grids, until the front end asks no finer grid).  Its front ends:
 ``points`` (``Refinement``: the many points of ``SubsampledGaussianPLD`` and its kin, each on its
-own grid ladder) with ``step_brackets`` (one step's brackets), ``bracket_width`` (a bracket's width
+own grid ladder) with ``bracket_width`` (a bracket's width
 in accuracy's units), ``dominated_direction`` (a direction screened on a coarser grid) and ``unmet``
 (``AccuracyNotMetWarning``); ``plan_refinement`` (``GridRefinement``: a composition plan's one
 composition) with ``grid_alignment``.  Both aim their grids by the core's next-grid rules

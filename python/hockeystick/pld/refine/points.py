@@ -3,8 +3,7 @@ own grid ladder until every argument meets ``accuracy`` or no grid narrows it fu
 core's loop on its step reads, each point at each delta alone (``Refinement.core_refined``).  Delta:
 one point at one epsilon through the core's one-point loop (``Refinement.core_delta``), many through
 the core's many-points loop (``Refinement.core_deltas``: cpp/include/hockeystick/pld/refine/
-points_delta_source.hpp, its units, screened steps and reads near delta = 1), from the first grids
-this module gives (``PointsFront.first``)."""
+points_delta_source.hpp, its first grids, units, screened steps and reads near delta = 1)."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from ..compose import fft
 from ..mechanisms.constructors import MAX_CELLS
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants, tuning
-from .bracket_width import offset_rows
 from .grid_rules import next_grid_tuning, points_rules
 from .grid_start import (
     Point,
@@ -31,7 +29,6 @@ from .grid_start import (
     within_window,
 )
 from .near_one import NearOne
-from .step_brackets import StepBrackets, round_off_charge
 from .unmet import AccuracyNotMetWarning
 
 
@@ -54,7 +51,7 @@ class Refinement:
         )
         self.delta_accuracy = delta_accuracy
         self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
-        self.steps = StepBrackets(accuracy, delta_accuracy, tail)
+        self.tail = tail
         self.near_one = near_one
 
     def refined(
@@ -111,31 +108,38 @@ class Refinement:
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """``refined`` of delta at many points or arguments through the core's many-points loop
         (``_core.pld_refine.refine_subsampled_gaussian_deltas``: cpp/include/hockeystick/pld/refine/
-        points_delta_source.hpp over points_front.hpp), from the first grids ``PointsFront.first``
-        gives, less the points it settles: every step's units (within ``BUDGET`` window points and
-        ``BATCH`` points), their discretizations, compositions, screened brackets and the reads near
-        delta = 1 (``NEAR_ONE``'s affinity bound, ``COMPLEMENT_ABOVE``'s complement) in the core
-        without the interpreter lock, under this refinement's rules (``points_rules``: the loop's,
-        and the steps' with no relative accuracy) at ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS``
-        points (read at call time).  ``delta_accuracy="epsilon"`` screens at a tenth of
-        ``DELTA_FLOOR``, takes no lower side where the upper one is below it at every argument, and
-        sizes the truncations to it (``truncation.tails``).  One ``AccuracyNotMetWarning`` a point
-        that stopped at its coarsest fit or at a window no memory holds."""
-        front = PointsFront(self, points, xs, threads)
-        first = front.first()
+        points_delta_source.hpp over points_front.hpp): each point's first grid (``StartGrid.first``
+        within ``MAX_WINDOW``, no finer than its ``coarsest_fit``), less the points that would start
+        below their sampling rate and whose upper side alone settles them on their span grid
+        (points_delta_start.hpp); every step's units (within ``BUDGET`` window points and ``BATCH``
+        points), their discretizations, compositions, screened brackets and the reads near delta = 1
+        (``NEAR_ONE``'s affinity bound, ``COMPLEMENT_ABOVE``'s complement) in the core without the
+        interpreter lock, under this refinement's rules (``points_rules``: the loop's, and the steps'
+        with no relative accuracy) at ``MAX_CELLS`` cells and ``DEFAULT_MAX_POINTS`` points (read at
+        call time).  ``delta_accuracy="epsilon"`` screens at a tenth of ``DELTA_FLOOR``, takes no
+        lower side where the upper one is below it at every argument, and sizes the truncations to it
+        (``truncation.tails``).  One ``AccuracyNotMetWarning`` a point that stopped at its coarsest
+        fit or at a window no memory holds."""
         kind = cast(Literal["relative", "epsilon"], self.delta_accuracy)
-        by_epsilon = front.by_epsilon
+        by_epsilon = kind == "epsilon"
+        own = [x.size for x in xs]
         floor = constants.DELTA_FLOOR
-        chosen, gave_up, refused, _ = _core.pld_refine.refine_subsampled_gaussian_deltas(
+        chosen, gave_up, refused, _, _ = _core.pld_refine.refine_subsampled_gaussian_deltas(
             rules=points_rules(self.accuracy, self.relative_accuracy, "delta", kind),
             step_rules=points_rules(self.accuracy, 0.0, "delta", kind),
             points=[(float(s), float(q), float(t), float(c)) for s, q, t, c in points],
-            xs=[np.ascontiguousarray(x, dtype=np.float64) for x in front.xs],
-            own=front.own,
-            coarsest_fit=[coarsest_fit(p, self.steps.tail) for p in points],
-            first=first,
-            below_rate=front.below_rate,
-            tail=self.steps.tail,
+            xs=[
+                np.ascontiguousarray(x, dtype=np.float64)
+                for x in (with_offsets(xs, self.accuracy) if by_epsilon else xs)
+            ],
+            own=own,
+            coarsest_fit=[coarsest_fit(p, self.tail) for p in points],
+            policy=grid_policy(),
+            start_policy=grid_policy(
+                constants.EPSILON_CRITERION_BELOW_RATE_MAX_RATE if by_epsilon else None
+            ),
+            right_rows=len(RIGHT_OFFSETS),
+            tail=self.tail,
             accuracy=self.accuracy,
             by_epsilon=by_epsilon,
             floor=0.1 * floor if by_epsilon else 0.0,
@@ -149,11 +153,10 @@ class Refinement:
             max_points=fft.DEFAULT_MAX_POINTS,
             workers=threads or None,
         )
-        for i, lo, up in chosen:
-            front.chosen[i] = (lo, up)
         for _ in range(gave_up + refused):
             warn_gave_up(1)
-        return [c for c in front.chosen if c is not None]  # every point ends with a bracket
+        found = {int(i): (lo, up) for i, lo, up in chosen}
+        return [found[i] for i in range(len(points))]  # every point ends with a bracket
 
     def core_epsilons(
         self, point: Point, x: np.ndarray, threads: int
@@ -180,7 +183,7 @@ class Refinement:
         (pld/refine/subsampled_gaussian_step.hpp) at the refinement's tail to its accuracy within
         ``MAX_CELLS`` cells on ``threads``, with direct DFT bins on
         every grid after the first, and on the first too where the delta is below
-        ``DIRECT_FIRST_DELTA`` (``step_brackets.round_off_charge``, from its charge); stopped, with
+        ``DIRECT_FIRST_DELTA`` (``round_off_charge``, from its charge); stopped, with
         the brackets of the grids before intersected and one ``AccuracyNotMetWarning``, at a grid
         finer than the point's ``coarsest_fit`` or whose window passes ``DEFAULT_MAX_POINTS`` (read
         at call time)."""
@@ -192,8 +195,8 @@ class Refinement:
             sensitivity=sensitivity,
             delta=delta,
             accuracy=self.accuracy,
-            tail=self.steps.tail,
-            coarsest_fit=coarsest_fit(point, self.steps.tail),
+            tail=self.tail,
+            coarsest_fit=coarsest_fit(point, self.tail),
             charge=round_off_charge(delta),
             policy=grid_policy(),
             tuning=next_grid_tuning(),
@@ -246,7 +249,7 @@ class Refinement:
             Where a grid is not finite and positive.
         """
         x = np.array([float(delta)])
-        fit = coarsest_fit(point, self.steps.tail)
+        fit = coarsest_fit(point, self.tail)
         return _core.pld_refine.DefaultRefinementPlan(
             rules=points_rules(self.accuracy, self.relative_accuracy, "epsilon", "relative"),
             coarsest_fit=fit,
@@ -255,8 +258,8 @@ class Refinement:
             same_grid_charge=tuning.SAME_GRID_DIRECT_CHARGE,
             descent_start=descent_start,
             cap=cap,
-            tail=self.steps.tail,
-            accuracy=self.steps.accuracy,
+            tail=self.tail,
+            accuracy=self.accuracy,
             max_cells=MAX_CELLS,
             max_points=fft.DEFAULT_MAX_POINTS,
         )
@@ -282,8 +285,7 @@ class Refinement:
         (cpp/include/hockeystick/pld/refine/steps_refinement.hpp's delta_steps_refinement, bound as
         ``_core.pld_refine.refined_subsampled_gaussian_delta``; the C library's delta call runs it
         too): each grid's bracket the core's delta step read
-        (pld/refine/subsampled_gaussian_step.hpp: the many-points steps' bracket, ``StepBrackets``,
-        of one point) at the refinement's tail within ``MAX_CELLS`` cells on ``threads``, with
+        (pld/refine/subsampled_gaussian_step.hpp: the many-points steps' bracket of one point) at the refinement's tail within ``MAX_CELLS`` cells on ``threads``, with
         direct DFT bins on every grid after the first; stopped, with the brackets of the grids before
         intersected and one ``AccuracyNotMetWarning``, at a grid after the first finer than the
         point's ``coarsest_fit`` or whose window passes ``DEFAULT_MAX_POINTS`` (read at call time).
@@ -296,8 +298,8 @@ class Refinement:
             sensitivity=sensitivity,
             epsilon=float(np.reshape(x, -1)[0]),
             rules=points_rules(self.accuracy, 0.0, "delta", "relative"),
-            tail=self.steps.tail,
-            coarsest_fit=coarsest_fit(point, self.steps.tail),
+            tail=self.tail,
+            coarsest_fit=coarsest_fit(point, self.tail),
             max_cells=MAX_CELLS,
             workers=threads or None,
             max_points=fft.DEFAULT_MAX_POINTS,
@@ -380,6 +382,22 @@ def window_refused(error: ValueError) -> bool:
     return "grid points" in str(error) and ("window" in str(error) or "spans" in str(error))
 
 
+def round_off_charge(delta: float) -> float | None:
+    """The estimated charge from which an epsilon question at least ``delta`` composes its first
+    grid's low-frequency bins directly, None where it does not (the core's rule,
+    cpp/include/hockeystick/pld/refine/direct_bins.hpp: below ``DIRECT_FIRST_DELTA``,
+    ``DIRECT_CHARGE_SHARE`` of delta, at most the core's kDirectMinCharge, rounded down to a power of
+    ten): the plain transform's round-off charge (T x ~5e-16) is then a part of such a delta that
+    no grid removes and a finer grid only raises."""
+    charge = _core.pld_refine.direct_bins_charge(
+        float(delta),
+        first_delta=tuning.DIRECT_FIRST_DELTA,
+        charge_share=tuning.DIRECT_CHARGE_SHARE,
+        min_charge=float(_core.pld_compose.direct_min_charge),
+    )
+    return None if charge is None else float(charge)
+
+
 def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
     """Each point's arguments followed by the same shifted by each of ``RIGHT_OFFSETS``, then by
     minus each of ``LEFT_FRACTIONS`` times ``accuracy`` (floored at 0):
@@ -391,53 +409,3 @@ def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
         )
         for x in xs
     ]
-
-
-class PointsFront:
-    """One ``Refinement.core_deltas`` call's points as the core's many-points loop starts them: their
-    arguments (with ``delta_accuracy="epsilon"``'s offsets), their first grids (``first``), the
-    points that start below their sampling rate, and the brackets of the points their upper side
-    alone settles there (``chosen``; the loop fills in the others)."""
-
-    def __init__(
-        self,
-        refinement: Refinement,
-        points: list[Point],
-        xs: list[np.ndarray],
-        threads: int,
-    ):
-        self.r = refinement
-        self.points = points
-        self.threads = threads
-        self.by_epsilon = refinement.delta_accuracy == "epsilon"
-        self.own = [x.size for x in xs]
-        self.xs = with_offsets(xs, refinement.accuracy) if self.by_epsilon else xs
-        self.chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
-        # points that start below their sampling rate instead of on a blind grid
-        # (``StartGrid.below_rate_start``)
-        self.below_rate: set[int] = set()
-
-    def first(self) -> dict[int, float]:
-        """Each point's first grid (``StartGrid.first``, within ``MAX_WINDOW``), less the points
-        that would start below their sampling rate and settle on their span grid
-        (``StepBrackets.settled_uppers``: done there)."""
-        points, xs, own, start = self.points, self.xs, self.own, self.r.start
-        step = {
-            i: within_window(points[i], start.first(points[i], xs[i], "delta"))
-            for i in range(len(points))
-        }
-        # no grid finer than one round's span at the tail allows (``coarsest_fit``): a coarser one
-        # is certified too
-        step = {i: max(h, coarsest_fit(points[i], self.r.steps.tail)) for i, h in step.items()}
-        self.below_rate = {
-            i for i, h in step.items() if self.by_epsilon and h < start.span_start(points[i])
-        }
-        # settled by their own arguments (delta is larger at the left ones, smaller at the right
-        # ones)
-        right_xs = [x[: offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
-        for i, up in self.r.steps.settled_uppers(
-            sorted(self.below_rate), points, right_xs, self.threads
-        ).items():
-            self.chosen[i] = (np.zeros(own[i]), up[: own[i]])
-            del step[i]
-        return step

@@ -6,7 +6,7 @@
 // rounded down to a power of ten so that the points of one decade share batches.  The constants' meaning and values:
 // python/hockeystick/pld/refine/tuning.py (DIRECT_FIRST_DELTA, DIRECT_CHARGE_SHARE).
 //
-// The package's refinement (python/hockeystick/pld/refine/step_brackets.py, round_off_charge) and the C library's
+// The package's refinement (python/hockeystick/pld/refine/points.py, round_off_charge) and the C library's
 // (cpp/capi/refine.cpp) both read it here.  Python's min and 10.0 ** floor(log10(c)) operation for operation, so the
 // values are equal bit for bit.
 #pragma once

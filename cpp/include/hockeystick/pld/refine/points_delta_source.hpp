@@ -2,8 +2,8 @@
 // (points_front.hpp): each step's points in units, each unit's brackets read by the screened step over one-round
 // factors discretized here, and delta near 1's reads on them, with no call into the caller inside the loop.  The
 // package's SubsampledGaussianPLD(..., accuracy=...).delta of several points or epsilons drives it
-// (python/hockeystick/pld/refine/points.py, through cpp/bindings/register_pld_points_delta.cpp); its first grids and
-// the points the upper side alone settles are given (points.PointsFront.first).
+// (python/hockeystick/pld/refine/points.py, through cpp/bindings/register_pld_points_delta.cpp).  Its first grids, and
+// the points their upper side alone settles there, are points_delta_start.hpp's.
 //
 // A step's units:
 //   batches  the points of the step less those recomposing the complement alone, by composition kind (a point on the
@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -45,6 +46,7 @@
 #include "hockeystick/pld/reads/affinity_ceiling.hpp"
 #include "hockeystick/pld/reads/complement.hpp"
 #include "hockeystick/pld/refine/grid_policy.hpp"
+#include "hockeystick/pld/refine/points_delta_start.hpp"
 #include "hockeystick/pld/refine/points_front.hpp"
 #include "hockeystick/pld/refine/refinement_tails.hpp"
 #include "hockeystick/pld/refine/screened_step.hpp"
@@ -55,8 +57,8 @@ namespace pld {
 
 // What the front end decides (the header's comment): the steps' rules, the tails and the accuracy the epsilon rule
 // sizes them by, the screen's floor and the settled delta, the units' direct-bins charge on a grid asked again, their
-// budget and size, delta near 1's thresholds, the cap on one round's cells, the points starting below their sampling
-// rate and every point's first grid.
+// budget and size, delta near 1's thresholds, the cap on one round's cells, and the start's grid policies and right
+// offsets (points_delta_start.hpp).
 struct PointsDeltaPlan {
     PointsRules step_rules{};
     double tail = kDefaultCompositionTail, accuracy = 1e-3;
@@ -67,8 +69,11 @@ struct PointsDeltaPlan {
     std::int64_t batch = 64;
     double near_one = 1.0 - 1e-6, complement_above = kComplementAbove;
     std::int64_t max_cells = 0;
-    std::set<std::int64_t> below_rate{};
-    std::map<std::int64_t, double> first{};
+    GridPolicy policy{}, start_policy{};
+    std::int64_t right_rows = 0;
+    DeltaStartPlan start() const {
+        return {policy, start_policy, accuracy, by_epsilon, settled, right_rows, budget, batch};
+    }
 };
 
 // The one-round masses a call keeps for its later units and steps (a step's units, and a grid asked again, read the
@@ -91,23 +96,6 @@ struct Unit {
 struct Found {
     std::vector<double> lower, upper, fixed, add;
 };
-
-// Consecutive runs of at most `batch` (index, estimated window points) whose points fit `budget`.
-inline std::vector<std::vector<std::int64_t>> within_budget(const std::vector<std::pair<std::int64_t, double>>& sizes,
-                                                            double budget, std::int64_t batch) {
-    std::vector<std::vector<std::int64_t>> out(1);
-    double used = 0.0;
-    for (const auto& [i, size] : sizes) {
-        if (!out.back().empty() && (static_cast<std::int64_t>(out.back().size()) >= batch || used + size > budget)) {
-            out.emplace_back();
-            used = 0.0;
-        }
-        out.back().push_back(i);
-        used += size;
-    }
-    if (out.back().empty()) out.pop_back();
-    return out;
-}
 
 // The one-round factors of a call's units, each (sigma / sensitivity, q, grid, direction, side, tail) discretized once
 // while the kept masses stay within kKeptFactorMasses (cleared between units past it).
@@ -166,7 +154,63 @@ struct PointsDeltaSource {
     std::int64_t refused = 0;
     double refused_noise = 0.0, refused_rate = 0.0;  // the run of a round a grid could not discretize
 
-    std::map<std::int64_t, double> first() const { return plan.first; }
+    std::set<std::int64_t> below_rate{};
+    std::map<std::int64_t, std::vector<double>> settled{};  // the points settled before the loop, their upper sides
+
+    // Each point's first grid less the points their upper side settles there (points_delta_start.hpp).
+    std::map<std::int64_t, double> first() {
+        const DeltaStartPlan start = plan.start();
+        std::map<std::int64_t, double> grids = first_delta_grids(points, start, below_rate);
+        settled =
+            settled_delta_uppers(points, below_rate, start,
+                                 [&](const std::vector<std::int64_t>& batch, const std::map<std::int64_t, double>& hs) {
+                                     return span_uppers(batch, hs);
+                                 });
+        for (const auto& [i, up] : settled) grids.erase(i);
+        return grids;
+    }
+
+    // The settled points' brackets at their own arguments: [0, their upper side].
+    std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> settled_brackets() const {
+        std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> out;
+        for (const auto& [i, up] : settled) {
+            const auto own = static_cast<std::ptrdiff_t>(points[static_cast<std::size_t>(i)].own);
+            out.emplace(i, std::make_pair(std::vector<double>(static_cast<std::size_t>(own), 0.0),
+                                          std::vector<double>(up.begin(), up.begin() + own)));
+        }
+        return out;
+    }
+
+    // The certified upper side of each point of `batch` alone on its grid (screened_step.hpp's screened_uppers, at the
+    // unit's tails): the remove direction's pessimistic side, no optimistic one discretized, and the screen; +inf
+    // (not settled) where a window passes the cap on points.
+    std::vector<std::vector<double>> span_uppers(const std::vector<std::int64_t>& batch,
+                                                 const std::map<std::int64_t, double>& grids) {
+        const std::vector<std::pair<double, double>> tails = unit_tails(batch);
+        points_delta_detail::UnitFactors& f = rounds_kept;
+        f.within_budget();
+        std::vector<ScreenedPoint> step(batch.size());
+        for (std::size_t k = 0; k < batch.size(); ++k) {
+            const RefinedPoint& p = points[static_cast<std::size_t>(batch[k])];
+            const double noise = p.sigma / p.sensitivity, h = grids.at(batch[k]);
+            const std::int64_t rounds = static_cast<std::int64_t>(p.rounds);
+            ScreenedPoint& s = step[k];
+            s.point = settled_arguments(p, plan.right_rows);
+            s.window = tails[k].second;
+            refused_noise = noise;
+            refused_rate = p.q;
+            s.remove_upper = {{f.of(noise, p.q, h, true, false, tails[k].first).first, rounds}};
+            s.screen_upper = {{f.of(noise, p.q, step_screen_interval(h), false, false, plan.tail).first, rounds}};
+        }
+        try {
+            return screened_uppers(step, f.factors, compose_for(false, kDirectMinCharge));
+        } catch (const std::length_error&) {
+            std::vector<std::vector<double>> out;
+            for (const ScreenedPoint& s : step)
+                out.emplace_back(s.point.x.size(), std::numeric_limits<double>::infinity());
+            return out;
+        }
+    }
 
     std::vector<PointStep> steps(const std::map<std::int64_t, double>& grids,
                                  const std::map<std::int64_t, PointRecord>& best,
@@ -193,16 +237,16 @@ struct PointsDeltaSource {
             const auto before = best.find(i);
             const Kind kind = before != best.end() && before->second.h == h
                                   ? Kind{true, -plan.same_grid_charge}
-                                  : Kind{before != best.end() || plan.below_rate.count(i) > 0, none};
+                                  : Kind{before != best.end() || below_rate.count(i) > 0, none};
             kinds[kind].emplace_back(i, span(i) / h);
         }
         std::vector<points_delta_detail::Unit> out;
         for (const auto& [kind, sizes] : kinds)
-            for (std::vector<std::int64_t>& batch : points_delta_detail::within_budget(sizes, plan.budget, plan.batch))
+            for (std::vector<std::int64_t>& batch : within_budget(sizes, plan.budget, plan.batch))
                 out.push_back({std::move(batch), kind.first, kind.second == none ? kDirectMinCharge : -kind.second});
         std::vector<std::pair<std::int64_t, double>> spans;
         for (const std::int64_t i : only) spans.emplace_back(i, span(i) / grids.at(i));
-        for (std::vector<std::int64_t>& batch : points_delta_detail::within_budget(spans, plan.budget, plan.batch))
+        for (std::vector<std::int64_t>& batch : within_budget(spans, plan.budget, plan.batch))
             out.push_back({std::move(batch), true, kDirectMinCharge, true});
         return out;
     }

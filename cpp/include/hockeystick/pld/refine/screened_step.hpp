@@ -96,6 +96,26 @@ void compose_and_read(const std::vector<StepFactor>& factors, const std::vector<
     }
 }
 
+// Step 1 of the header's comment: the remove direction's pessimistic side and the screen of every point composed in
+// one batch (the remove direction's items first), at the points' windows' tails, read into `remove` and `screen`.
+template <class Compose>
+void upper_reads(const std::vector<StepFactor>& factors, const std::vector<ScreenedPoint>& points, Compose& compose,
+                 std::deque<ComposedPMF>& kept, StepReads& remove, StepReads& screen) {
+    const std::size_t n = points.size();
+    std::vector<const StepItem*> items;
+    std::vector<double> tails;
+    for (const ScreenedPoint& p : points) items.push_back(&p.remove_upper);
+    for (const ScreenedPoint& p : points) items.push_back(&p.screen_upper);
+    for (std::size_t k = 0; k < 2 * n; ++k) tails.push_back(points[k % n].window);
+    const std::vector<StepWindow> done = compose_items(factors, items, tails, true, compose, kept);
+    for (std::size_t i = 0; i < n; ++i) {
+        remove.windows[i] = done[i];
+        remove.values[i] = read_window(done[i], points[i].point);
+        screen.windows[i] = done[n + i];
+        screen.values[i] = read_window(done[n + i], points[i].point);
+    }
+}
+
 // The add direction of the points `rest` (their screens did not clear) on the fine grid, asked of add_items: its
 // pessimistic side composed and read into `add`, and its optimistic side into `add_lower` where its upper values are
 // not all at or below the remove direction's lower ones (every such point has them: a point without clears).
@@ -154,18 +174,8 @@ std::vector<ScreenedBracket> screened_step(const PointsRules& rules, const std::
     detail::StepReads remove(n), screen(n), remove_lower(n), add(n), add_lower(n);
     std::vector<std::size_t> open, rest;
     std::vector<const StepItem*> items;
-    std::vector<double> tails;
     // 1. both pessimistic sides in one batch, the remove direction's items first
-    for (const ScreenedPoint& p : points) items.push_back(&p.remove_upper);
-    for (const ScreenedPoint& p : points) items.push_back(&p.screen_upper);
-    for (std::size_t k = 0; k < 2 * n; ++k) tails.push_back(points[k % n].window);
-    const std::vector<StepWindow> done = compose_items(factors, items, tails, true, compose, kept);
-    for (std::size_t i = 0; i < n; ++i) {
-        remove.windows[i] = done[i];
-        remove.values[i] = detail::read_window(done[i], points[i].point);
-        screen.windows[i] = done[n + i];
-        screen.values[i] = detail::read_window(done[n + i], points[i].point);
-    }
+    detail::upper_reads(factors, points, compose, kept, remove, screen);
     // 2. the remove direction's lower side where the point does not settle
     std::vector<ScreenDecisions> decisions(n);
     items.clear();
@@ -191,6 +201,26 @@ std::vector<ScreenedBracket> screened_step(const PointsRules& rules, const std::
     const std::vector<const detail::StepReads*> upper{&remove, &screen, &add};
     for (std::size_t i = 0; i < n; ++i)
         out.push_back(detail::assembled(rules, points[i], i, decisions[i], upper, remove_lower, add_lower));
+    return out;
+}
+
+// The certified upper side of each of `points` alone (step 1 of the header's comment, no lower side, no add direction
+// on the fine grid): the larger of its remove direction's pessimistic side and its screen at its arguments, both
+// composed in one batch as screened_step composes them.  The many-points refinement reads it to find the points the
+// upper side alone settles before its loop (points_delta_start.hpp).
+template <class Compose>
+std::vector<std::vector<double>> screened_uppers(const std::vector<ScreenedPoint>& points,
+                                                 const std::vector<StepFactor>& factors, Compose& compose) {
+    const std::size_t n = points.size();
+    std::deque<ComposedPMF> kept;
+    detail::StepReads remove(n), screen(n);
+    detail::upper_reads(factors, points, compose, kept, remove, screen);
+    std::vector<std::vector<double>> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out[i].resize(remove.values[i].size());
+        for (std::size_t k = 0; k < out[i].size(); ++k)
+            out[i][k] = detail::numpy_maximum(remove.values[i][k], screen.values[i][k]);
+    }
     return out;
 }
 
