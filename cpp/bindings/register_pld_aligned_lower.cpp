@@ -411,7 +411,7 @@ struct RefinementPlan {
 // directions' tail, else the tails each read's delta or level allows): the rare participation finer reads'
 // (pld/refine/rare_finer_grids.hpp), whose upper reads on finer and finer grids remember where a cut read showed
 // its cut (TiltedReader::cut_read), and the delta reads' (python pld/refine/tilted_question.py's fine_delta_brackets,
-// pld/refine/rare_delta_grids.py), whose compositions and discretized rounds are held for the reads that share them.
+// with rare participation's finer grids), whose compositions and discretized rounds are held for the reads that share them.
 // Each read runs with the GIL released; a window past the caps or a tilt past the doubles' moments raises a
 // ValueError from the delta reads (std::length_error, std::invalid_argument).
 class KeptReader {
@@ -490,10 +490,12 @@ class KeptReader {
     }
 
     // The default's fine delta read (pld/refine/fine_delta.hpp) of the brackets (lower, upper) at eps, one dimension
-    // each: (lower, upper) read.  The binomial split composed at unit mass with every low-frequency bin direct, its
-    // windows within split_max_points.
+    // each, and where `rare`, rare participation's finer grids after it (accuracy_delta.hpp's default_deltas, the C
+    // library's delta call's reads: the elements rare_delta_applies names, on a reader of their own within the
+    // reader's cap on cells): (lower, upper) read.  The binomial split composed at unit mass with every low-frequency
+    // bin direct, its windows within split_max_points.
     py::tuple fine_delta_brackets(const input_array& eps, const input_array& lower, const input_array& upper,
-                                  bool read_lower, std::int64_t split_max_points) {
+                                  bool read_lower, std::int64_t split_max_points, bool rare) {
         require_delta_brackets(eps, lower, upper);
         if (split_max_points < 1)
             throw py::value_error("split_max_points must be at least 1, got " + std::to_string(split_max_points));
@@ -501,10 +503,15 @@ class KeptReader {
         std::vector<double> lo(lower.data(), lower.data() + lower.size());
         std::vector<double> up(upper.data(), upper.data() + upper.size());
         const hb::PocketfftComposition split(py::none(), hb::split_options(), true, split_max_points);
+        const hb::PocketfftComposition rare_compose(workers_, hb::tilted_options(), true, pld::kRareDeltaMaxPoints);
+        pld::AccuracyDeltaPlan plan;
+        plan.read_lower = read_lower;
+        plan.rare = rare;
+        plan.max_cells = max_cells_;
         {
             py::gil_scoped_release release;
             const hb::caller_region_threads region(threads_);
-            pld::fine_delta_brackets(reader_, at, lo, up, read_lower, {split.fft(), split_max_points});
+            pld::default_deltas(reader_, at, lo, up, plan, {split.fft(), split_max_points}, rare_compose.fft());
         }
         return py::make_tuple(py::array_t<double>(lo.size(), lo.data()), py::array_t<double>(up.size(), up.data()));
     }
@@ -775,44 +782,6 @@ std::pair<py::array_t<double>, std::int64_t> aligned_delta(double sigma, double 
     return {out, found.second};
 }
 
-// Each delta bracket (lower, upper) at eps (arrays of one shape) of the Poisson-subsampled Gaussian (sigma per unit
-// sensitivity, q, rounds; max_cells cells a direction) intersected with rare participation's finer delta grids
-// (pld/refine/rare_delta_grids.hpp's rare_delta_brackets: their lower side where read_lower) where
-// rare_delta_applies; as given elsewhere.  One reader for all, its windows within kRareDeltaMaxPoints, on the
-// package's FFT (workers: its threads, None all cores), the GIL released.
-std::pair<py::array_t<double>, py::array_t<double>> rare_delta(double sigma, double q, std::int64_t rounds,
-                                                               const input_array& eps, const input_array& lower,
-                                                               const input_array& upper, bool read_lower,
-                                                               std::int64_t max_cells, const py::object& workers) {
-    round_of(sigma, q);
-    checked_rounds(rounds);
-    require_same_shape(eps, lower, "eps and lower");
-    require_same_shape(eps, upper, "eps and upper");
-    check_each(eps, [](double v) { return not_nan("eps", v); });
-    check_each(lower, [](double v) {
-        return v >= 0.0 && v <= 1.0 ? std::string() : "lower must lie in [0, 1] (a delta), got " + hb::listed(v);
-    });
-    check_each(upper, [](double v) {
-        return v >= 0.0 && v <= 1.0 ? std::string() : "upper must lie in [0, 1] (a delta), got " + hb::listed(v);
-    });
-    const py::ssize_t n = eps.size();
-    const std::vector<double> at(eps.data(), eps.data() + n);
-    std::vector<double> lo(lower.data(), lower.data() + n), up(upper.data(), upper.data() + n);
-    {
-        const hb::PocketfftComposition compose(workers, hb::tilted_options(), true, pld::kRareDeltaMaxPoints);
-        const int threads = hb::region_threads(workers);
-        py::gil_scoped_release release;
-        const hb::caller_region_threads region(threads);
-        pld::TiltedReader reader(sigma, q, rounds, compose.fft(), max_cells, pld::kRareDeltaMaxPoints);
-        pld::rare_delta_brackets(reader, at, lo, up, read_lower, compose.fft());
-    }
-    const std::vector<py::ssize_t> shape(eps.shape(), eps.shape() + eps.ndim());
-    py::array_t<double> lows(shape), ups(shape);
-    std::copy(lo.begin(), lo.end(), lows.mutable_data());
-    std::copy(up.begin(), up.end(), ups.mutable_data());
-    return {lows, ups};
-}
-
 // The delta reads' (centre, level) at eps whose certified upper delta is `upper` > 0 (tilted_delta_centre,
 // tilted_delta_level).
 std::pair<double, double> delta_key(double eps, double upper) {
@@ -924,10 +893,12 @@ void register_tilted_point_reader(py::module_ m) {
              "tilt_screen_coarsening times coarser than `interval` (TiltedReader::add_screens).")
         .def("fine_delta_brackets", &ab::KeptReader::fine_delta_brackets, py::kw_only(), py::arg("eps"),
              py::arg("lower"), py::arg("upper"), py::arg("read_lower"), py::arg("split_max_points"),
+             py::arg("rare") = false,
              "The default's fine delta read of the brackets (lower, upper) at eps, one dimension each "
              "(pld/refine/fine_delta.hpp): the max-of-outputs test's lower side, then per bucket of "
              "tilted_delta_key the tilted reads on the grid 5e-5 and, where T q is small, the binomial split (its "
-             "windows within split_max_points); (lower, upper), certified.")
+             "windows within split_max_points); where `rare`, rare participation's finer grids after it where they "
+             "apply (pld/refine/accuracy_delta.hpp's default_deltas); (lower, upper), certified.")
         .def("fine_epsilon", &ab::KeptReader::fine_epsilon, py::kw_only(), py::arg("delta"), py::arg("lower"),
              py::arg("upper"), py::arg("add_upper"), py::arg("sigma"), py::arg("sensitivity"),
              py::arg("split_max_points"),
@@ -990,11 +961,6 @@ void register_pld_aligned_lower(py::module_ m) {
         py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("delta"),
         "The remove direction's tail of the tilted reads at delta (pld/refine/tilted_question.hpp's "
         "tilted_remove_tail; sigma per unit sensitivity).");
-    m.def("rare_delta_brackets", &ab::rare_delta, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
-          py::arg("rounds"), py::arg("eps"), py::arg("lower"), py::arg("upper"), py::arg("read_lower"),
-          py::arg("max_cells"), py::arg("workers") = py::none(),
-          "Each delta bracket (lower, upper) at eps intersected with rare participation's finer delta grids where they "
-          "apply (pld/refine/rare_delta_grids.hpp's rare_delta_brackets; their lower side where read_lower).");
     m.def("tilted_rare_upper", &ab::rare_upper, py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("rounds"), py::arg("delta"), py::arg("upper"), py::arg("max_cells"), py::arg("tail") = 0.0,
           py::arg("workers") = py::none(),

@@ -98,7 +98,7 @@ def test_dp_accounting_reads_the_dp_fedavg_run_within_the_tolerance_of_the_certi
     "run",
     [
         # rare participation (T q = 1): every sampled eps read on the finer grids, its bucket's
-        # compositions shared (refine.rare_delta_grids)
+        # compositions shared (the core's rare_delta_grids.hpp)
         {"sigma": 0.5, "sampling_rate": 1e-4, "rounds": 10**4},
         # the cross-device run (T q = 10), about 80 CPU s
         {"sigma": 0.6, "sampling_rate": 1e-5, "rounds": 10**6},

@@ -594,6 +594,7 @@ class TiltedPointReader:
         upper: npt.ArrayLike,
         read_lower: bool,
         split_max_points: int,
+        rare: bool = False,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def split_epsilon(
         self, *, delta: float, interval: float, lower: float, upper: float, split_max_points: int
@@ -664,18 +665,6 @@ def tilted_remove_tail(
 def rare_delta_applies(
     *, sampling_rate: float, rounds: float, eps: float, lower: float, upper: float
 ) -> bool: ...
-def rare_delta_brackets(
-    *,
-    sigma: float,
-    sampling_rate: float,
-    rounds: int,
-    eps: npt.ArrayLike,
-    lower: npt.ArrayLike,
-    upper: npt.ArrayLike,
-    read_lower: bool,
-    max_cells: int,
-    workers: int | None = None,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def aligned_read(
     *,
     sigma: float,

@@ -186,8 +186,9 @@ def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tail
 def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch):
     """``delta_accuracy="epsilon"``: every composed window at the floor's tail, each remove-direction discretization
     at a tail between those of the fewest and the most rounds of its (sigma, q) (one shared by its rounds values),
-    the add direction at ``tail``; the bracket still holds the one-round exact delta (mpmath) and dp_accounting's
-    estimates after many rounds."""
+    the add direction at ``tail`` (seen on the package's reference of the upper side read before the loop,
+    ``dominated_direction.delta_uppers``, which the core's read equals bit for bit: test_pld_settled_floor.py); the
+    bracket still holds the one-round exact delta (mpmath) and dp_accounting's estimates after many rounds."""
     from hockeystick.pld.accountants import subsampled_gaussian as accountant
 
     floor = accountant.SubsampledGaussianPLD.DELTA_FLOOR
@@ -206,6 +207,8 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
     monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
     eps = np.array([0.5, 1.0, 2.0, 4.0])
+    points = [(0.8, q, rounds, 1.0) for q in (1e-3, 0.05) for rounds in (1.0, 3000.0)]
+    dominated_direction.delta_uppers(points, [5e-4] * 4, [eps] * 4, 1e-15, 1, 1e-2, floor)
     acc = pld.SubsampledGaussianPLD(
         sigma=0.8,
         sampling_rate=[1e-3, 0.05],

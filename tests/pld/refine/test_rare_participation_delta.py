@@ -1,5 +1,5 @@
-"""Rare participation's delta at many epsilons (refine.rare_delta_grids): the epsilons of one bucket
-share its compositions, and each element's bracket is the one it gets asked alone, bit for bit,
+"""Rare participation's delta at many epsilons (the core's pld/refine/rare_delta_grids.hpp): the epsilons of one
+bucket share its compositions, and each element's bracket is the one it gets asked alone, bit for bit,
 whatever else is asked with it and in whatever order; each side on the right side of the delta
 the epsilon door certified."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.refine.rare_delta_grids import RELATIVE_WIDTH, applies
 
 RUN = {"sigma": 0.5, "sampling_rate": 1e-4, "rounds": 10**4}  # T q = 1
 # two eps in one bucket (fine_delta_key's centre 1.0), others in buckets and levels of their own,
@@ -27,9 +27,15 @@ def test_an_array_of_epsilons_reads_each_as_asked_alone() -> None:
     assert np.array_equal(reversed_lower[::-1], lower)
     assert np.array_equal(reversed_upper[::-1], upper)
     # the finer grids read here: each bracket within their relative width or the width in eps
-    point = (RUN["sigma"], RUN["sampling_rate"], RUN["rounds"], 1.0)
-    assert applies(point, float(EPS[0]), 0.0, float(upper[0]))
-    assert np.all(upper[READ] <= lower[READ] * (1.0 + 2.0 * RELATIVE_WIDTH))
+    assert _core.pld_refine.rare_delta_applies(
+        sampling_rate=RUN["sampling_rate"],
+        rounds=float(RUN["rounds"]),
+        eps=float(EPS[0]),
+        lower=0.0,
+        upper=float(upper[0]),
+    )
+    width = _core.pld_refine.rare_delta_relative_width
+    assert np.all(upper[READ] <= lower[READ] * (1.0 + 2.0 * width))
     grid_lower, grid_upper = run.delta(EPS.reshape(1, -1), bound="both")  # any shape
     assert np.array_equal(grid_lower[0], lower) and np.array_equal(grid_upper[0], upper)
 

@@ -44,8 +44,10 @@ and, where that leaves it wider than exact, its upper side lowered to the fine r
 its grid is at most q, its lower side raised to the tilted read of the optimistic PMFs
 (``fine_delta_brackets``: each eps read in its own bucket of tilt and tails, as asked alone); no
 tail given, under rare participation, a bracket still wider than a share of the epsilon tolerance
-read on finer grids, its lower side by the aligned cells (``refine.rare_delta_grids``: the eps of
-one bucket sharing its compositions, each read as asked alone).
+read on finer grids, its lower side by the aligned cells (the core's pld/refine/rare_delta_grids.hpp:
+the eps of one bucket sharing its compositions, each read as asked alone), the fine and rare reads
+one call of the core (``tilted_question.fine_delta_brackets``, pld/refine/accuracy_delta.hpp's
+``default_deltas``, the C library's delta call's).
 Epsilon with ``accuracy=``: each refined bracket read by the core's accuracy read
 (``accuracy_sides``, cpp/include/hockeystick/pld/refine/accuracy_epsilon.hpp, the C library's too):
 finer than the default's tolerance, intersected with the default's (more accuracy is never looser; a
@@ -548,9 +550,10 @@ def delta_brackets(
     threads: int,
 ) -> list[Bracket]:
     """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``
-    intersected with the fine read's (``tilted_question.fine_delta_brackets``, certified, at the
-    tail given if one was), then, no tail given, under rare participation, with the finer grids'
-    (``rare_delta_grids.rare_delta_brackets``, certified).
+    intersected with the fine read's and, no tail given, under rare participation, with the finer
+    grids' (``tilted_question.fine_delta_brackets``: one call of the core's ``default_deltas``,
+    pld/refine/accuracy_delta.hpp, which the C library's delta call reads too; certified, at the
+    tail given if one was).
 
     Parameters
     ----------
@@ -573,44 +576,20 @@ def delta_brackets(
     list of (numpy.ndarray, numpy.ndarray)
         The certified (lower, upper) of each point.
     """
-    read = [
+    tail = given_tail(front)
+    return [
         tilted_question.fine_delta_brackets(
             p,
             x,
             lo if with_lower else np.zeros_like(up),
             up,
-            given_tail(front),
+            tail,
             threads,
             with_lower,
+            rare=tail is None,
         )
         for p, x, (lo, up) in zip(pts, xs, found)
     ]
-    if given_tail(front) is None and any(0.0 < p[1] <= question.RARE_FINE_RATE for p in pts):
-        from ..refine.rare_delta_grids import rare_delta_brackets  # lazy: rare participation only
-
-        read = [
-            _flat_read(
-                x,
-                lo,
-                up,
-                functools.partial(rare_delta_brackets, p, threads=threads, read_lower=with_lower),
-            )
-            for p, x, (lo, up) in zip(pts, xs, read)
-        ]
-    return read
-
-
-def _flat_read(
-    x: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    read: Callable[[np.ndarray, np.ndarray, np.ndarray], Bracket],
-) -> Bracket:
-    """``read`` of the brackets (``lower``, ``upper``) at ``x`` (broadcast to their shape) as one
-    dimension, returned in their shape."""
-    flat = np.broadcast_to(np.asarray(x, dtype=np.float64), np.shape(lower)).reshape(-1)
-    lows, ups = read(flat, np.reshape(lower, -1), np.reshape(upper, -1))
-    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
 def accuracy_delta_sides(

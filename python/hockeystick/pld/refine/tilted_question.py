@@ -30,6 +30,7 @@ falls back to, are one core read (pld/refine/last_epsilon_reads.hpp, inside defa
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Hashable
 from typing import Any, NamedTuple, cast
 
@@ -49,6 +50,7 @@ from .directional_delta import Direction
 from .grid_start import Point, grid_policy
 from .kept_readers import KeptReaders
 from .tilt_search import pmf_tilt
+from .window_heap import heap_windows
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
 # not a bound; the core's)
@@ -313,6 +315,7 @@ def fine_delta_brackets(
     tail: float | None = None,
     threads: int = 0,
     read_lower: bool = True,
+    rare: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a finite eps, a
     positive upper side and not yet exact (``question.exact``), read by the core's fine delta read
@@ -324,9 +327,17 @@ def fine_delta_brackets(
     ``SPLIT_SAMPLED_ROUNDS``, the brackets still not exact at a positive eps intersected with the
     binomial split of the remove direction's rounds (the add direction by its screen).  Every
     element's bracket is the one it gets asked alone, bit for bit, whatever else is asked with it
-    or was asked before; each read certified.  As given at q = 1 (closed form).  The reader of
-    (``point``, ``tail``, ``threads``) is kept for later calls (``DELTA_READERS``), its
-    compositions cut to ``DELTA_WINDOW_POINTS`` after the read.
+    or was asked before; each read certified.  Where ``rare``, the brackets then read by rare
+    participation's finer grids where they apply (the core's ``rare_delta_applies``: q at most
+    ``question.RARE_FINE_RATE``, many rounds, a bracket wider than its rule): on grids a quarter of
+    the one before from a quarter of the fine read's, the upper side by the tilted read under the
+    Chernoff exponent's tilt at the centre of eps's bucket, the lower side by the optimistic PMFs on
+    a grid at most q and by the aligned cells (pld/refine/rare_delta_grids.hpp, whose comment gives
+    the rules that stop them), the eps of one bucket sharing each grid's compositions; the default
+    reads both where no tail is given (pld/refine/accuracy_delta.hpp's ``default_deltas``, the C
+    library's delta call's reads).  As given at q = 1 (closed form).  The reader of (``point``,
+    ``tail``, ``threads``) is kept for later calls (``DELTA_READERS``), its compositions cut to
+    ``DELTA_WINDOW_POINTS`` after the read.
 
     Parameters
     ----------
@@ -342,6 +353,8 @@ def fine_delta_brackets(
         The reads' OpenMP and FFT threads (0: all cores).
     read_lower : bool, default True
         Whether the lower side is asked (else only the max-of-outputs test raises it).
+    rare : bool, default False
+        Whether rare participation's finer grids read the brackets after the fine read.
 
     Returns
     -------
@@ -352,13 +365,19 @@ def fine_delta_brackets(
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
     todo = np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups)
+    rare = rare and 0.0 < point[1] <= question.RARE_FINE_RATE
     if point[1] < 1.0 and todo.any():
-        with _DELTA_READERS.lent((point, tail, threads)) as reader:
+        # the rare reads' windows keep their memory between compositions (``window_heap``)
+        with (
+            _DELTA_READERS.lent((point, tail, threads)) as reader,
+            heap_windows() if rare else contextlib.nullcontext(),
+        ):
             lows, ups = reader.core.fine_delta_brackets(
                 eps=np.ascontiguousarray(flat),
                 lower=lows,
                 upper=ups,
                 read_lower=read_lower,
                 split_max_points=DEFAULT_MAX_POINTS,
+                rare=rare,
             )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

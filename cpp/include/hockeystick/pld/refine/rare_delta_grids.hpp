@@ -1,5 +1,5 @@
 // Rare participation's delta at an epsilon read on grids finer than the fine read's, as its epsilon is: the reads
-// the package's default makes (python pld/refine/rare_delta_grids.py, its front end) and the C library's delta call.
+// the package's default and the C library's delta call make (accuracy_delta.hpp's default_deltas).
 //
 // Over many rounds of a sampling rate far below the grid (q <= kTiltRareRate), nearly every round's loss lies inside
 // one cell: the pessimistic PMF spreads it to the cell's ends, an excess first order in the grid over T rounds, and

@@ -719,8 +719,8 @@ class TiltedReader {
     // The grid of the add direction's screen of a read on h: kTiltScreenCoarsening times coarser, at most max_interval.
     static double screen_interval(double h) { return std::min(h * kTiltScreenCoarsening, max_interval); }
 
-    // Certified upper deltas at each of `eps` on grid h (the package's fine delta read and rare participation's finer
-    // delta grids, python pld/refine/tilted_question.py's fine_delta_brackets and pld/refine/rare_delta_grids.py): per
+    // Certified upper deltas at each of `eps` on grid h (the default's fine delta read and rare participation's finer
+    // delta grids, fine_delta.hpp and rare_delta_grids.hpp, which python pld/refine/tilted_question.py reads): per
     // direction, its pessimistic rounds composed once under the Chernoff exponent's tilt at `centre` (held:
     // held_deltas), discretized with the tails `level` (the least delta expected) allows, and read at every eps; the
     // maximum over the directions, the add direction read on h only where add_screens' bound is above the remove
