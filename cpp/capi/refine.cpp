@@ -58,6 +58,7 @@
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/last_epsilon_reads.hpp>
 #include <hockeystick/pld/refine/rare_delta_grids.hpp>
+#include <hockeystick/pld/refine/rdp_cap.hpp>
 #include <hockeystick/pld/refine/steps_refinement.hpp>
 #include <hockeystick/pld/refine/subsampled_gaussian_step.hpp>
 #include <hockeystick/pld/refine/tilted_question.hpp>
@@ -379,7 +380,7 @@ std::pair<std::optional<std::pair<double, double>>, double> fixed_grid_read(doub
 
 // The package default's epsilon bracket of rounds of (sigma, q) at delta: its fixed grid (fixed_grid_read), then the
 // core's pld/refine/default_epsilon.hpp (python pld/question/default_reads.py's steps 2 to 7; the RDP conversion's cap
-// is the package's alone) with the library's plan (the refinement to half the default tolerance at the question tail,
+// at its integer orders, pld/refine/rdp_cap.hpp) with the library's plan (the refinement to half the default tolerance at the question tail,
 // from the start grid and the direct-bins rule the package's refinement takes, each grid read by epsilon_step_read;
 // the descent from the default tolerance's start grid) and its FFT backend.
 pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, double delta) {
@@ -400,6 +401,7 @@ pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, do
     if (pld::direct_first(delta, direct)) plan.charge = pld::direct_charge(delta, direct);
     plan.same_grid_charge = direct.same_grid_charge;
     plan.descent_start = pld::epsilon_start(sigma, q, t, 1.0, &delta, 1, d.accuracy, d.relative_accuracy);
+    plan.cap = [=] { return pld::subsampled_gaussian_rdp_epsilon(sigma, q, t, delta); };
     const pld::FineEpsilonPoint point{
         sigma, q, rounds, {pld::OutputSegment{sigma, q, 1.0, rounds}}, 0.0, hockeystick_c::kMaxCells};
     hockeystick_c::CompositionFft fft, split;
@@ -455,6 +457,7 @@ pld::RefinedBracket epsilon_read(double sigma, double sampling_rate, long long r
     const pld::EpsilonTolerance& fallback = pld::kDefaultEpsilonTolerance;
     plan.default_start =
         pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, fallback.accuracy, fallback.relative_accuracy);
+    plan.cap = [=] { return pld::subsampled_gaussian_rdp_epsilon(sigma, sampling_rate, t, delta); };
     const pld::AccuracyRun run{sigma, sampling_rate, rounds, hockeystick_c::kMaxCells, 0.0};
     hockeystick_c::CompositionFft fft;
     std::pair<double, double> b = pld::accuracy_epsilon(run, delta, r.lower, r.upper, plan, default_bracket, fft);

@@ -34,6 +34,7 @@ import hockeystick as hs
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_epsilon
+from hockeystick.pld.refine import AccuracyNotMetWarning
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
@@ -619,3 +620,48 @@ def test_a_round_the_refinement_cannot_discretize_is_refused_naming_the_calls_ar
     assert status == HS_INVALID_ARGUMENT and (lower, upper) == (-1.0, -1.0)
     assert message.startswith("sigma=") and "sampling_rate=" in message and why in message
     assert "value_discretization_interval" not in message
+
+
+def _integer_rdp_epsilon(sigma: float, q: float, rounds: int, delta: float) -> mp.mpf:
+    """The RDP conversion's epsilon at delta over the integer orders of dp_accounting's default orders, 50 digits:
+    T times the Poisson-subsampled Gaussian's curve at integer alpha (Mironov, Talwar & Zhang 2019, Sec. 3.3, its
+    binomial sum) through Balle et al. 2020, Thm 21."""
+    with mp.workdps(50):
+        s, p, d = mp.mpf(sigma), mp.mpf(q), mp.mpf(delta)
+        best = mp.inf
+        for alpha in [*range(2, 64), 128, 256, 512, 1024]:
+            a = mp.fsum(
+                mp.binomial(alpha, i)
+                * (1 - p) ** (alpha - i)
+                * p**i
+                * mp.exp((i * i - i) / (2 * s * s))
+                for i in range(alpha + 1)
+            )
+            r = rounds * mp.log(a) / (alpha - 1)
+            best = min(
+                best, r + mp.log(1 - mp.mpf(1) / alpha) - (mp.log(d) + mp.log(alpha)) / (alpha - 1)
+            )
+        return best
+
+
+@pytest.mark.parametrize(
+    ("sigma", "q", "rounds"), [(1.1, 256 / 60_000, 14_100), (2.0, 0.1, 100), (0.8, 0.01, 1000)]
+)
+@pytest.mark.parametrize("delta", [1e-300, 5e-320])
+def test_the_c_epsilon_past_the_tilted_windows_is_the_rdp_conversions(lib, sigma, q, rounds, delta):
+    """At a delta whose tilted windows pass their caps the C call's upper side is the RDP conversion's at the integer
+    orders of dp_accounting's default orders (pld/refine/rdp_cap.hpp; it was inf): at or above the 50-digit
+    conversion, within 1e-8 of it, with HS_ACCURACY_NOT_MET and the front door's lower side; the front door's upper
+    side (its RDP cap, fractional orders among them) equals it where the least order is an integer (the README run:
+    13; sigma 2, q 0.1: also an integer order) and is at most it elsewhere (sigma 0.8, q 0.01: 6.2)."""
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
+    exact = float(_integer_rdp_epsilon(sigma, q, rounds, delta))
+    assert status == HS_ACCURACY_NOT_MET
+    assert exact <= upper <= exact * (1.0 + 1e-8)
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+    with pytest.warns(AccuracyNotMetWarning):  # the front door's bracket is as wide
+        front_lower, front_upper = (float(v) for v in front.epsilon(delta, bound="both"))
+    assert abs(lower - front_lower) <= 1e-8 * front_lower
+    assert front_upper <= upper * (1.0 + 1e-12)
+    if sigma != 0.8:
+        assert upper <= front_upper * (1.0 + 1e-8)
