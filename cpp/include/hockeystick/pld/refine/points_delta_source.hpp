@@ -191,16 +191,10 @@ struct PointsDeltaSource {
         f.within_budget();
         std::vector<ScreenedPoint> step(batch.size());
         for (std::size_t k = 0; k < batch.size(); ++k) {
-            const RefinedPoint& p = points[static_cast<std::size_t>(batch[k])];
-            const double noise = p.sigma / p.sensitivity, h = grids.at(batch[k]);
-            const std::int64_t rounds = static_cast<std::int64_t>(p.rounds);
             ScreenedPoint& s = step[k];
-            s.point = settled_arguments(p, plan.right_rows);
+            s.point = settled_arguments(points[static_cast<std::size_t>(batch[k])], plan.right_rows);
             s.window = tails[k].second;
-            refused_noise = noise;
-            refused_rate = p.q;
-            s.remove_upper = {{f.of(noise, p.q, h, true, false, tails[k].first).first, rounds}};
-            s.screen_upper = {{f.of(noise, p.q, step_screen_interval(h), false, false, plan.tail).first, rounds}};
+            round_items(s, batch[k], grids.at(batch[k]), tails[k].first, false);
         }
         try {
             return screened_uppers(step, f.factors, compose_for(false, kDirectMinCharge));
@@ -319,20 +313,13 @@ struct PointsDeltaSource {
         std::vector<ScreenedPoint> step(unit.size());
         for (std::size_t k = 0; k < unit.size(); ++k) {
             const RefinedPoint& p = points[static_cast<std::size_t>(unit[k])];
-            const double noise = p.sigma / p.sensitivity, h = grids.at(unit[k]);
-            const std::int64_t rounds = static_cast<std::int64_t>(p.rounds);
             ScreenedPoint& s = step[k];
             s.point.x = p.x;
             s.point.own = p.own;
             const auto before = best.find(unit[k]);
             if (before != best.end()) s.before = PointRecord{0.0, before->second.lower, before->second.upper, {}};
             s.window = tails[k].second;
-            refused_noise = noise;
-            refused_rate = p.q;
-            const auto remove = f.of(noise, p.q, h, true, true, tails[k].first);
-            s.remove_upper = {{remove.first, rounds}};
-            s.remove_lower = {{remove.second, rounds}};
-            s.screen_upper = {{f.of(noise, p.q, step_screen_interval(h), false, false, plan.tail).first, rounds}};
+            round_items(s, unit[k], grids.at(unit[k]), tails[k].first, true);
         }
         const auto add_items = [&](const std::vector<std::size_t>& rest) {
             std::vector<AddItems> out;
@@ -353,6 +340,21 @@ struct PointsDeltaSource {
         for (const ScreenedBracket& s : found)
             out.push_back({s.bracket.lower, s.bracket.upper, s.bracket.fixed, s.bracket.add});
         return out;
+    }
+
+    // Point i's items on grid h in `s`: its remove direction at `round_tail` (both sides where `optimistic`, else the
+    // pessimistic one alone, no optimistic side discretized) and its screen, from the call's kept factors (the remove
+    // direction's first); its run kept for the message of a round the grid cannot discretize.
+    void round_items(ScreenedPoint& s, std::int64_t i, double h, double round_tail, bool optimistic) {
+        const RefinedPoint& p = points[static_cast<std::size_t>(i)];
+        const double noise = p.sigma / p.sensitivity;
+        const std::int64_t rounds = static_cast<std::int64_t>(p.rounds);
+        refused_noise = noise;
+        refused_rate = p.q;
+        const auto remove = rounds_kept.of(noise, p.q, h, true, optimistic, round_tail);
+        s.remove_upper = {{remove.first, rounds}};
+        if (optimistic) s.remove_lower = {{remove.second, rounds}};
+        s.screen_upper = {{rounds_kept.of(noise, p.q, step_screen_interval(h), false, false, plan.tail).first, rounds}};
     }
 
     // Per point of a unit, its round tail and its windows' tail (the header's comment).
