@@ -45,8 +45,6 @@ SEAMS = {
     "_fixed_brackets": "the fixed grid's brackets with the add direction's upper side they pass to the fine read",
     "_tilted_factor_ladder": "the core's ladder of grids of the tilted factors, driven by a stand-in bracket to show "
     "where it ends",
-    "_own_grid_tilts": "the tilts the core's own-grid read takes, checked bit for bit against the package's tilt "
-    "searches on the same terms",
     "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",
     "_evaluate": "the composition plan's evaluation on a searched grid (tests/plan_grids.py)",
     "_aligned": "the loss grid a plan chose to pass through the Laplace atoms (nothing public returns it)",

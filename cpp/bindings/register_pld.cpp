@@ -872,23 +872,6 @@ void register_pld_scans(py::module_& grid, py::module_& m) {
             return out;
         },
         py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
-    grid.def(
-        "log_mgf_bounds",
-        [](input_array p, std::int64_t k_lo, double h, input_array lam) {
-            py::array_t<double> lower(lam.size()), upper(lam.size());
-            const double* pp = p.data();
-            const double* lp = lam.data();
-            double *low = lower.mutable_data(), *up = upper.mutable_data();
-            const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
-            {
-                py::gil_scoped_release release;
-                pld::grid_log_mgf(pp, n, k_lo, h, lp, m, up, low);
-            }
-            return py::make_tuple(lower, upper);
-        },
-        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("lam"),
-        "(lower, upper): log sum_k p_k e^{lam l_k} rounded down and up at each lam, the upper side log_mgf's "
-        "(pld/grid/moments.hpp).");
     m.def(
         "delta",
         [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {

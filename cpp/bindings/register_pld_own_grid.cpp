@@ -2,7 +2,9 @@
 // in _core.pld_refine: the package's GridPMF objects read directly (each direction's plain composed window in place,
 // its factors' masses copied into the core's PMFs), the tilted windows composed on the package's FFT
 // (pocketfft_composition.hpp), the read run with the GIL released.  The package's front end is
-// python/hockeystick/pld/refine/tilted_own_grid.py.
+// python/hockeystick/pld/refine/tilted_own_grid.py.  Beside it, the searches of a Chernoff score's tilt over the
+// ladder on the package's (GridPMF, count) terms (pld/refine/tilted_question.hpp's exponent_tilt, delta_tilt and
+// chernoff_tilt), which the composition plans' tilted reads (python/hockeystick/pld/accountants/plan_tilted.py) take.
 #include <hockeystick/pld/refine/own_grid.hpp>
 #include <hockeystick/pld/refine/own_grid_delta.hpp>
 
@@ -148,19 +150,33 @@ class OwnGridDeltas {
     pld::OwnGridHeld held_;
 };
 
-// The tilts a read takes for `terms` (pessimistic or optimistic (GridPMF, count) pairs): the Chernoff exponent's at
-// eps (exponent_tilt) and the Chernoff epsilon's at delta (delta_tilt), for the package's tests to set beside its own
-// searches.
-std::pair<double, double> tilts(const Terms& terms, double eps, double delta) {
+// The terms (pessimistic or optimistic (GridPMF, count) pairs, on one grid) as the core's counted PMFs, for the tilt
+// searches below; else a ValueError naming the rule.  Under the GIL.
+std::vector<pld::CountedPmf> counted_terms(const Terms& terms, Read& read) {
     if (terms.empty()) throw py::value_error("terms must hold at least one (GridPMF, count)");
-    if (!(delta > 0.0 && delta < 1.0))
-        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
-    if (std::isnan(eps)) throw py::value_error("eps must not be NaN");
-    Read read;
     std::vector<pld::CountedPmf> counted;
     add_terms(terms, true, terms.front().first.attr("h").cast<double>(), read, counted);
+    return counted;
+}
+
+// The ladder's tilt of the Chernoff exponent at eps (tilted_question.hpp's exponent_tilt).
+double exponent_tilt(const Terms& terms, double eps) {
+    if (std::isnan(eps)) throw py::value_error("eps must not be NaN");
+    Read read;
+    const std::vector<pld::CountedPmf> counted = counted_terms(terms, read);
     py::gil_scoped_release release;
-    return {pld::exponent_tilt(counted, eps), pld::delta_tilt(counted, delta)};
+    return pld::exponent_tilt(counted, eps);
+}
+
+// The ladder's tilt of the Chernoff epsilon at delta (delta_tilt), or at the round-off model's charge (chernoff_tilt).
+template <double (*tilt)(const std::vector<pld::CountedPmf>&, double)>
+double tilt_at_delta(const Terms& terms, double delta) {
+    if (!(delta > 0.0 && delta < 1.0))
+        throw py::value_error("delta must lie strictly between 0 and 1, got " + hb::listed(delta));
+    Read read;
+    const std::vector<pld::CountedPmf> counted = counted_terms(terms, read);
+    py::gil_scoped_release release;
+    return tilt(counted, delta);
 }
 
 }  // namespace own_grid_binding
@@ -252,7 +268,45 @@ Raises
 ------
 ValueError
     If an argument is outside its domain (the message names it).)doc");
-    m.def("_own_grid_tilts", &og::tilts, py::arg("terms"), py::kw_only(), py::arg("eps"), py::arg("delta"),
-          "(exponent_tilt at eps, delta_tilt at delta) of the (GridPMF, count) pairs terms (pld/refine/"
-          "tilted_question.hpp): the tilts the own-grid read takes.");
+    constexpr const char* terms_doc = R"doc(
+Parameters
+----------
+terms : sequence of (GridPMF, int)
+    The composed factors, each a PMF on one grid and its count (>= 1).
+{x}
+
+Returns
+-------
+float
+    The tilt lam of the ladder (tilt_lambdas): the best of every 64th rung, then of every 16th, 4th and every rung
+    around the last best (the ladder's best where the score is unimodal, as the Chernoff scores are).
+
+Raises
+------
+ValueError
+    If terms is empty, a count is below 1, the PMFs' grids differ, or {rule}.)doc";
+    const auto doc = [&](const std::string& head, const std::string& x, const std::string& rule) {
+        std::string d = head + terms_doc;
+        d.replace(d.find("{x}"), 3, x);
+        d.replace(d.find("{rule}"), 6, rule);
+        return d;
+    };
+    static const std::string exponent_doc =
+        doc("The lam maximizing lam eps - K(lam), K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} the terms' summed "
+            "log-moment rounded up: the Chernoff exponent's tilt at eps (pld/refine/tilted_question.hpp's "
+            "exponent_tilt).",
+            "eps : float\n    The epsilon at which the exponent is read.", "eps is NaN");
+    static const std::string delta_doc =
+        doc("The lam minimizing the Chernoff epsilon (K(lam) + log(1 / delta)) / lam (delta_tilt): the tilt of a "
+            "read tail at delta.",
+            "delta : float\n    The delta, in (0, 1).", "delta is not in (0, 1)");
+    static const std::string chernoff_doc =
+        doc("The lam minimizing (K(lam) + log(E / delta)) / lam, E = tilt_round_off_per_round times the summed counts "
+            "(chernoff_tilt): where the FFT composition's round-off charge, E times the Chernoff bound, meets delta.",
+            "delta : float\n    The delta, in (0, 1).", "delta is not in (0, 1)");
+    m.def("exponent_tilt", &og::exponent_tilt, py::arg("terms"), py::kw_only(), py::arg("eps"), exponent_doc.c_str());
+    m.def("delta_tilt", &og::tilt_at_delta<pld::delta_tilt>, py::arg("terms"), py::kw_only(), py::arg("delta"),
+          delta_doc.c_str());
+    m.def("chernoff_tilt", &og::tilt_at_delta<pld::chernoff_tilt>, py::arg("terms"), py::kw_only(), py::arg("delta"),
+          chernoff_doc.c_str());
 }

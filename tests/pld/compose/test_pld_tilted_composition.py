@@ -21,7 +21,7 @@ import pytest
 from hockeystick import _core, pld
 from hockeystick.pld.compose import fft, tilted
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import question, tilted_factors, tilted_question
+from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from ..refine import tilted_core
@@ -95,12 +95,12 @@ def grid_pmf(pessimistic: bool, k_lo: int = K_LO, numerators: list[int] = NUMERA
 @pytest.mark.parametrize("target", [1e-20, 1e-30, 1e-40])
 def test_tilted_sides_bound_the_exact_curve(exact_delta, target):
     upper_pmf, lower_pmf = grid_pmf(True), grid_pmf(False)
-    lam = tilted_factors.chernoff_tilt([(upper_pmf, ROUNDS)], target)
+    lam = _core.pld_refine.chernoff_tilt([(upper_pmf, ROUNDS)], delta=target)
     up = tilted.compose_tilted([(upper_pmf, ROUNDS)], lam * H, pessimistic=True)
     eps_up = tilted.upper_epsilon(up, target, 0.25 * ROUNDS)
     lo = tilted.compose_tilted(
         [(lower_pmf, ROUNDS)],
-        tilted_question.exponent_tilt(lower_pmf, ROUNDS, eps_up) * H,
+        _core.pld_refine.exponent_tilt([(lower_pmf, ROUNDS)], eps=eps_up) * H,
         pessimistic=False,
     )
     eps_lo = tilted.lower_epsilon(lo, target, eps_up)
@@ -252,7 +252,7 @@ def test_screened_reads_equal_both_directions_read(point, delta):
     both = []  # each direction's uncut window under the exponent's tilt at start, read alone
     for name in ("remove", "add"):
         _, factor = one_round(point, name, h, delta, optimistic=False)
-        lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
+        lam = _core.pld_refine.exponent_tilt([(factor.upper, int(point[2]))], eps=start)
         side = composed([(factor.upper, int(point[2]))], lam, True)
         both.append(tilted.upper_epsilon(side, delta, min(start, side.top)))
     assert screened == pytest.approx(max(both), rel=1e-9)
@@ -286,7 +286,7 @@ def test_the_add_screen_is_tilted_at_its_centre_with_the_tails_of_its_delta(poin
     fine = pessimistic_deltas(point, "add", at, h, eps, delta)[0]
     _, factor = one_round(point, "add", h, delta)
     terms = [(p, c) for p, c in factor.lower_terms(int(point[2])) if p is not None and c > 0]
-    lam = tilted_question.exponent_tilt(terms[0][0], int(point[2]), eps)
+    lam = _core.pld_refine.exponent_tilt([(terms[0][0], int(point[2]))], eps=eps)
     lower = tilted.compose_tilted(terms, lam * h, pessimistic=False).deltas(at)[0]
     assert 0.0 < lower <= screen <= 1.5 * fine
 

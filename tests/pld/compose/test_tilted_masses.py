@@ -16,7 +16,6 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import tilt_search
 
 U = 2.0**-53
 
@@ -114,7 +113,7 @@ def _geometric(least: float, most: float, count: int) -> list[float]:
 @pytest.mark.parametrize(
     ("ladder", "least", "most", "count"),
     [
-        (tilt_search.LAMBDAS, 1e-2, 1e6, 481),
+        (_core.pld_reads.tilt_lambdas(), 1e-2, 1e6, 481),
         (tilted.ABOVE_LAMBDAS, 1e-6, 5.0, 97),
         (_core.pld_reads.wrap_lambdas(), 1.001, 100.0, 97),
     ],

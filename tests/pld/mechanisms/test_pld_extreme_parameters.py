@@ -21,7 +21,6 @@ from hockeystick import _core
 from hockeystick.pld.compose import log_moments, tilted
 from hockeystick.pld.compose.log_moments import log_mgf_at
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import tilt_search
 
 from ..log_mgf_reference import exact_log_mgf
 
@@ -273,7 +272,7 @@ def test_log_moments_kept_per_pmf_are_each_lams_alone_bit_for_bit():
     gives, asked in pieces, repeated and out of order, the core's value of each lam asked alone,
     and forgets a PMF with it."""
     pmf = _wide_range_pmf(True)
-    lams = tilt_search.LAMBDAS[::7] / 50.0
+    lams = _core.pld_reads.tilt_lambdas()[::7] / 50.0
     alone = np.array([pmf.log_mgf(np.array([lam]))[0] for lam in lams])
     order = np.random.default_rng(3).permutation(lams.size)
     for piece in (order[:5], order, order[::-1], np.concatenate([order[:9], order[:9]])):

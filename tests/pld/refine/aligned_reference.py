@@ -12,9 +12,9 @@ import numpy as np
 
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine.tilted_question import exponent_tilt
 
 from . import aligned_core
+from .read_tail import exponent_tilt
 
 U = aligned_core.UNIT_ROUNDOFF
 

@@ -18,13 +18,10 @@ delta (``cut_charge_too_large``) and is made again on the uncut window where the
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from hockeystick import _core
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine.tilt_search import pmf_tilt
 
 # the largest window tail taken (the core's kReadTail)
 READ_TAIL: float = _core.pld_reads.READ_TAIL
@@ -156,6 +153,11 @@ def cut_charge_too_large(charge: float, wrapped: float, delta: float) -> bool:
 
 def delta_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
     """The lam minimizing (K(lam) + log(1 / delta)) / lam, the Chernoff epsilon's tilt at ``delta``
-    (``pmf_tilt``): the read tail's tilt (the core's ``delta_tilt``)."""
-    log_ratio = -math.log(delta)
-    return pmf_tilt(pmf, rounds, lambda lam, k: -(k + log_ratio) / lam)
+    of ``rounds`` copies of ``pmf``: the read tail's tilt (the core's ``delta_tilt``)."""
+    return _core.pld_refine.delta_tilt([(pmf, int(rounds))], delta=delta)
+
+
+def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
+    """The lam maximizing lam eps - K(lam), the Chernoff exponent's tilt at ``eps`` of ``rounds``
+    copies of ``pmf`` (the core's ``exponent_tilt``, its ``round_tilt``)."""
+    return _core.pld_refine.exponent_tilt([(pmf, int(rounds))], eps=eps)

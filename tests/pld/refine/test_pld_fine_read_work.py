@@ -31,7 +31,7 @@ def _fine_window(point, delta, centre, cut=True):
     # (where the cut window's read would owe its value to the cut: ``TiltedReader.upper_side``)
     _, factor = remove_round(point, question.FINE_INTERVAL, delta, optimistic=False)
     rounds = int(point[2])
-    lam = tilted_question.exponent_tilt(factor.upper, rounds, centre)
+    lam = _core.pld_refine.exponent_tilt([(factor.upper, rounds)], eps=centre)
     window_tail = (
         read_tail(factor.upper, rounds, delta_tilt(factor.upper, rounds, delta))
         if cut

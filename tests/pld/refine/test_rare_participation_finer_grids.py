@@ -151,7 +151,7 @@ def test_a_cut_window_whose_uncut_one_passes_the_cap_is_read_again_charged() -> 
     found, window = upper_read(point, delta, h, start, least, max_points=cap)
     assert window <= cap
     _, factor = remove_round(point, h, delta, optimistic=False)
-    lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
+    lam = _core.pld_refine.exponent_tilt([(factor.upper, int(point[2]))], eps=start)
     fallback = composed([(factor.upper, int(point[2]))], lam, True, max_points=cap)
     assert fallback.above is not None  # the premise: past the cap, the window cut and charged
     reference = tilted.upper_epsilon(fallback, delta, min(start, fallback.top))

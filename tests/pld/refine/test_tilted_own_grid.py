@@ -15,8 +15,7 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
-from hockeystick.pld.refine import tilt_search, tilted_factors, tilted_own_grid
-from hockeystick.pld.refine.tilt_search import best_tilt
+from hockeystick.pld.refine import tilted_own_grid
 from hockeystick.pld.refine.tilted_factors import summed_log_mgf
 
 MP_DPS = 40
@@ -183,17 +182,19 @@ def test_the_core_read_refuses_directions_it_cannot_read() -> None:
             _core.pld_refine.own_grid_bracket(directions, delta=1e-12, lower=0.0, upper=math.inf)
 
 
-def test_the_core_tilts_are_the_python_searches() -> None:
-    """The core's tilts (exponent_tilt, delta_tilt) are the package's searches over the same ladder
-    (``tilt_search.best_tilt`` of the summed log-moments), bit for bit, on each side's terms."""
-    [(_, ups, lows)] = _laplace_directions()
-    for terms in (ups, lows):
-        for eps, delta in ((2.5, 1e-5), (3.8, 1e-12)):
-            exponent = tilted_factors.exponent_tilt(terms, eps)
-            log_ratio = -math.log(delta)
-            chernoff = best_tilt(lambda lam: -(summed_log_mgf(terms, lam) + log_ratio) / lam)
-            core = _core.pld_refine._own_grid_tilts(terms, eps=eps, delta=delta)
-            assert [v.hex() for v in core] == [exponent.hex(), chernoff.hex()]
+def test_a_tilt_search_refuses_what_it_cannot_read() -> None:
+    """The searches name the argument and the rule: no terms, a count below 1, a NaN epsilon, a
+    delta outside (0, 1)."""
+    [(_, ups, _)] = _laplace_directions()
+    with pytest.raises(ValueError, match="terms must hold"):
+        _core.pld_refine.exponent_tilt([], eps=1.0)
+    with pytest.raises(ValueError, match="count must be at least 1"):
+        _core.pld_refine.delta_tilt([(ups[0][0], 0)], delta=1e-5)
+    with pytest.raises(ValueError, match="eps must not be NaN"):
+        _core.pld_refine.exponent_tilt(ups, eps=math.nan)
+    for delta in (0.0, 1.0, math.nan):
+        with pytest.raises(ValueError, match="delta must lie strictly between 0 and 1"):
+            _core.pld_refine.chernoff_tilt(ups, delta=delta)
 
 
 def _subsampled_gaussian_terms() -> list:
@@ -207,13 +208,19 @@ def _subsampled_gaussian_terms() -> list:
 @pytest.mark.parametrize(("eps", "delta"), [(0.3, 1e-3), (2.5, 1e-5), (3.8, 1e-12), (40.0, 1e-300)])
 def test_the_core_tilts_are_the_best_of_every_rung(kind: str, eps: float, delta: float) -> None:
     """The core's stepped search (best_tilt: every 64th rung, then every 16th, 4th and every rung
-    around the last best) lands on the rung that evaluating every rung of the ladder finds, for both
-    Chernoff scores; a step whose window around the last best missed the ladder's best would fail."""
+    around the last best) lands on the rung that evaluating every rung of the ladder finds, for the
+    three Chernoff scores (the exponent's at eps, the epsilon's at delta and at the round-off model's
+    charge E T); a step whose window around the last best missed the ladder's best would fail."""
     terms = _laplace_directions()[0][1] if kind == "laplace" else _subsampled_gaussian_terms()
-    lams = tilt_search.LAMBDAS
+    lams = _core.pld_reads.tilt_lambdas()
     k = summed_log_mgf(terms, lams)
+    charge = math.log(_core.pld_refine.tilt_round_off_per_round * sum(c for _, c in terms) / delta)
     with np.errstate(invalid="ignore", over="ignore"):
-        scores = (lams * eps - k, -(k - math.log(delta)) / lams)
+        scores = (lams * eps - k, -(k - math.log(delta)) / lams, -(k + charge) / lams)
     best = [float(lams[int(np.argmax(np.where(np.isfinite(s), s, -np.inf)))]) for s in scores]
-    core = _core.pld_refine._own_grid_tilts(terms, eps=eps, delta=delta)
+    core = (
+        _core.pld_refine.exponent_tilt(terms, eps=eps),
+        _core.pld_refine.delta_tilt(terms, delta=delta),
+        _core.pld_refine.chernoff_tilt(terms, delta=delta),
+    )
     assert [v.hex() for v in core] == [b.hex() for b in best]

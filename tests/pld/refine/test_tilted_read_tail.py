@@ -15,13 +15,14 @@ from hockeystick.pld.compose.fft import fft_length
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.tilted_question import MAX_POINTS, exponent_tilt
+from hockeystick.pld.refine.tilted_question import MAX_POINTS
 
 from .read_tail import (
     READ_TAIL,
     WRAP_LAMBDAS,
     cut_charge_too_large,
     delta_tilt,
+    exponent_tilt,
     read_tail,
     saddle_looseness,
     wrapped_mass,

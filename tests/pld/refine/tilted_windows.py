@@ -18,10 +18,11 @@ from hockeystick.pld.refine.directional_delta import Direction
 from hockeystick.pld.refine.tilted_question import (
     MAX_POINTS,
     WINDOW_TAIL,
-    exponent_tilt,
     one_direction,
     remove_tail,
 )
+
+from .read_tail import exponent_tilt
 
 Point = tuple[float, float, float, float]
 

@@ -12,7 +12,8 @@ certified PMFs are read there tightly.  The factors read are the nested samples'
 composition's own round-off floors it, ``plan_tilted_curves``), built only when a bracket is wide.
 For each neighbouring direction its factors' pessimistic PMFs are composed under the tilt minimizing
 the Chernoff epsilon at the round-off model's charge and again at the Chernoff exponent of the best
-upper epsilon found (``refine.tilted_factors.chernoff_tilt`` and ``exponent_tilt``), the optimistic
+upper epsilon found (the core's ``chernoff_tilt`` and ``exponent_tilt``, pld/refine/tilted_question.hpp, the
+ladder's best of each score), the optimistic
 PMFs (their lower terms, ``Factor.lower_terms``) under the latter.  Each read is a certified bound
 of the same composition (``compose.tilted``'s module docstring), so the answer is its intersection
 with the bracket given.
@@ -30,12 +31,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ... import _core
 from ...base.accountant import Quantity
 from ..compose import tilted
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, within_tolerance
-from ..refine.tilted_factors import chernoff_tilt, exponent_tilt
 from ..refine.tilted_question import MAX_POINTS
 
 Terms = list[tuple[GridPMF, int]]
@@ -77,7 +78,7 @@ def _upper_epsilon(ups: Terms, lam: float, delta: float, start: float) -> float:
 
 def direction_upper_epsilon(direction: dict[Factor, int], delta: float, upper: float) -> float:
     """The certified upper epsilon at ``delta`` of one direction's composition read under the tilt
-    of the Chernoff exponent at ``upper`` (``refine.tilted_factors.exponent_tilt``), searched down
+    of the Chernoff exponent at ``upper`` (the core's ``exponent_tilt``), searched down
     from ``upper``: the same pessimistic masses as the plain composition's, its round-off charged
     relative to the Chernoff bound there instead of to the total mass (module docstring).
 
@@ -105,7 +106,7 @@ def direction_upper_epsilon(direction: dict[Factor, int], delta: float, upper: f
     if not direction:
         raise ValueError("a direction to read must hold at least one factor")
     ups: Terms = [(f.upper, c) for f, c in direction.items()]
-    return _upper_epsilon(ups, exponent_tilt(ups, upper), delta, upper)
+    return _upper_epsilon(ups, _core.pld_refine.exponent_tilt(ups, eps=upper), delta, upper)
 
 
 def direction_upper_delta(direction: dict[Factor, int], epsilon: float) -> float:
@@ -132,7 +133,7 @@ def direction_upper_delta(direction: dict[Factor, int], epsilon: float) -> float
     if not direction:
         raise ValueError("a direction to read must hold at least one factor")
     ups: Terms = [(f.upper, c) for f, c in direction.items()]
-    side = _composed(ups, exponent_tilt(ups, epsilon), True)
+    side = _composed(ups, _core.pld_refine.exponent_tilt(ups, eps=epsilon), True)
     return 1.0 if side is None else side.delta(epsilon)
 
 
@@ -166,15 +167,17 @@ def direction_epsilon(
     if not direction:
         raise ValueError("a direction to read must hold at least one factor")
     ups: Terms = [(f.upper, c) for f, c in direction.items()]
-    up = _upper_epsilon(ups, chernoff_tilt(ups, delta), delta, upper)
+    up = _upper_epsilon(ups, _core.pld_refine.chernoff_tilt(ups, delta=delta), delta, upper)
     best = min(up, upper)
     if math.isfinite(best):  # re-tilted at the Chernoff exponent of the best upper side so far
-        up = min(up, _upper_epsilon(ups, exponent_tilt(ups, best), delta, best))
+        up = min(
+            up, _upper_epsilon(ups, _core.pld_refine.exponent_tilt(ups, eps=best), delta, best)
+        )
         best = min(up, upper)
     lows = direction_lower_terms(direction)
     if lows is None or not (math.isfinite(best) and best > 0.0):
         return 0.0, up
-    side = _composed(lows, exponent_tilt(lows, best), False)
+    side = _composed(lows, _core.pld_refine.exponent_tilt(lows, eps=best), False)
     return (0.0 if side is None else tilted.lower_epsilon(side, delta, best)), up
 
 
@@ -202,10 +205,14 @@ def direction_delta(direction: dict[Factor, int], epsilon: float) -> tuple[float
     if not direction:
         raise ValueError("a direction to read must hold at least one factor")
     ups: Terms = [(f.upper, c) for f, c in direction.items()]
-    up_side = _composed(ups, exponent_tilt(ups, epsilon), True)
+    up_side = _composed(ups, _core.pld_refine.exponent_tilt(ups, eps=epsilon), True)
     upper = 1.0 if up_side is None else up_side.delta(epsilon)
     lows = direction_lower_terms(direction)
-    low_side = None if lows is None else _composed(lows, exponent_tilt(lows, epsilon), False)
+    low_side = (
+        None
+        if lows is None
+        else _composed(lows, _core.pld_refine.exponent_tilt(lows, eps=epsilon), False)
+    )
     return (0.0 if low_side is None else low_side.delta(epsilon)), upper
 
 

@@ -24,7 +24,6 @@ with the one given.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,8 +35,6 @@ from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS
 from . import question
 from .each_bracket import each_bracket
-from .tilt_search import best_tilt
-from .tilted_question import ROUND_OFF_PER_ROUND
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
 Segment = tuple[tuple[float, float, float], int]
@@ -50,17 +47,6 @@ def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np
             np.sum([count * log_mgf_at(pmf, lams) for pmf, count in terms], axis=0),
             dtype=np.float64,
         )
-
-
-def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
-    """The lam minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment (``best_tilt``)."""
-    log_ratio = math.log(ROUND_OFF_PER_ROUND * sum(c for _, c in terms) / delta)
-    return best_tilt(lambda lam: -(summed_log_mgf(terms, lam) + log_ratio) / lam)
-
-
-def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
-    """The lam maximizing lam eps - K(lam), K the summed log-moment (``best_tilt``)."""
-    return best_tilt(lambda lam: lam * eps - summed_log_mgf(terms, lam))
 
 
 def factors_reader(segments: Sequence[Segment]) -> _core.pld_refine.TiltedFactorsReader:

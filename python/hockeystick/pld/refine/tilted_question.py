@@ -39,7 +39,6 @@ import numpy as np
 from ... import _core
 from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import Factor
-from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import (
     MAX_CELLS,
     Directions,
@@ -49,7 +48,6 @@ from . import question
 from .directional_delta import Direction
 from .grid_start import Point, grid_policy
 from .kept_readers import KeptReaders
-from .tilt_search import pmf_tilt
 from .window_heap import heap_windows
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
@@ -82,11 +80,6 @@ FINE_DELTA_DECADES: float = _core.pld_refine.tilt_delta_decades
 # whose comment gives the reason), the others keep their discretized rounds
 DELTA_READERS = 2
 DELTA_WINDOW_POINTS: int = _core.pld_refine.tilt_delta_window_points
-
-
-def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
-    """The lam maximizing lam eps - K(lam), the Chernoff exponent at ``eps`` (``pmf_tilt``)."""
-    return pmf_tilt(pmf, rounds, lambda lam, k: lam * eps - k)
 
 
 def one_direction(

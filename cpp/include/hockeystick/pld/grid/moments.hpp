@@ -1,9 +1,7 @@
 // The moments of a PMF on the loss grid: the variance of its loss and its cumulant generating function, rounded
 // up.  The composition's Chernoff windows (pld/compose/window.hpp, pld/compose/plan.hpp) and the tilted reads
 // (pld/reads/tilted.hpp) choose their exponents from them; every exponent gives a valid bound, so the variance
-// is only a scale, and the log-MGF is rounded up so that the tail bounds built on it only widen.  Where asked,
-// the log-MGF is also rounded down, by the same raise: the tilt search (the package's pld/refine/tilt_search.py)
-// bounds a convex K from below by secants through certified lower values.
+// is only a scale, and the log-MGF is rounded up so that the tail bounds built on it only widen.
 #pragma once
 
 #include <algorithm>
@@ -72,14 +70,6 @@ inline double raised_log_mgf(double v, std::int64_t n, double shift) {
     return v + r.terms + r.log;
 }
 
-// At most K: v less its raise and `extra` (a further absolute error bound of v), the difference rounded to
-// nearest, then one double down, below the exact difference.  The raise's own rounding (a relative u) is
-// covered by its terms' error being doubled.
-inline double lowered_log_mgf(double v, std::int64_t n, double shift, double extra) {
-    const LogMgfRaise r = log_mgf_raise(v, n, shift);
-    return std::nextafter(v - (r.terms + r.log + extra), -std::numeric_limits<double>::infinity());
-}
-
 // log p_k for each p_k > 0 (-inf elsewhere, never read), filled on first use and kept for every lam of a call.
 inline const double* log_masses(const double* p, std::int64_t n, std::vector<double>& log_p) {
     if (log_p.empty()) {
@@ -90,18 +80,15 @@ inline const double* log_masses(const double* p, std::int64_t n, std::vector<dou
     return log_p.data();
 }
 
-// K rounded up; where `low` is given, K rounded down there (lowered_log_mgf).
+// K rounded up.
 inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam,
-                               std::vector<double>& log_p, double* low) {
+                               std::vector<double>& log_p) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const double* lp = log_masses(p, n, log_p);
     double top = -std::numeric_limits<double>::infinity();
     for (std::int64_t k = 0; k < n; ++k)
         if (p[k] > 0.0) top = std::max(top, lp[k] + lam * (k_lo + k) * h);
-    if (!std::isfinite(top)) {
-        if (low) *low = top;
-        return top;
-    }
+    if (!std::isfinite(top)) return top;
     double sum = 0.0;
     for (std::int64_t k = 0; k < n; ++k) {
         if (!(p[k] > 0.0)) continue;
@@ -110,7 +97,6 @@ inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_l
     }
     // Each exponent's argument is off by <= 2 u (|top| + 750) absolute (log p_k >= -745).
     const double v = top + std::log(sum), extra = 4.0 * u * (std::fabs(top) + 750.0);
-    if (low) *low = lowered_log_mgf(v, n, 0.0, extra);
     return raised_log_mgf(v, n, 0.0) + extra;
 }
 
@@ -144,11 +130,10 @@ inline void scaled_sums(const double* p, std::int64_t n, std::int64_t k_lo, doub
     }
 }
 
-// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid); K rounded down
-// into `low` where given.
+// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid).
 template <int lanes>
 inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
-                              bool down, double* out, double* low, std::vector<double>& log_p) {
+                              bool down, double* out, std::vector<double>& log_p) {
     double shift[lanes], r[lanes], sum[lanes];
     const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane
     for (int j = 0; j < lanes; ++j) {
@@ -158,20 +143,19 @@ inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo
     scaled_sums<lanes>(p, n, k_lo, h, l, shift, r, down, sum);
     for (int j = 0; j < used; ++j) {
         if (!(sum[j] > 1e-250)) {
-            out[j] = rescaled_log_mgf(p, n, k_lo, h, l[j], log_p, low ? low + j : nullptr);
+            out[j] = rescaled_log_mgf(p, n, k_lo, h, l[j], log_p);
             continue;
         }
         const double v = shift[j] + std::log(sum[j]);
         out[j] = raised_log_mgf(v, n, shift[j]);
-        if (low) low[j] = lowered_log_mgf(v, n, shift[j], 0.0);
     }
 }
 
 }  // namespace detail
 
-// K(lam) rounded up into out, and where `lower` is given, rounded down into it, for each of the m lams.
+// K(lam) rounded up into out for each of the m lams.
 inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* lam,
-                         std::int64_t m, double* out, double* lower = nullptr) {
+                         std::int64_t m, double* out) {
     constexpr int most = 16;
     // eight lams a pass in scalar code (more sums than its registers hold would spill), sixteen in AVX registers
     const std::size_t lanes = hockeystick::detail::avx2_fma_available() ? most : 8;
@@ -182,22 +166,18 @@ inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, dou
             if ((lam[i] >= 0.0) == down) idx.push_back(i);
         for (std::size_t i0 = 0; i0 < idx.size(); i0 += lanes) {
             const int used = static_cast<int>(std::min<std::size_t>(lanes, idx.size() - i0));
-            double l[most], res[most], res_low[most];
-            double* low = lower ? res_low : nullptr;
+            double l[most], res[most];
             for (int j = 0; j < most; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
             // as few lanes as the lams left need (each lane's terms are the same whatever the lane count)
             if (used <= 2)
-                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res, low, log_p);
+                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res, log_p);
             else if (used <= 4)
-                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res, low, log_p);
+                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res, log_p);
             else if (used <= 8)
-                detail::grid_log_mgf_pass<8>(p, n, k_lo, h, l, used, down, res, low, log_p);
+                detail::grid_log_mgf_pass<8>(p, n, k_lo, h, l, used, down, res, log_p);
             else
-                detail::grid_log_mgf_pass<most>(p, n, k_lo, h, l, used, down, res, low, log_p);
-            for (int j = 0; j < used; ++j) {
-                out[idx[i0 + j]] = res[j];
-                if (lower) lower[idx[i0 + j]] = res_low[j];
-            }
+                detail::grid_log_mgf_pass<most>(p, n, k_lo, h, l, used, down, res, log_p);
+            for (int j = 0; j < used; ++j) out[idx[i0 + j]] = res[j];
         }
     }
 }

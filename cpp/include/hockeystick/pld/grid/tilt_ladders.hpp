@@ -12,8 +12,8 @@
 namespace hockeystick {
 namespace pld {
 
-// The tilts lam = theta / h a tilted read's best tilt is searched among (pld/refine/tilted_question.hpp's best_tilt,
-// the package's refine/tilt_search.py): kTiltLadder rungs from kTiltLeast to kTiltMost.
+// The tilts lam = theta / h a tilted read's best tilt is searched among (pld/refine/tilted_question.hpp's best_tilt):
+// kTiltLadder rungs from kTiltLeast to kTiltMost.
 constexpr int kTiltLadder = 481;
 constexpr double kTiltLeast = 1e-2;
 constexpr double kTiltMost = 1e6;
