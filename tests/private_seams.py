@@ -33,10 +33,6 @@ SEAMS = {
     "_plds": "bound='upper' builds no optimistic PMF: the accountant's per-side PLDs",
     # the epsilon step's reference inputs (tests/pld/refine/screened_epsilon_reference.py): the refinement's own
     # one-direction discretizations, which the core's step read (discretizing in C++) is checked against
-    "_tails": "the remove direction's one-round tail and the windows' tail the refinement sizes to a delta",
-    "_one_round": "one direction's rounds discretized and composed as the refinement's steps build them",
-    "_shared_tails": "the screened step's tails as the package sizes them, for the tests' reference step over the "
-    "package's factors (tests/pld/refine/screened_delta_reference.py)",
     "_with_every_side": "a one-direction PLD's (PMF, count) terms on both sides, as the reference step hands them to "
     "the core",
     "_side_terms": "a direction's (PMF, count) terms on one side (the add direction's screen)",

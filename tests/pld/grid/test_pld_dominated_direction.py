@@ -21,6 +21,7 @@ from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction, round_cache
 
 from ...dp_accounting_pld import their_epsilon
+from ..refine import screened_delta_reference
 from ..refine.screened_epsilon_reference import epsilon_brackets
 
 DELTAS = np.array([1e-1, 1e-5, 1e-10])
@@ -80,7 +81,7 @@ def test_a_dominated_direction_is_not_composed_optimistically():
 @pytest.mark.parametrize("sigma, q, rounds, h", POINTS)
 def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, monkeypatch):
     built = []
-    original = dominated_direction.subsampled_gaussians
+    original = screened_delta_reference.subsampled_gaussians
 
     def recording(*args, **kwargs):
         built.append(
@@ -88,7 +89,7 @@ def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, 
         )
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    monkeypatch.setattr(screened_delta_reference, "subsampled_gaussians", recording)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
     lo, up, _ = epsilon_brackets([(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15)[0]
     ref_lo, ref_up = (

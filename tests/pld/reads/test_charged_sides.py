@@ -1,5 +1,6 @@
-"""Many PMFs' charged sides in one core call (``dominated_direction.charged_sides``,
-cpp/include/hockeystick/pld/reads/charged_sides.hpp): the same doubles as each PMF's own
+"""Many PMFs' charged sides in one core call (``_core.pld_reads.charged_sides``,
+cpp/include/hockeystick/pld/reads/charged_sides.hpp, read through the tests' reference
+``screened_delta_reference.charged_sides``): the same doubles as each PMF's own
 ``GridPMF.delta`` (its envelope off on an optimistic side), each side on its side of the exact
 Gaussian curve, and bad arguments refused by name; and the refinement's fixed parts in one call
 (``_core.pld_reads.fixed_parts``, pld/refine/fixed_part.hpp), the same doubles as the numpy formula's (``fixed_part`` here)."""
@@ -13,7 +14,8 @@ from scipy.stats import norm
 from hockeystick import _core
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-from hockeystick.pld.refine.dominated_direction import charged_sides
+
+from ..refine.screened_delta_reference import charged_sides
 
 
 def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -1,10 +1,12 @@
 """The screened delta step over the package's one-round factors (``delta_sides``): the core's
 ``screened_delta_step`` (cpp/include/hockeystick/pld/refine/screened_step.hpp) given the factors the
-package's round cache discretizes (``dominated_direction._one_round``), the tails
-``dominated_direction._shared_tails`` sizes and the add direction on demand.  The package's
-many-points loop reads its steps in the core (pld/refine/points_delta_source.hpp, over factors the
-core discretizes); the tests read the step through this reference, which states the screen's
-contract (dominated_direction's module docstring) over factors they can build, patch and inspect."""
+package's round cache discretizes (``one_round``), the tails ``shared_tails`` sizes and the add
+direction on demand; and the upper side alone that settles a point before the loop
+(``delta_uppers``, which the core's settled read, pld/refine/points_delta_start.hpp, equals bit for
+bit).  The package's many-points loop reads its start and its steps in the core
+(pld/refine/points_delta_source.hpp, over factors the core discretizes); the tests read them through
+this reference, which states the screen's contract (dominated_direction's module docstring) over
+factors they can build, patch and inspect."""
 
 from __future__ import annotations
 
@@ -15,11 +17,131 @@ import numpy as np
 
 from hockeystick import _core
 from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
-from hockeystick.pld.grid.distribution import PrivacyLossDistribution, _side_terms, _with_every_side
+from hockeystick.pld.grid.distribution import (
+    PrivacyLossDistribution,
+    _side_terms,
+    _with_every_side,
+    compose_all,
+)
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
+from hockeystick.pld.refine import dominated_direction, round_cache, truncation
 
 Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds, sensitivity
+
+
+def one_round(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    tail: float | Sequence[float],
+    direction: Directions,
+    optimistic: bool,
+    coarsening: float = 1.0,
+    threads: int = 0,
+    windows: Sequence[float] | None = None,
+) -> list[PrivacyLossDistribution]:
+    """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q,
+    sensitivity, h, tail) and kept for the refinement's later batches and steps
+    (``round_cache.one_direction``: the same doubles); ``tail`` is one for all points or one per
+    point, ``windows`` the composed windows' tails (default: the discretization's)."""
+    tails = [float(t) for t in tail] if isinstance(tail, Sequence) else [float(tail)] * len(points)
+    keys = [
+        (p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t)
+        for p, h, t in zip(points, hs, tails)
+    ]
+    built: dict[tuple[float, float, float, float, float], PrivacyLossDistribution] = {}
+    for h, t in dict.fromkeys(k[3:] for k in keys):
+        pairs = list(dict.fromkeys(k for k in keys if k[3:] == (h, t)))
+        built.update(
+            zip(
+                pairs,
+                round_cache.one_direction(
+                    [k[:3] for k in pairs],
+                    h,
+                    t,
+                    direction,
+                    optimistic,
+                    threads,
+                    build=subsampled_gaussians,
+                ),
+            )
+        )
+    composed = [built[k].self_compose(int(p[2])) for k, p in zip(keys, points)]
+    if windows is not None:
+        for pld, window in zip(composed, windows):
+            pld.tail = float(window)
+    return composed
+
+
+def tails(
+    points: Sequence[Point], smallest: Sequence[float], tail: float, accuracy: float | None
+) -> tuple[list[float], list[float]]:
+    """Per point, the remove direction's one-round tail and the composed windows' tail
+    (``truncation.tails`` at the smallest delta that needs resolving; ``tail`` for both without an
+    ``accuracy``)."""
+    cut = [
+        truncation.tails(p, d, tail, accuracy) if accuracy is not None else (tail, tail)
+        for p, d in zip(points, smallest)
+    ]
+    return [t for t, _ in cut], [w for _, w in cut]
+
+
+def shared_tails(
+    points: Sequence[Point], smallest: float, tail: float, accuracy: float | None
+) -> tuple[list[float], list[float]]:
+    """``tails`` at one smallest delta for all points, each one-round tail the least over the
+    points of its (sigma, q, sensitivity): one discretization then serves every rounds value of the
+    pair."""
+    rounds_tails, windows = tails(points, [smallest] * len(points), tail, accuracy)
+    least: dict[tuple[float, float, float], float] = {}
+    for p, t in zip(points, rounds_tails):
+        least[(p[0], p[1], p[3])] = min(t, least.get((p[0], p[1], p[3]), t))
+    return [least[(p[0], p[1], p[3])] for p in points], windows
+
+
+def first_composed(plds: Sequence[PrivacyLossDistribution], pessimistic: bool) -> list[GridPMF]:
+    """The composed PMF of each one-direction PLD's direction on one side, which ``compose_all``
+    has just composed: read where it keeps it, without asking ``compose_all`` again per PLD (the
+    same objects ``PrivacyLossDistribution.composed`` returns)."""
+    return [cast(GridPMF, pld._composed[bool(pessimistic)][0]) for pld in plds]
+
+
+def charged_sides(
+    pmfs: Sequence[GridPMF], xs: Sequence[np.ndarray], threads: int = 0
+) -> list[np.ndarray]:
+    """Each PMF's ``GridPMF.delta`` at its arguments ``xs[i]`` (one-dimensional), in one core call
+    that holds no interpreter lock between the PMFs (``_core.pld_reads.charged_sides``,
+    cpp/include/hockeystick/pld/reads/charged_sides.hpp): a pessimistic PMF's certified upper side,
+    an optimistic one's charged lower value at each eps alone (``envelope=False``).  The same
+    doubles as the PMF-by-PMF reads; ``threads`` share the PMFs (0: all cores)."""
+    return cast(
+        list[np.ndarray], _core.pld_reads.charged_sides(list(pmfs), list(xs), threads=threads)
+    )
+
+
+def delta_uppers(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    xs: Sequence[np.ndarray],
+    tail: float,
+    threads: int = 0,
+    accuracy: float | None = None,
+    settled: float = 0.0,
+) -> list[np.ndarray]:
+    """Per point (sampling rate below 1) on its grid ``hs[i]``: a certified upper bound on delta at
+    ``xs[i]``, the larger of the remove direction's pessimistic side and the add direction's screen
+    (``dominated_direction.COARSENING`` times coarser), neither with an optimistic side: an upper side alone, as cheap
+    as the two directions allow (the windows sized to ``settled`` given ``accuracy``, as the
+    refinement's steps size them: ``shared_tails``)."""
+    workers = threads or None
+    rounds_tails, windows = shared_tails(points, settled, tail, accuracy)
+    removes = one_round(points, hs, rounds_tails, "remove", False, threads=threads, windows=windows)
+    screens = one_round(
+        points, hs, tail, "add", False, dominated_direction.COARSENING, threads, windows
+    )
+    compose_all(removes + screens, True, workers=workers)
+    read = charged_sides(first_composed(removes + screens, True), list(xs) + list(xs), threads)
+    return [np.maximum(up, bound) for up, bound in zip(read[: len(points)], read[len(points) :])]
 
 
 def fine_add_rounds(
@@ -32,7 +154,7 @@ def fine_add_rounds(
 ) -> list[PrivacyLossDistribution]:
     """The add direction of the points ``rest`` (whose screen did not clear) on their fine grids, both sides,
     composed ``rounds`` times at their windows' tails (``_one_round``)."""
-    return dominated_direction._one_round(
+    return one_round(
         [points[i] for i in rest],
         [hs[i] for i in rest],
         tail,
@@ -98,11 +220,9 @@ def delta_sides(
     cpp/include/hockeystick/pld/refine/screened_step.hpp), which takes it again only to ask for the add direction's
     factors of the points whose screen did not clear.  Each bracket comes with its decisions (cleared, settled,
     add_lower)."""
-    rounds_tails, windows = dominated_direction._shared_tails(points, settled, tail, accuracy)
-    removes = dominated_direction._one_round(
-        points, hs, rounds_tails, "remove", True, threads=threads, windows=windows
-    )
-    screens = dominated_direction._one_round(
+    rounds_tails, windows = shared_tails(points, settled, tail, accuracy)
+    removes = one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
+    screens = one_round(
         points, hs, tail, "add", False, dominated_direction.COARSENING, threads, windows
     )
 

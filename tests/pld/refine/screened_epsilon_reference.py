@@ -1,5 +1,5 @@
 """An epsilon refinement step's brackets of many points, the add direction screened on a coarse grid, its
-inputs built by the package's own discretizations in Python (``dominated_direction``'s one-direction
+inputs built by the package's own discretizations in Python (``screened_delta_reference``'s one-direction
 rounds, discretized through ``round_cache`` at the tails ``truncation.tails`` sizes): the reference the core's
 step read (cpp/include/hockeystick/pld/refine/subsampled_gaussian_step.hpp, ``_core.pld_refine.
 subsampled_gaussian_step``, which discretizes in C++) is tested against, and the screen itself
@@ -50,13 +50,13 @@ def epsilon_brackets(
     the plain transform, is what leaves an epsilon at a small delta wide after many rounds, whatever
     the grid.
     """
-    rounds_tails, windows = dominated_direction._tails(
+    rounds_tails, windows = screened_delta_reference.tails(
         points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy
     )
-    removes = dominated_direction._one_round(
+    removes = screened_delta_reference.one_round(
         points, hs, rounds_tails, "remove", True, threads=threads, windows=windows
     )
-    screens = dominated_direction._one_round(
+    screens = screened_delta_reference.one_round(
         points, hs, tail, "add", False, dominated_direction.COARSENING, threads, windows
     )
 

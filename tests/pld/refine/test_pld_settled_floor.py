@@ -18,7 +18,6 @@ from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPL
 from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sides
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
-from hockeystick.pld.refine import dominated_direction
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.near_one import NearOne
@@ -67,7 +66,7 @@ def test_settled_point_is_zero_below_a_certified_upper_bound_under_the_floor(sig
 def test_unblinded_points_below_the_floor_settle_on_their_span_grid(monkeypatch):
     """The below-rate start is skipped where the span grid's upper side settles the point: the core settles the
     first two before its loop, their brackets [0, U] with U the upper side the package's own factors give on the span
-    grid (``dominated_direction.delta_uppers``, the windows sized to the floor), bit for bit; a point above the floor
+    grid (``screened_delta_reference.delta_uppers``, the windows sized to the floor), bit for bit; a point above the floor
     is not settled, and gets the below-rate grid's composed lower side (> 0 at eps = 0.5, where delta is 3.6e-7)."""
     points = [(1.0, 5e-4, 8000.0, 1.0), (2.0, 3e-4, 1e4, 1.0), (0.8, 8.86e-4, 1000.0, 1.0)]
     acc = _accountant(1.0, 5e-4, 1)
@@ -86,7 +85,7 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid(monkeypatch)
     found = refinement.refined(points, [EPS.copy() for _ in points], "delta", threads=1)
     assert settled == [[0, 1]]
     for i in (0, 1):
-        direct = dominated_direction.delta_uppers(
+        direct = screened_delta_reference.delta_uppers(
             [points[i]], [start.span_start(points[i])], [X], acc.tail, 1, acc.accuracy, FLOOR
         )[0][: EPS.size]
         lo, up = found[i]

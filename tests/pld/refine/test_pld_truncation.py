@@ -25,7 +25,7 @@ from hockeystick import _core
 from hockeystick.pld.compose import fft
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
-from hockeystick.pld.refine import dominated_direction, round_cache, truncation
+from hockeystick.pld.refine import round_cache, truncation
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
@@ -95,13 +95,13 @@ def test_a_step_truncates_at_those_tails_and_the_cores_one_point_step_reads_it_a
     point and the default's) gives its bracket bit for bit, so it truncates at the same tails."""
     point, h = (0.8, 1e-3, 20_000.0, 1.0), 2e-4
     seen = []
-    original = dominated_direction.subsampled_gaussians
+    original = screened_delta_reference.subsampled_gaussians
 
     def recording(*args, **kwargs):
         seen.append((kwargs["directions"], kwargs["tail"]))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    monkeypatch.setattr(screened_delta_reference, "subsampled_gaussians", recording)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
     windows = []
     step = _core.pld_refine.screened_epsilon_step
@@ -187,13 +187,16 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
     """``delta_accuracy="epsilon"``: every composed window at the floor's tail, each remove-direction discretization
     at a tail between those of the fewest and the most rounds of its (sigma, q) (one shared by its rounds values),
     the add direction at ``tail`` (seen on the package's reference of the upper side read before the loop,
-    ``dominated_direction.delta_uppers``, which the core's read equals bit for bit: test_pld_settled_floor.py); the
+    ``screened_delta_reference.delta_uppers``, which the core's read equals bit for bit: test_pld_settled_floor.py); the
     bracket still holds the one-round exact delta (mpmath) and dp_accounting's estimates after many rounds."""
     from hockeystick.pld.accountants import subsampled_gaussian as accountant
 
     floor = accountant.SubsampledGaussianPLD.DELTA_FLOOR
     seen, windows = [], []
-    original, compose = dominated_direction.subsampled_gaussians, dominated_direction.compose_all
+    original, compose = (
+        screened_delta_reference.subsampled_gaussians,
+        screened_delta_reference.compose_all,
+    )
 
     def recording(sigma, q, **kwargs):
         seen.append((kwargs["directions"], kwargs["tail"], tuple(np.atleast_1d(q))))
@@ -203,12 +206,12 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
         windows.extend(p.tail for p in plds)
         return compose(plds, *args, **kwargs)
 
-    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    monkeypatch.setattr(screened_delta_reference, "subsampled_gaussians", recording)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
-    monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
+    monkeypatch.setattr(screened_delta_reference, "compose_all", recording_compose)
     eps = np.array([0.5, 1.0, 2.0, 4.0])
     points = [(0.8, q, rounds, 1.0) for q in (1e-3, 0.05) for rounds in (1.0, 3000.0)]
-    dominated_direction.delta_uppers(points, [5e-4] * 4, [eps] * 4, 1e-15, 1, 1e-2, floor)
+    screened_delta_reference.delta_uppers(points, [5e-4] * 4, [eps] * 4, 1e-15, 1, 1e-2, floor)
     acc = pld.SubsampledGaussianPLD(
         sigma=0.8,
         sampling_rate=[1e-3, 0.05],
@@ -248,13 +251,13 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     """``delta_sides`` with an accuracy: two rounds values of one (sigma, q) on one grid, one remove-direction
     discretization, at the tail of the larger rounds value (the smaller of the two)."""
     calls = []
-    original = dominated_direction.subsampled_gaussians
+    original = screened_delta_reference.subsampled_gaussians
 
     def recording(sigma, q, **kwargs):
         calls.append((kwargs["directions"], kwargs["tail"]))
         return original(sigma, q, **kwargs)
 
-    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    monkeypatch.setattr(screened_delta_reference, "subsampled_gaussians", recording)
     round_cache.clear()  # every discretization built here, none kept from an earlier test
     points = [(0.8, 1e-3, 10.0, 1.0), (0.8, 1e-3, 3000.0, 1.0)]
     x = np.array([0.5, 2.0])

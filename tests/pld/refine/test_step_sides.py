@@ -15,10 +15,10 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld import gaussian
 from hockeystick.pld.grid import pmf_envelope
-from hockeystick.pld.refine.dominated_direction import charged_sides
 from hockeystick.pld.refine.grid_rules import points_rules
 from hockeystick.pld.refine.points import with_offsets
 
+from .screened_delta_reference import charged_sides
 from .step_reference import step_sides
 
 

@@ -222,8 +222,8 @@ def one_direction(
     with the optimistic side or without: ``mechanisms.subsampled_gaussians(..., directions=direction,
     optimistic=optimistic)``, those not kept built in one C++ call (``threads`` as ``discretized``'s).
 
-    Kept under their exact key, so that a refinement's batches of one (sigma, q) on one grid (and
-    its screens, ``refine.dominated_direction``) discretize it once: each discretization is a
+    Kept under their exact key, so that the calls of one (sigma, q) on one grid (``lean_discretized``'s
+    of the fixed grid's reads) discretize it once: each discretization is a
     function of its key alone (the core's items are independent of their batch and threads), so a
     kept PLD has the same doubles as a new one.
 
