@@ -23,7 +23,7 @@ import numpy as np
 from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 from hockeystick import _core
-from hockeystick.pld.refine.tilted_question import MAX_POINTS
+from hockeystick.pld.question.tilted_question import MAX_POINTS
 
 
 def aligned_pmf(sigma: float, q: float, h: float) -> tuple[np.ndarray, float]:

@@ -62,7 +62,7 @@ SEAMS = {
     "some inputs to reach",
     "_bracket": "the one-run search's bounds on the full window sums from the restarted ones, checked against the "
     "full sums",
-    "_DELTA_READERS": "the fine delta reads' kept readers (pld/refine/kept_readers.py): a test swaps in an empty "
+    "_DELTA_READERS": "the fine delta reads' kept readers (pld/question/kept_readers.py): a test swaps in an empty "
     "one so that each reference read starts from a new reader",
     "_delta_reader": "the builder of a kept fine delta reader, which the test's empty memo needs",
     "_kept": "a KeptReaders' contents: which readers it holds, in which order, and none in a forked child",

@@ -44,9 +44,9 @@ NOT_READ = (
     "hockeystick.sweep",
     # the refinement's loop and the read of blocks: an accuracy= question, a bracket the fixed grid leaves wide
     "hockeystick.pld.refine.points",
-    "hockeystick.pld.refine.block_reads",
+    "hockeystick.pld.question.block_reads",
     # the tilted read of delta over several kinds of round (one kind reads the front door)
-    "hockeystick.pld.refine.tilted_factors_delta",
+    "hockeystick.pld.question.tilted_factors_delta",
     # the standard library's heavier modules a one-thread answer never calls: threads (and their logging), exact
     # fractions (and decimal), close matches for a refused word, the registry's walk of the stages
     "concurrent.futures",

@@ -410,7 +410,7 @@ struct RefinementPlan {
 // A TiltedReader kept between calls on the package's FFT (workers: its threads, None all cores; tail > 0: both
 // directions' tail, else the tails each read's delta or level allows): the rare participation finer reads'
 // (pld/refine/rare_finer_grids.hpp), whose upper reads on finer and finer grids remember where a cut read showed
-// its cut (TiltedReader::cut_read), and the delta reads' (python pld/refine/tilted_question.py's fine_delta_brackets,
+// its cut (TiltedReader::cut_read), and the delta reads' (python pld/question/tilted_question.py's fine_delta_brackets,
 // with rare participation's finer grids), whose compositions and discretized rounds are held for the reads that share them.
 // Each read runs with the GIL released; a window past the caps or a tilt past the doubles' moments raises a
 // ValueError from the delta reads (std::length_error, std::invalid_argument).

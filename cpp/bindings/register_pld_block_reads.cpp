@@ -1,7 +1,7 @@
 // Binding of the block reads of many rounds of one Poisson-subsampled Gaussian of a small sampling rate
 // (pld/refine/block_reads.hpp) and of the dilation onto a coarser grid they take (pld/grid/dilation.hpp), in
 // _core.pld_refine: the bracket on the package's FFT (pocketfft_composition.hpp) with the GIL released, bad arguments
-// a ValueError naming them.  The package's front end is python/hockeystick/pld/refine/block_reads.py.
+// a ValueError naming them.  The package's front end is python/hockeystick/pld/question/block_reads.py.
 #include <hockeystick/pld/grid/dilation.hpp>
 #include <hockeystick/pld/refine/block_reads.hpp>
 

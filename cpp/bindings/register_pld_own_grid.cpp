@@ -2,7 +2,7 @@
 // in _core.pld_refine: the package's GridPMF objects read directly (each direction's plain composed window in place,
 // its factors' masses copied into the core's PMFs), the tilted windows composed on the package's FFT
 // (pocketfft_composition.hpp), the read run with the GIL released.  The package's front end is
-// python/hockeystick/pld/refine/tilted_own_grid.py.  Beside it, the searches of a Chernoff score's tilt over the
+// python/hockeystick/pld/question/tilted_own_grid.py.  Beside it, the searches of a Chernoff score's tilt over the
 // ladder on the package's (GridPMF, count) terms (pld/refine/tilted_question.hpp's exponent_tilt, delta_tilt and
 // chernoff_tilt), which the composition plans' tilted reads (python/hockeystick/pld/accountants/plan_tilted.py) take.
 #include <hockeystick/pld/refine/own_grid.hpp>

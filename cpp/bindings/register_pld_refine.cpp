@@ -546,7 +546,7 @@ void register_points(py::module_ m) {
 }
 
 // The windows' heap (pld/refine/window_heap.hpp): the thresholds raised once per process, and the scope whose large
-// blocks come from the heap, as a context manager (python pld/refine/window_heap.py's heap_windows enters it).
+// blocks come from the heap, as a context manager (python pld/question/window_heap.py's heap_windows enters it).
 class WindowHeapScope {
   public:
     bool enter() {

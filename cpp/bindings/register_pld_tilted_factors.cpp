@@ -2,7 +2,7 @@
 // a TiltedFactorsReader on the package's FFT (pocketfft_composition.hpp), each read with the GIL released, its
 // refusals (a window past the cap, a tilt past the doubles' moments, a discretization past max_cells) raised as
 // ValueError where the read has no bracket to give.  The package's front ends are
-// python/hockeystick/pld/refine/tilted_factors.py and tilted_factors_delta.py.
+// python/hockeystick/pld/question/tilted_factors.py and tilted_factors_delta.py.
 #include <hockeystick/pld/refine/split_read.hpp>
 #include <hockeystick/pld/refine/tilted_factors.hpp>
 

@@ -409,7 +409,7 @@ std::pair<double, double> with_run_epsilon(const std::vector<pld::TiltedSegment>
 // is not exact and its upper side positive: one kind of round, the delta question's default (hs_subsampled_gaussian_delta
 // at accuracy 1e-3); several, the max-of-outputs test's lower side and the tilted factors' delta read on
 // kRareDeltaFineGrid, its tails sized for the upper side, and the split read of few sampled rounds
-// (pld/refine/split_read.hpp's factors_split_delta), as the package's refine/tilted_factors_delta.py; the handle's
+// (pld/refine/split_read.hpp's factors_split_delta), as the package's question/tilted_factors_delta.py; the handle's
 // own where the run's read is refused.  Both certified, so is their intersection.
 std::pair<double, double> with_run_delta(const std::vector<pld::TiltedSegment>& run, double epsilon,
                                          std::pair<double, double> plain) {
@@ -453,7 +453,7 @@ bool composed_rounds(const hs_pld& p) {
 // The directions `dirs` of p as the own-grid reads take them (pld/refine/own_grid.hpp's OwnGridDirection): each
 // one's plain composed pessimistic window (hs_pld::upper_window), its factors' pessimistic PMFs and their optimistic
 // ones with their counts, every one a discretized round of its side (tiltable), as the package hands them
-// (python pld/refine/tilted_own_grid.py).  The windows and PMFs are the handle's, referenced.
+// (python pld/question/tilted_own_grid.py).  The windows and PMFs are the handle's, referenced.
 std::vector<pld::OwnGridDirection> own_grid_directions(const hs_pld& p, const std::vector<std::size_t>& dirs) {
     std::vector<pld::OwnGridDirection> out;
     for (const std::size_t d : dirs) {

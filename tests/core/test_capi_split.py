@@ -1,7 +1,7 @@
 """The C library's composed handle of a run of two kinds of few sampled rounds (sum_i q_i c_i at most the split's
 0.1) against the package's PLD object of the same run: both read the run's remove direction as a sum over how many
 rounds pass the split loss (the core's split read, pld/refine/split_read.hpp, after the tilted factors' reads:
-cpp/capi/pld.cpp's run reads, the package's refine/tilted_factors.py and tilted_factors_delta.py), so the two doors
+cpp/capi/pld.cpp's run reads, the package's question/tilted_factors.py and tilted_factors_delta.py), so the two doors
 read one bracket, equal to the round-off of the two FFT backends (issue 90: one engine)."""
 
 from __future__ import annotations

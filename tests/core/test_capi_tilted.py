@@ -1,7 +1,7 @@
 """The C library's calls to an accuracy at small delta (cpp/capi/refine.cpp): their status says whether the bracket
 meets the accuracy, and where the plain composition's round-off leaves it wide they read the bracket under an
 exponential tilt (cpp/include/hockeystick/pld/reads/tilted.hpp, pld/refine/tilted_question.hpp), as the Python
-package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py).
+package's front door does (pld/compose/tilted.py, pld/question/tilted_question.py).
 
 - Status: HS_OK only with a bracket within the accuracy; a bracket no grid narrows to it is written, certified, with
   HS_ACCURACY_NOT_MET and the width in hs_last_error() (from ctypes here, from C in test_capi_refinement.py).
@@ -10,7 +10,7 @@ package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py)
   max(1e-3, 0.1 %) of the front door's.
 - Composition calls: a handle's hs_pld_epsilon_bracket and hs_pld_delta_bracket, where its round-off charge passes
   a hundredth of the delta read, are intersected with the tilted reads of its own factors: the README run on the grid
-  1e-4 agrees with the front door, two mechanisms composed agree with the package's refine.tilted_factors.
+  1e-4 agrees with the front door, two mechanisms composed agree with the package's question.tilted_factors.
 - Accuracy: a bracket asked finer than the default's 1e-3 lies inside the default's bracket.
 - Rare participation: the lower side reads the max-of-outputs test (pld/reads/max_of_outputs.hpp) before the tilted
   grids, at least the package's read of it and never above the front door's certified upper side; a bracket still
@@ -33,9 +33,9 @@ import pytest
 import hockeystick as hs
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.question.tilted_factors import tilted_factors_bracket
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_epsilon
 from hockeystick.pld.refine import AccuracyNotMetWarning
-from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
 from .capi_library import with_refinements
@@ -220,7 +220,7 @@ def plainly_charged_aligned_read(delta: float, near: float) -> float:
     mass above eps at weight 1, by the side's written-out formula: tests/pld/refine/
     test_rare_participation_weighted_charge.py's charge_plainly): a floor the C library's read, which charges the
     weighted sum as the package's does (reads/tilted.hpp), must clear."""
-    from hockeystick.pld.refine.tilted_question import MAX_POINTS
+    from hockeystick.pld.question.tilted_question import MAX_POINTS
 
     from ..pld.refine.aligned_reference import aligned_epsilon
     from ..pld.refine.test_rare_participation_weighted_charge import charge_plainly
@@ -551,7 +551,7 @@ def test_a_composed_handle_at_small_delta_reads_under_the_tilt_as_the_front_door
 
 def test_two_composed_mechanisms_read_under_one_tilt_overlap_the_packages_tilted_factors(lib):
     """Two Poisson-subsampled Gaussians of their own sigma and rate composed (hs_pld_compose): each direction's two
-    factors composed under one tilt (K the summed log-moment), as the package's refine.tilted_factors reads such a
+    factors composed under one tilt (K the summed log-moment), as the package's question.tilted_factors reads such a
     run; both certified, the brackets overlap and their upper sides agree within 1e-3."""
     a = lib.subsampled_gaussian(1.1, 0.004, 1e-4, 7000)
     b = lib.subsampled_gaussian(1.3, 0.005, 1e-4, 7000)

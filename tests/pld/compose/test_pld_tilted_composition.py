@@ -21,7 +21,8 @@ import pytest
 from hockeystick import _core, pld
 from hockeystick.pld.compose import fft, tilted
 from hockeystick.pld.grid.pmf import GridPMF
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.question import tilted_question
+from hockeystick.pld.refine import question
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from ..refine import tilted_core

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.refine import tilted_question
+from hockeystick.pld.question import tilted_question
 from hockeystick.training import DPSGD, DPFedAvg
 
 README = (1.1, 256 / 60_000, 14_100)

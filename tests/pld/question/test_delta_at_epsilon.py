@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from hockeystick import pld
-from hockeystick.pld.refine import question
-from hockeystick.pld.refine.tilted_question import (
+from hockeystick.pld.question.tilted_question import (
     MAX_POINTS,
     TiltedReader,
 )
+from hockeystick.pld.refine import question
 
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
 from ..refine.aligned_core import aligned_lower_delta

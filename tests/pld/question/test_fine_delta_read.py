@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.question import tilted_question
+from hockeystick.pld.refine import question
 
 from ..mechanisms.test_pld_extreme_parameters import exact_one_round
 
@@ -21,7 +22,7 @@ from ..mechanisms.test_pld_extreme_parameters import exact_one_round
 def held_after(monkeypatch, point, eps, lower, upper):  # type: ignore[no-untyped-def]
     """The fine read of the brackets from a new reader, and the window points that reader then holds
     (its compositions: none for a bracket not read)."""
-    from hockeystick.pld.refine.kept_readers import KeptReaders
+    from hockeystick.pld.question.kept_readers import KeptReaders
 
     readers = KeptReaders(
         1, tilted_question._delta_reader, tilted_question.TiltedReader.drop_compositions

@@ -1,7 +1,7 @@
 """The default's epsilon brackets kept for a later ``accuracy=`` question (``default_reads.kept_epsilon_brackets``):
 an accuracy asked after the default for the same point and delta takes the kept bracket instead of reading
 the default's chain again, and gets the doubles a cold question gets; a question that differs (another
-tail) reads the chain; the brackets kept are read-only; the table (``refine.kept_readers.KeptValues``) keeps at
+tail) reads the chain; the brackets kept are read-only; the table (``question.kept_readers.KeptValues``) keeps at
 most ``most`` values, the least recently used forgotten first, and stays within that bound under threads.
 
 The reference is the cold question itself (nothing kept), on the cross-device DP-FedAvg run at delta 1e-12,
@@ -17,7 +17,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.question import default_reads
-from hockeystick.pld.refine.kept_readers import KeptValues
+from hockeystick.pld.question.kept_readers import KeptValues
 
 FEDAVG = (1.0, 1e-3, 5000)
 DELTA = 1e-12

@@ -1,5 +1,5 @@
 """The process's C library for the tests of glibc's malloc settings (``refine.malloc_thresholds``,
-``refine.window_heap``): ``LIBC`` (None where the platform has no process-wide handle), whether it is
+``question.window_heap``): ``LIBC`` (None where the platform has no process-wide handle), whether it is
 glibc, and whether it has ``mallinfo2`` (glibc >= 2.33), glibc's own account of where blocks came from."""
 
 from __future__ import annotations

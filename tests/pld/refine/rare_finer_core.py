@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from hockeystick import _core
+from hockeystick.pld.question.tilted_question import core_point
+from hockeystick.pld.question.window_heap import heap_windows
 from hockeystick.pld.refine import question
 from hockeystick.pld.refine.grid_start import Point
-from hockeystick.pld.refine.tilted_question import core_point
-from hockeystick.pld.refine.window_heap import heap_windows
 
 # the first grid of the upper side's reads (the core's kFinerFirstGrid: the rare lower read's)
 FIRST_INTERVAL = float(_core.pld_refine.finer_first_grid)

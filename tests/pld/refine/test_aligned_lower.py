@@ -8,8 +8,8 @@ import math
 import mpmath
 import pytest
 
+from hockeystick.pld.question.tilted_question import MAX_POINTS
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine.tilted_question import MAX_POINTS
 
 from .aligned_core import RareRound, aligned_lower_epsilon
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hockeystick.pld.refine import tilted_question
+from hockeystick.pld.question import tilted_question
 
 # two rounds of sigma 1, q 0.05: past add_pure_epsilon (2 log(1 / 0.95) ~ 0.103) the add direction
 # is not read, so an upper read at eps 3 composes the remove direction's window alone

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.refine import tilted_question
-from hockeystick.pld.refine.kept_readers import KeptReaders
+from hockeystick.pld.question import tilted_question
+from hockeystick.pld.question.kept_readers import KeptReaders
 
 # a DP-FedAvg-like run (few rounds, so each window is small) and a sparse one where the split read
 # applies (T q <= tilted_question.SPLIT_SAMPLED_ROUNDS); whether each reads its deltas in one pass (the

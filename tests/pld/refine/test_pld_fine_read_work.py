@@ -16,7 +16,8 @@ from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPL
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.question import tilted_question
+from hockeystick.pld.refine import question
 
 from . import tilted_core
 from .read_tail import delta_tilt, read_tail

@@ -16,7 +16,8 @@ import pytest
 from hockeystick.pld import subsampled_gaussian
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.question import tilted_question
+from hockeystick.pld.refine import question
 from hockeystick.pld.refine.grid_start import StartGrid, within_window
 from hockeystick.pld.refine.near_one import NearOne
 from hockeystick.pld.refine.points import Refinement, coarsest_fit, round_off_charge

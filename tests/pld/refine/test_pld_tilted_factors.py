@@ -1,5 +1,5 @@
 """A composition of different Poisson-subsampled Gaussians read under the tilt at small delta
-(``pld.refine.tilted_factors``): against dp_accounting's PLD, the plain composition and RDP."""
+(``pld.question.tilted_factors``): against dp_accounting's PLD, the plain composition and RDP."""
 
 from __future__ import annotations
 

@@ -14,10 +14,10 @@ import warnings
 import numpy as np
 import pytest
 
+from hockeystick.pld.question.tilted_factors import tilted_factors_bracket
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
 from hockeystick.pld.refine.points import coarsest_fit, tail_span, window_refused
-from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 P = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 

@@ -1,5 +1,5 @@
 """The block reads (the core's pld/refine/block_reads.hpp and pld/grid/dilation.hpp, through
-pld/refine/block_reads.py): the split of a fine PMF onto a coarser grid against 50-digit mpmath (P-mass and Q-mass
+pld/question/block_reads.py): the split of a fine PMF onto a coarser grid against 50-digit mpmath (P-mass and Q-mass
 kept, the curve at least the fine one's everywhere and equal to it at the coarse points), and the blocks' bracket of
 many rounds of a small sampling rate against independent certified bounds (the max-of-outputs test below, RDP above)
 and the one-round tilted reads where those are tight."""
@@ -15,10 +15,10 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld.grid.pmf import GridPMF
+from hockeystick.pld.question.block_reads import block_bracket
+from hockeystick.pld.question.tilted_factors import tilted_factors_bracket
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.block_reads import block_bracket
-from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 mpmath.mp.dps = 50
 

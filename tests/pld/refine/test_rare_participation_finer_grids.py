@@ -17,8 +17,9 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld.compose import tilted
+from hockeystick.pld.question import tilted_question
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
-from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.refine import question
 
 from .aligned_core import aligned_lower_epsilon
 from .rare_finer_core import FIRST_INTERVAL, finer_bracket, finer_brackets

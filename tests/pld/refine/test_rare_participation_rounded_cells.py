@@ -97,7 +97,7 @@ def test_the_read_lies_below_another_discretizations_upper_side_and_above_the_ce
     ALIGNED_UP_TO under the tilt; its lower side below the pessimistic PMF's tilted upper side on
     the same grid (connect-the-dots, certified) and above the read with every rounded atom a cell
     lower (the same cells, all rounded down)."""
-    from hockeystick.pld.refine.tilted_question import MAX_POINTS
+    from hockeystick.pld.question.tilted_question import MAX_POINTS
 
     from .aligned_reference import aligned_epsilon
     from .tilted_windows import upper_read

@@ -129,7 +129,7 @@ def test_the_rare_runs_lower_side_holds_below_its_references_and_rises(
     weighted sum, stays below the RDP conversion's certified upper bound and above the max-of-outputs
     test's certified lower bound, and rises by at least half the default tolerance over the same
     read charged plainly (every mass above eps at weight 1: ~0.7 % of delta here)."""
-    from hockeystick.pld.refine.tilted_question import MAX_POINTS
+    from hockeystick.pld.question.tilted_question import MAX_POINTS
 
     from .aligned_core import aligned_lower_epsilon
     from .aligned_reference import aligned_epsilon

@@ -1,5 +1,5 @@
 """A composed PLD whose factors describe no run, read under a tilt on its own grid
-(``pld.refine.tilted_own_grid``, the core's ``own_grid_bracket``): against the closed form of
+(``pld.question.tilted_own_grid``, the core's ``own_grid_bracket``): against the closed form of
 Gaussian compositions (mpmath), a random allocation's plain read on a finer grid, and its own plain
 bracket; the binding's refusals, and the core's tilts against the package's searches."""
 
@@ -15,8 +15,8 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
-from hockeystick.pld.refine import tilted_own_grid
-from hockeystick.pld.refine.tilted_factors import summed_log_mgf
+from hockeystick.pld.question import tilted_own_grid
+from hockeystick.pld.question.tilted_factors import summed_log_mgf
 
 MP_DPS = 40
 

@@ -1,5 +1,5 @@
 """The delta of a composed PLD whose factors describe no run, read under the tilts of a ladder on its
-own grid (``pld.refine.tilted_own_grid_delta``, the core's ``OwnGridDeltas``): against the closed form of Gaussian compositions
+own grid (``pld.question.tilted_own_grid_delta``, the core's ``OwnGridDeltas``): against the closed form of Gaussian compositions
 (mpmath), against the same PLD's epsilon read (a round trip), its plain bracket where the plain
 charges are small, one composition per tilt shared by every eps of it and held between calls, and the
 binding's refusals."""
@@ -13,8 +13,8 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
-from hockeystick.pld.refine import tilted_own_grid_delta
-from hockeystick.pld.refine.tilted_own_grid import direction_optimistic, direction_pessimistic
+from hockeystick.pld.question import tilted_own_grid_delta
+from hockeystick.pld.question.tilted_own_grid import direction_optimistic, direction_pessimistic
 
 from .test_tilted_own_grid import MP_DPS, RUNS, _exact_delta, _exact_epsilon
 

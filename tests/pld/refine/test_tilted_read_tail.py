@@ -14,8 +14,8 @@ from hockeystick.pld.compose import tilted
 from hockeystick.pld.compose.fft import fft_length
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
+from hockeystick.pld.question.tilted_question import MAX_POINTS
 from hockeystick.pld.refine import question
-from hockeystick.pld.refine.tilted_question import MAX_POINTS
 
 from .read_tail import (
     READ_TAIL,

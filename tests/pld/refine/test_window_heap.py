@@ -1,4 +1,4 @@
-"""The large reads' heap scope (``refine.window_heap``): inside it glibc serves a window-sized block
+"""The large reads' heap scope (``question.window_heap``): inside it glibc serves a window-sized block
 from the heap, whose free memory it keeps; the outermost scope's end sets malloc_thresholds' ceilings
 back (a block above them is mapped again) and, where the heap grew inside it past the ceilings' trim
 threshold, gives the heap's free memory back to the system (a scope that grew it less leaves the
@@ -12,7 +12,8 @@ import ctypes
 
 import pytest
 
-from hockeystick.pld.refine import malloc_thresholds, window_heap
+from hockeystick.pld.question import window_heap
+from hockeystick.pld.refine import malloc_thresholds
 from tests.pld.refine.glibc import GLIBC, LIBC, fresh_checks
 
 pytestmark = pytest.mark.skipif(

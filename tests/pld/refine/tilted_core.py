@@ -17,10 +17,10 @@ import numpy as np
 from hockeystick import _core
 from hockeystick.pld.compose.fft import DEFAULT_MAX_POINTS
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
+from hockeystick.pld.question.tilted_question import TiltedReader, core_point
+from hockeystick.pld.question.window_heap import heap_windows
 from hockeystick.pld.refine import question
 from hockeystick.pld.refine.grid_start import Point, StartGrid, grid_policy
-from hockeystick.pld.refine.tilted_question import TiltedReader, core_point
-from hockeystick.pld.refine.window_heap import heap_windows
 
 
 def fine_upper(

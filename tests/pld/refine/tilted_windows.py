@@ -13,14 +13,14 @@ from hockeystick.pld.compose import tilted
 from hockeystick.pld.grid.distribution import Factor
 from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.grid.tail import DEFAULT_TAIL
-from hockeystick.pld.refine import question
-from hockeystick.pld.refine.directional_delta import Direction
-from hockeystick.pld.refine.tilted_question import (
+from hockeystick.pld.question.tilted_question import (
     MAX_POINTS,
     WINDOW_TAIL,
     one_direction,
     remove_tail,
 )
+from hockeystick.pld.refine import question
+from hockeystick.pld.refine.directional_delta import Direction
 
 from .read_tail import exponent_tilt
 
@@ -89,7 +89,7 @@ def upper_read(
     ``max_points`` (the finer reads' cap where None): (upper side, the least window's points), (inf,
     0) where a window passes the cap."""
     from hockeystick import _core
-    from hockeystick.pld.refine.tilted_question import core_point
+    from hockeystick.pld.question.tilted_question import core_point
 
     cap = _core.pld_refine.finer_upper_max_points if max_points is None else max_points
     reader = _core.pld_refine.TiltedPointReader(**core_point(point, 0), max_points=cap)

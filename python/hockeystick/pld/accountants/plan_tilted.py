@@ -36,8 +36,8 @@ from ...base.accountant import Quantity
 from ..compose import tilted
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
+from ..question.tilted_question import MAX_POINTS
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, within_tolerance
-from ..refine.tilted_question import MAX_POINTS
 
 Terms = list[tuple[GridPMF, int]]
 

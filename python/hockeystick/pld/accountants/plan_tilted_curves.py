@@ -37,8 +37,8 @@ import numpy as np
 from ..compose import tilted
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
-from ..refine.tilted_factors import summed_log_mgf
-from ..refine.tilted_question import MAX_POINTS
+from ..question.tilted_factors import summed_log_mgf
+from ..question.tilted_question import MAX_POINTS
 from .plan_tilted import direction_lower_terms
 
 Curve = Callable[[np.ndarray], np.ndarray]

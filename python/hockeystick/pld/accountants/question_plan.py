@@ -167,7 +167,7 @@ class QuestionEpsilon:
         ``epsilon``'s) on ``SubsampledGaussianPLD``'s default (its delta read finer than the peers'
         default grid), or of ``profile()`` (the plan on the default grid), which under
         ``add_or_remove`` for a plan of several Poisson-subsampled Gaussians is intersected with the
-        tilted composition's reads (``refine.tilted_factors_delta``): on the peers' own grid a
+        tilted composition's reads (``question.tilted_factors_delta``): on the peers' own grid a
         certified upper delta is their uncharged estimate plus the round-off charges."""
         if run is not None:
             return self._read(_one_run(plan, run), "delta", epsilon, 0.0, 1.0)
@@ -196,7 +196,7 @@ class QuestionEpsilon:
         default tolerance is lowered to the plan's RDP side where smaller
         (``plan_rdp.rdp_lowered_upper``, add-or-remove).  Under ``add_or_remove`` a plan of several
         Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's
-        (``refine.tilted_factors``: on coarser grids where wide, on half the peers' default grid
+        (``question.tilted_factors``: on coarser grids where wide, on half the peers' default grid
         where not exact), unless ``profile()``'s bracket holds that read of the same run already
         (``plan.read_run``: the default grid's composed PLD reads the run it describes)."""
         if run is not None:

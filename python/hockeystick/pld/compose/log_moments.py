@@ -2,7 +2,7 @@
 
 The tilted reads tilt a factor by its moment at the lam of their question (``tilted.tilted_factor``)
 and sum the factors' moments over a ladder of lam (``tilted.summed_moments``,
-``refine.tilted_factors.summed_log_mgf``); on a PMF of millions of cells (sigma 0.02 on a grid of 5e-5: 3.3e7) each lam costs a
+``question.tilted_factors.summed_log_mgf``); on a PMF of millions of cells (sigma 0.02 on a grid of 5e-5: 3.3e7) each lam costs a
 pass over them.  ``log_mgf_at`` keeps the values found per PMF, so the buckets of one question, and
 the questions that read the same discretized round, evaluate each lam once.
 

@@ -2,7 +2,10 @@
 
 ``default_reads`` is the default's chain of reads for rounds of one Poisson-subsampled Gaussian (the
 grid, the tail, the tilt and the split chosen from the delta or epsilon asked), which
-``SubsampledGaussianPLD`` is a front end over. A composed ``PrivacyLossDistribution`` whose factors
+``SubsampledGaussianPLD`` is a front end over; its tilted reads, and those of compositions of several
+kinds of round or of any other mechanism, are front ends of the core's (``tilted_question``,
+``tilted_factors``, ``tilted_factors_delta``, ``block_reads``, ``tilted_own_grid``,
+``tilted_own_grid_delta``). A composed ``PrivacyLossDistribution`` whose factors
 describe the run they discretize (``Factor.source``: rounds of Poisson-subsampled Gaussians, or of
 Gaussians) answers ``delta`` and ``epsilon`` through ``reader.RunReader``: its own composition's
 bracket intersected with the run's, read where the question puts it.  So the PLD objects and

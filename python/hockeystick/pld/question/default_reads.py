@@ -78,9 +78,10 @@ from ...base.accountant import Quantity
 from ..compose.fft import DEFAULT_MAX_POINTS
 from ..grid.distribution import Bound
 from ..mechanisms.constructors import DEFAULT_INTERVAL
-from ..refine import constants, question, tilted_question
-from ..refine.kept_readers import KeptValues
+from ..refine import constants, question
 from ..refine.near_one import NearOne
+from . import tilted_question
+from .kept_readers import KeptValues
 
 # an evaluation point: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -219,7 +220,7 @@ def epsilon_brackets(
         ``refused``, where given and the chain stops at a window or leaves the bracket wider than
         the default tolerance.
     """
-    from ..refine.window_heap import heap_windows
+    from .window_heap import heap_windows
 
     todo = {
         i for i, b in enumerate(fixed) if b is None or not np.all(question.within_tolerance(*b))
@@ -652,7 +653,7 @@ def accuracy_delta_sides(
     ValueError
         As the core's read refuses a point or a bracket (a NaN side).
     """
-    from ..refine.window_heap import heap_windows  # as epsilon_brackets: loaded by a refined read
+    from .window_heap import heap_windows  # as epsilon_brackets: loaded by a refined read
 
     accuracy = float(front.accuracy) if front.accuracy is not None else question.DEFAULT_ACCURACY
     tail = given_tail(front)

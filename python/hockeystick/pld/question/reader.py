@@ -8,14 +8,14 @@ certified:
   given to the reader when it is installed: its grid, tail, tilted and split reads chosen from the
   delta or epsilon asked, ``default_reads``), so the PLD object, the ``PLDAccountant``, the ledger
   and ``DPSGD`` give one bracket for one run;
-* rounds of several: the tilted composition of the factors (``refine.tilted_factors`` for epsilon,
-  ``refine.tilted_factors_delta`` for delta), as the dp_accounting adapter reads a plan of them;
+* rounds of several: the tilted composition of the factors (``question.tilted_factors`` for epsilon,
+  ``question.tilted_factors_delta`` for delta), as the dp_accounting adapter reads a plan of them;
 * rounds of Gaussians: the closed form, delta = theta(r, eps) at r = sqrt(sum_i c_i / s_i^2) (paper
   000 eq. 6; Dong, Roth & Su 2022, Cor. 3.3), r rounded outward and theta and its inverse rounded
   outward (``numerics.certified_theta``);
 * any other composition of two or more rounds: its own factors composed under a tilt on its own
-  grid, where its plain composition's charges matter (an epsilon: ``refine.tilted_own_grid``; a
-  delta: ``refine.tilted_own_grid_delta``, under the tilts of a ladder fixed in advance).
+  grid, where its plain composition's charges matter (an epsilon: ``question.tilted_own_grid``; a
+  delta: ``question.tilted_own_grid_delta``, under the tilts of a ladder fixed in advance).
 
 The intersection of certified brackets is certified, and never wider than either: a finer grid or a
 smaller tail given to the PLD can only narrow the answer.  Only the arguments a run's reads take are
@@ -71,8 +71,8 @@ class RunReader:
 
     def reads(self, pld: PrivacyLossDistribution) -> bool:
         """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians,
-        or compose two or more rounds of any other kind (``refine.tilted_own_grid``,
-        ``refine.tilted_own_grid_delta``).
+        or compose two or more rounds of any other kind (``question.tilted_own_grid``,
+        ``question.tilted_own_grid_delta``).
 
         Parameters
         ----------
@@ -86,7 +86,7 @@ class RunReader:
         """
         if subsampled_segments(pld) is not None or gaussian_rounds(pld) is not None:
             return True
-        from ..refine.tilted_own_grid import composed_rounds  # an undescribed composition only
+        from .tilted_own_grid import composed_rounds  # an undescribed composition only
 
         return composed_rounds(pld)
 
@@ -196,11 +196,11 @@ def _read_one(
     elif gaussians is not None:
         lows[live], ups[live] = _gaussian(gaussians, method, x[live])
     elif method == "epsilon":  # no run described: its own factors under a tilt (``reads``)
-        from ..refine.tilted_own_grid import own_grid_brackets
+        from .tilted_own_grid import own_grid_brackets
 
         lows[live], ups[live] = own_grid_brackets(pld, x[live], lower[live], upper[live], bound)
     else:
-        from ..refine.tilted_own_grid_delta import own_grid_deltas
+        from .tilted_own_grid_delta import own_grid_deltas
 
         lows[live], ups[live] = own_grid_deltas(pld, x[live], lower[live], upper[live], bound)
     return lows, ups
@@ -276,7 +276,7 @@ def segments_bracket(
         ((noise, q, _), rounds) = segments[0]
         return _front_door(front_door, noise, q, rounds, method, x, bound)
     # the tilted reads of several kinds of round load on a run of several: one kind reads the front door
-    from ..refine import tilted_factors, tilted_factors_delta
+    from . import tilted_factors, tilted_factors_delta
 
     if method == "epsilon":
         return tilted_factors.tilted_factors_brackets(segments, x, lower, upper)

@@ -1,5 +1,5 @@
 // The Chernoff bound on the composed mass above a tilted window cut short (pld/reads/tilted.hpp's compose_tilted with
-// a window tail; the package's compose/tilted.py and refine/block_reads.py read it through _core.pld_reads).
+// a window tail; the package's compose/tilted.py and question/block_reads.py read it through _core.pld_reads).
 //
 // Many rounds of a heavy-tailed loss under a steep tilt span far in loss, so the pessimistic window is composed with
 // a window tail of its own and the untilted mass above it charged, at a read's eps or the window's top, by the

@@ -1,7 +1,7 @@
 // Many rounds of one Poisson-subsampled Gaussian of a sampling rate far below the grid read in blocks: each block of
 // rounds composed on a grid fine enough for one round's loss, moved onto a coarser grid, and the blocks composed there
 // under a tilt (block_bracket).  The package's default reads a run of one kind of round still wider than the tolerance
-// after the tilted factors' ladder this way (python pld/refine/tilted_factors.py), and so does the C library's
+// after the tilted factors' ladder this way (python pld/question/tilted_factors.py), and so does the C library's
 // composition call on a handle of such a run (cpp/capi/pld.cpp).
 //
 // Where q is far below the grid h, one round's loss (spread about q sqrt(e^{1/s^2} - 1), s = sigma / sensitivity)

@@ -2,7 +2,7 @@
 // Poisson-subsampled Gaussian): each delta bracket at an epsilon, not yet exact, intersected with the reads of the grid
 // kRareDeltaFineGrid (half the peers' default 1e-4), so that the default's delta is read finer than the peers' grid,
 // as its epsilon is (tilted_question.hpp's fine_upper).  The package's default delta reads it (python
-// pld/refine/tilted_question.py's fine_delta_brackets, the front end that keeps the readers), and so does the C
+// pld/question/tilted_question.py's fine_delta_brackets, the front end that keeps the readers), and so does the C
 // library's delta call (cpp/capi/refine.cpp), so both doors read one bracket.
 //
 // 1. The lower side is raised to the max-of-outputs test's where higher (pld/reads/max_of_outputs.hpp: certified, no

@@ -1,6 +1,6 @@
 // The epsilon bracket of a composed PLD whose factors describe no run the question reader reads (random allocation's
 // epochs, Laplace, discrete mechanisms, mixtures, a ledger of mixed mechanisms), read under an exponential tilt on its
-// own grid, from its own factors (the package's front end: python/hockeystick/pld/refine/tilted_own_grid.py, bound by
+// own grid, from its own factors (the package's front end: python/hockeystick/pld/question/tilted_own_grid.py, bound by
 // cpp/bindings/register_pld_own_grid.cpp).
 //
 // The plain FFT composition of T rounds carries a round-off charge proportional to the whole mass and a tail cut of

@@ -1,7 +1,7 @@
 // The delta bracket of a composed PLD whose factors describe no run the question reader reads (random allocation's
 // epochs, Laplace, discrete mechanisms, mixtures, a ledger of mixed mechanisms), read under exponential tilts of a
 // ladder fixed in advance, on its own grid, from its own factors (its epsilon: own_grid.hpp; the package's front end:
-// python/hockeystick/pld/refine/tilted_own_grid_delta.py, bound by cpp/bindings/register_pld_own_grid.cpp).
+// python/hockeystick/pld/question/tilted_own_grid_delta.py, bound by cpp/bindings/register_pld_own_grid.cpp).
 //
 // The plain FFT composition's round-off charge (about T u of the whole mass) and the tail cut of its window sit far
 // above a delta of 1e-10: the README's DP-SGD run on balls-in-bins batches (sigma 1.1, 235 steps an epoch, 60 epochs)

@@ -5,7 +5,7 @@
 // Where the rounds sample the record at most kTiltSplitSampledRounds times on average (sum_i q_i c_i), the tilted
 // reads' Chernoff bound is far above a small delta and their charge, relative to it, a large part of it; the split's
 // terms j != 0 carry a factor q each, so its charge is not.  The package's default reads its brackets so (python
-// pld/refine/tilted_question.py's fine_brackets, tilted_factors.py, tilted_factors_delta.py, through the readers'
+// pld/question/tilted_question.py's fine_brackets, tilted_factors.py, tilted_factors_delta.py, through the readers'
 // bindings), and so do the C library's calls (cpp/capi/refine.cpp's delta call through fine_delta.hpp, and
 // cpp/capi/pld.cpp's run reads of a composed handle), so every door reads one bracket.
 //

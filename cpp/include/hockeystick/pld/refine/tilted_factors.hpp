@@ -1,6 +1,6 @@
 // The brackets of a run of several kinds of Poisson-subsampled Gaussian rounds (each its own sigma, sensitivity,
 // sampling rate and count) at a delta near or below the composition's round-off, read under an exponential tilt: the
-// reads of the package's default for such a run (its front ends are python/hockeystick/pld/refine/tilted_factors.py
+// reads of the package's default for such a run (its front ends are python/hockeystick/pld/question/tilted_factors.py
 // and tilted_factors_delta.py, which take the blocks of rounds of one segment, block_reads.hpp, and the split read of
 // few sampled rounds, split_read.hpp, beside them) and of the C library's composition calls on a handle that
 // describes one (cpp/capi/pld.cpp).

@@ -1,6 +1,6 @@
 // The bracket of the Poisson-subsampled Gaussian at a delta near or below the composition's round-off, read under an
 // exponential tilt: the reads the C library makes, and the package's through its binding (its front end is
-// python/hockeystick/pld/refine/tilted_question.py: the grids' descent, the fine upper read, the finer and the rare
+// python/hockeystick/pld/question/tilted_question.py: the grids' descent, the fine upper read, the finer and the rare
 // participation reads; the composition under a tilt is pld/reads/tilted.hpp).
 //
 // After T rounds the FFT composition's round-off charge is about T u of the total mass (pld/compose/compose.hpp), so
@@ -33,7 +33,7 @@
 // certified, from the largest released value of the T rounds against a threshold, a closed form over Gaussian tails
 // with no grid and no composition): where T q >= 1 and delta is small, the tilted optimistic windows reach no lower
 // side the accuracy asks (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: the test certifies 1.07, within 1 % of the
-// upper side), as the package's front door reads it (python pld/refine/tilted_question.py's fine_brackets).  Under
+// upper side), as the package's front door reads it (python pld/question/tilted_question.py's fine_brackets).  Under
 // rare participation (q <= kTiltRareRate) a bracket still wider than asked has its upper side read on a finer grid
 // (rare_upper) and then its lower side by the aligned cells on that grid (rare_lower; pld/refine/aligned_lower.hpp:
 // each round's loss replaced by conditional means on cells aligned to a shifted grid, composed under the exponent's
@@ -82,13 +82,13 @@ constexpr double kTiltGridStep = 4.0;
 constexpr int kTiltGrids = 4;
 // The grids read where the accuracy's first grid is too fine for the tilted windows (TiltedReader's fine_bracket;
 // the package's default reads them last, through the binding, where its bracket is still wide: python
-// pld/refine/tilted_question.py's coarser_brackets), finest first: a quarter of the peers' default grid (the
+// pld/question/tilted_question.py's coarser_brackets), finest first: a quarter of the peers' default grid (the
 // package's finer upper read under rare participation, tilted_question.rare_upper), half of it
 // (question.FINE_INTERVAL), then theirs (dp_accounting's 1e-4).  Many rounds of a rare record span far in loss under
 // the exponent's tilt (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: 8.7e6 points on the accuracy 1e-3's first grid
 // 7.1e-6, 1.4e6 on 2.5e-5, where the upper side reads 1.077758 against 1.078504 on 5e-5).
 constexpr double kTiltFineGrids[] = {2.5e-5, 5e-5, 1e-4};
-// The grids of the package's fine upper read (TiltedReader's fine_upper; python pld/refine/tilted_question.py's
+// The grids of the package's fine upper read (TiltedReader's fine_upper; python pld/question/tilted_question.py's
 // fine_upper), finest first: half the peers' default grid (question.FINE_INTERVAL), then theirs where its windows
 // pass the cap.
 constexpr double kTiltFineUpperGrids[] = {5e-5, 1e-4};
@@ -109,7 +109,7 @@ constexpr double kTiltRefusedRatio = 1.25;
 // add_screen; python pld/refine/dominated_direction.py's COARSENING).
 constexpr double kTiltScreenCoarsening = 4.0;
 // The grids of the rare participation upper read (TiltedReader's rare_upper, which python
-// pld/refine/tilted_question.py's rare_upper reads through the binding), finest first: an eighth and a quarter of the
+// pld/question/tilted_question.py's rare_upper reads through the binding), finest first: an eighth and a quarter of the
 // peers' default grid, for q at most kTiltRareRate (python question.RARE_FINE_RATE reads it).  Over many rounds of a
 // rate far below the grid the upper side's discretization excess falls about twofold a halving (sigma 0.6, q 1e-5,
 // 10^6 rounds at delta 1e-10: 1.077758 on 2.5e-5, 1.077423 on 1.25e-5).
@@ -137,7 +137,7 @@ constexpr double kTiltSplitSampledRounds = 0.1;
 // The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
 constexpr double kTiltedTailShare = 1e-10;
 // The delta reads size their tails for a level 10^(kTiltDeltaDecades j) (tilted_delta_level), as the package's fine
-// delta read does (python pld/refine/tilted_question.py's FINE_DELTA_DECADES).
+// delta read does (python pld/question/tilted_question.py's FINE_DELTA_DECADES).
 constexpr double kTiltDeltaDecades = 2.0;
 // The delta reads' buckets of eps each span this ratio (tilted_delta_centre): sqrt(2).
 constexpr double kTiltDeltaRatio = 1.4142135623730951;
@@ -260,7 +260,7 @@ inline double tilted_remove_tail(double sigma, double q, double rounds, double d
 
 // The centre of eps's bucket: the largest kTiltDeltaRatio^k (k an integer) at most eps, 0 where eps <= 0.  The
 // delta reads compose under the Chernoff exponent's tilt at it, so that the eps of one bucket (from the centre up to
-// kTiltDeltaRatio times it) share a composition (python pld/refine/tilted_question.py's fine_delta_key reads it):
+// kTiltDeltaRatio times it) share a composition (python pld/question/tilted_question.py's fine_delta_key reads it):
 // a tilt at a centre a little below eps reads as tight as one at eps, and keeps the tilted window's bulk below eps.
 // Any tilt gives a certified read.
 inline double tilted_delta_centre(double eps) {
@@ -273,7 +273,7 @@ inline double tilted_delta_centre(double eps) {
 
 // The level whose tails a delta read at eps takes, given a certified upper delta `upper` > 0 there (the least delta
 // expected): the largest 10^(kTiltDeltaDecades j), j an integer, at most `upper`, or `upper` where that underflows
-// (python pld/refine/tilted_question.py's fine_delta_key, its level), so that both doors discretize a delta read's
+// (python pld/question/tilted_question.py's fine_delta_key, its level), so that both doors discretize a delta read's
 // rounds alike.  The mass the tails drop, up to kTiltedTailShare of the delta they are sized for, is charged to the
 // upper read; an upper side given is often a plain composition's round-off floor, far above the truth.  Any tails
 // give a certified read; smaller ones only cost cells.
@@ -287,7 +287,7 @@ inline double tilted_delta_level(double upper) {
 // An epsilon at and past which the add direction of T rounds of the Poisson-subsampled Gaussian (rate q) has delta
 // 0: its loss -log(1 - q + q e^{(2 x - 1) / (2 sigma^2)}) is at most -log(1 - q) a round whatever sigma, so its T
 // rounds' at most T log(1 / (1 - q)), rounded up by 9 u for the logarithm and the product (python
-// pld/refine/tilted_question.py's add_pure_epsilon, one rate).  No read of that direction is needed there, and none
+// pld/question/tilted_question.py's add_pure_epsilon, one rate).  No read of that direction is needed there, and none
 // is made: under the exponent's tilt at such an eps its window is a narrow band near the discretized rounds' top,
 // which the ladder's rungs may place wholly above eps, where its read says only delta <= 1.
 inline double add_pure_epsilon(double q, double rounds) {
@@ -505,7 +505,7 @@ class TiltedReader {
     };
 
     // `upper` (a certified upper epsilon at delta) lowered to the package's fine read (python
-    // pld/refine/tilted_question.py's fine_upper, the default's upper side whatever the accuracy asked): upper_on
+    // pld/question/tilted_question.py's fine_upper, the default's upper side whatever the accuracy asked): upper_on
     // kTiltFineUpperGrids within the reader's window cap, a window past it read cut at kTiltWindowTail, the add
     // direction screened (`add_upper`: a certified upper side of its epsilon already known, inf where none), each
     // search from `least` (a certified lower side, 0 where none) first.
@@ -705,7 +705,7 @@ class TiltedReader {
     // A certified upper bound on the add direction's delta at eps, cheaper than its read on h: 0 at and past
     // add_pure_epsilon; below it, its pessimistic rounds on a grid kTiltScreenCoarsening times coarser (at most
     // max_interval) composed under the Chernoff exponent's tilt at `centre` (past the cap cut at kTiltWindowTail),
-    // with the tails `delta` allows, read at eps (python pld/refine/tilted_question.py's TiltedReader.add_screen).
+    // with the tails `delta` allows, read at eps (python pld/question/tilted_question.py's TiltedReader.add_screen).
     double add_screen(double eps, double h, double delta, double centre) {
         if (eps >= add_pure_epsilon(q_, static_cast<double>(rounds_))) return 0.0;
         const double coarse = screen_interval(h);
@@ -720,7 +720,7 @@ class TiltedReader {
     static double screen_interval(double h) { return std::min(h * kTiltScreenCoarsening, max_interval); }
 
     // Certified upper deltas at each of `eps` on grid h (the default's fine delta read and rare participation's finer
-    // delta grids, fine_delta.hpp and rare_delta_grids.hpp, which python pld/refine/tilted_question.py reads): per
+    // delta grids, fine_delta.hpp and rare_delta_grids.hpp, which python pld/question/tilted_question.py reads): per
     // direction, its pessimistic rounds composed once under the Chernoff exponent's tilt at `centre` (held:
     // held_deltas), discretized with the tails `level` (the least delta expected) allows, and read at every eps; the
     // maximum over the directions, the add direction read on h only where add_screens' bound is above the remove
@@ -822,7 +822,7 @@ class TiltedReader {
     // (lower, upper) intersected with read(h) (a bracket on grid h: grid_bracket's or grid_delta_bracket's) on the
     // first of kTiltFineGrids coarser than `start` (a first grid whose windows passed the caps) whose windows fit: the
     // peers' grid read without the plain composition's round-off, as the package's fine read (python
-    // pld/refine/tilted_question.py's fine_brackets).  As given where none fits or a tilt overflows a moment.
+    // pld/question/tilted_question.py's fine_brackets).  As given where none fits or a tilt overflows a moment.
     template <class Read>
     std::pair<double, double> fine_bracket(double lower, double upper, double start, Read&& read) {
         for (const double h : kTiltFineGrids) {

@@ -44,9 +44,9 @@ from ..mechanisms.constructors import (
     Directions,
     subsampled_gaussians,
 )
-from . import question
-from .directional_delta import Direction
-from .grid_start import Point, grid_policy
+from ..refine import question
+from ..refine.directional_delta import Direction
+from ..refine.grid_start import Point, grid_policy
 from .kept_readers import KeptReaders
 from .window_heap import heap_windows
 

@@ -33,7 +33,7 @@ from ..compose.fft import DEFAULT_MAX_POINTS
 from ..compose.log_moments import log_mgf_at
 from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS
-from . import question
+from ..refine import question
 from .each_bracket import each_bracket
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds

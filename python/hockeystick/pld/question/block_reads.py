@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from ... import _core
 from ..mechanisms.constructors import MAX_CELLS
-from . import question
+from ..refine import question
 
 # the blocks are read for sampling rates up to this (the core's kBlockMaxRate)
 MAX_RATE: float = _core.pld_refine.block_max_rate

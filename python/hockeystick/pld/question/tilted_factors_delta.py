@@ -28,7 +28,7 @@ import numpy as np
 
 from ..compose.fft import DEFAULT_MAX_POINTS
 from ..reads.max_of_outputs import max_of_outputs_delta
-from . import question
+from ..refine import question
 from .tilted_factors import Segment, factors_reader
 
 
