@@ -8,7 +8,8 @@
 // python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.  Where the
 // refinements' windows get their memory (pld/refine/window_heap.hpp: python pld/refine/malloc_thresholds.py and
-// window_heap.py are its front ends).
+// pld/question/window_heap.py are its front ends).  The default chain's RDP side (pld/refine/rdp_cap.hpp), which
+// python pld/refine/question.py's rdp_upper reads as the C library's epsilon call does.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/direct_bins.hpp>
 #include <hockeystick/pld/refine/direction_screen.hpp>
@@ -19,6 +20,7 @@
 #include <hockeystick/pld/refine/next_grid.hpp>
 #include <hockeystick/pld/refine/plan_grid.hpp>
 #include <hockeystick/pld/refine/points_front.hpp>
+#include <hockeystick/pld/refine/rdp_cap.hpp>
 #include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <hockeystick/pld/refine/refinement_tails.hpp>
 #include <hockeystick/pld/refine/step_sides.hpp>
@@ -137,6 +139,49 @@ void register_grid_policy(py::module_ m) {
         py::kw_only(), py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"),
         py::arg("tail"), py::arg("h"), py::arg("policy"),
         "Whether the default's fixed grid h is read first for the deltas asked (pld/refine/fixed_grid.hpp).");
+    m.attr("rdp_cap_margin") = pld::kRdpCapMargin;
+    m.def(
+        "rdp_cap_orders",
+        [] {
+            std::vector<double> orders(pld::kRdpCapOrders.begin(), pld::kRdpCapOrders.end());
+            const auto& fractional = pld::rdp_cap_fractional_orders();
+            orders.insert(orders.end(), fractional.begin(), fractional.end());
+            return orders;
+        },
+        "The orders the RDP side reads: dp_accounting's default orders' integers, then their fractional ones "
+        "(pld/refine/rdp_cap.hpp).");
+    m.def(
+        "subsampled_gaussian_rdp_curve",
+        [](double sigma, double sampling_rate, double order) {
+            if (!(sigma > 0.0 && std::isfinite(sigma)) || !(sampling_rate > 0.0 && sampling_rate <= 1.0))
+                throw py::value_error("sigma must be finite and > 0 and sampling_rate in (0, 1]");
+            if (order == std::floor(order))
+                return pld::subsampled_gaussian_rdp_upper(sigma, sampling_rate, static_cast<int>(order));
+            return pld::subsampled_gaussian_fractional_rdp_upper(sigma, sampling_rate, order);
+        },
+        py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("order"),
+        "One round's certified upper RDP curve of the Poisson-subsampled Gaussian at an order of rdp_cap_orders "
+        "(pld/refine/rdp_cap.hpp): inf where the series leaves the order out. Raises ValueError for an order outside "
+        "them.");
+    m.def(
+        "subsampled_gaussian_rdp_epsilon",
+        [](double sigma, double sampling_rate, double rounds, const input_array& delta) {
+            if (!(sigma > 0.0 && std::isfinite(sigma)) || !(sampling_rate > 0.0 && sampling_rate <= 1.0) ||
+                !(rounds >= 1.0 && std::isfinite(rounds)))
+                throw py::value_error(
+                    "the RDP side needs sigma finite and > 0, sampling_rate in (0, 1] and rounds finite and >= 1");
+            py::array_t<double> out(std::vector<py::ssize_t>(delta.shape(), delta.shape() + delta.ndim()));
+            double* eps = out.mutable_data();
+            for (py::ssize_t i = 0; i < delta.size(); ++i) {
+                const double d = delta.data()[i];
+                if (!(d > 0.0 && d < 1.0)) throw py::value_error("delta must lie strictly between 0 and 1");
+                eps[i] = pld::subsampled_gaussian_rdp_epsilon(sigma, sampling_rate, rounds, d);
+            }
+            return out;
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("delta"),
+        "The RDP conversion's certified upper epsilon of rounds rounds at each delta (pld/refine/rdp_cap.hpp, the "
+        "default chain's RDP side in both doors); inf where no order certifies delta.");
     m.def("round_tail_span", &pld::round_tail_span, py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(),
           py::arg("sensitivity"), py::arg("tail"),
           "One round's loss span in the remove direction up to where its discretization cuts `tail` of the mass "

@@ -380,7 +380,7 @@ std::pair<std::optional<std::pair<double, double>>, double> fixed_grid_read(doub
 
 // The package default's epsilon bracket of rounds of (sigma, q) at delta: its fixed grid (fixed_grid_read), then the
 // core's pld/refine/default_epsilon.hpp (python pld/question/default_reads.py's steps 2 to 7; the RDP conversion's cap
-// at its integer orders, pld/refine/rdp_cap.hpp) with the library's plan (the refinement to half the default tolerance at the question tail,
+// at dp_accounting's default orders, pld/refine/rdp_cap.hpp, the package's too) with the library's plan (the refinement to half the default tolerance at the question tail,
 // from the start grid and the direct-bins rule the package's refinement takes, each grid read by epsilon_step_read;
 // the descent from the default tolerance's start grid) and its FFT backend.
 pld::RefinedBracket default_epsilon(double sigma, double q, long long rounds, double delta) {

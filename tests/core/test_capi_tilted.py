@@ -38,6 +38,7 @@ from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta, max_of_ou
 from hockeystick.pld.refine import AccuracyNotMetWarning
 
 from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
+from ..rdp.test_rdp import mp_log_a_integral
 from .capi_library import with_refinements
 from .test_capi import (
     HS_ACCURACY_NOT_MET,
@@ -622,26 +623,45 @@ def test_a_round_the_refinement_cannot_discretize_is_refused_naming_the_calls_ar
     assert "value_discretization_interval" not in message
 
 
-def _integer_rdp_epsilon(sigma: float, q: float, rounds: int, delta: float) -> mp.mpf:
-    """The RDP conversion's epsilon at delta over the integer orders of dp_accounting's default orders, 50 digits:
-    T times the Poisson-subsampled Gaussian's curve at integer alpha (Mironov, Talwar & Zhang 2019, Sec. 3.3, its
-    binomial sum) through Balle et al. 2020, Thm 21."""
+@functools.cache
+def _log_a(sigma: float, q: float, alpha: float) -> mp.mpf:
+    """log A_alpha of one round at 50 digits, kept for both deltas of a run: the binomial sum at an integer order,
+    the mixture's moment by quadrature at a fractional one."""
+    if alpha != int(alpha):
+        return mp_log_a_integral(q, sigma, alpha)
     with mp.workdps(50):
-        s, p, d = mp.mpf(sigma), mp.mpf(q), mp.mpf(delta)
-        best = mp.inf
-        for alpha in [*range(2, 64), 128, 256, 512, 1024]:
-            a = mp.fsum(
-                mp.binomial(alpha, i)
-                * (1 - p) ** (alpha - i)
-                * p**i
-                * mp.exp((i * i - i) / (2 * s * s))
-                for i in range(alpha + 1)
+        s, p, n = mp.mpf(sigma), mp.mpf(q), int(alpha)
+        return mp.log(
+            mp.fsum(
+                mp.binomial(n, i) * (1 - p) ** (n - i) * p**i * mp.exp((i * i - i) / (2 * s * s))
+                for i in range(n + 1)
             )
-            r = rounds * mp.log(a) / (alpha - 1)
-            best = min(
-                best, r + mp.log(1 - mp.mpf(1) / alpha) - (mp.log(d) + mp.log(alpha)) / (alpha - 1)
-            )
-        return best
+        )
+
+
+def _rdp_epsilon(sigma: float, q: float, rounds: int, delta: float) -> mp.mpf:
+    """The RDP conversion's epsilon at delta over dp_accounting's default orders, 50 digits: T times the
+    Poisson-subsampled Gaussian's curve (Mironov, Talwar & Zhang 2019, Sec. 3.3: its binomial sum at an integer
+    order, the mixture's moment by quadrature at a fractional one, read within 0.6 of the best integer order, where
+    the least can lie) through Balle et al. 2020, Thm 21."""
+    with mp.workdps(50):
+        d = mp.mpf(delta)
+
+        def converted(alpha, log_a):
+            r = rounds * log_a / (alpha - 1)
+            return r + mp.log(1 - 1 / mp.mpf(alpha)) - (mp.log(d) + mp.log(alpha)) / (alpha - 1)
+
+        integer = {
+            alpha: converted(alpha, _log_a(sigma, q, float(alpha)))
+            for alpha in [*range(2, 64), 128, 256, 512, 1024]
+        }
+        best = min(integer, key=integer.__getitem__)
+        fractional = [
+            converted(mp.mpf(alpha), _log_a(sigma, q, alpha))
+            for alpha in (1 + x / 10.0 for x in range(1, 100) if x % 10)
+            if abs(alpha - best) <= 0.6
+        ]
+        return min([integer[best], *fractional])
 
 
 @pytest.mark.parametrize(
@@ -649,19 +669,17 @@ def _integer_rdp_epsilon(sigma: float, q: float, rounds: int, delta: float) -> m
 )
 @pytest.mark.parametrize("delta", [1e-300, 5e-320])
 def test_the_c_epsilon_past_the_tilted_windows_is_the_rdp_conversions(lib, sigma, q, rounds, delta):
-    """At a delta whose tilted windows pass their caps the C call's upper side is the RDP conversion's at the integer
-    orders of dp_accounting's default orders (pld/refine/rdp_cap.hpp; it was inf): at or above the 50-digit
-    conversion, within 1e-8 of it, with HS_ACCURACY_NOT_MET and the front door's lower side; the front door's upper
-    side (its RDP cap, fractional orders among them) equals it where the least order is an integer (the README run:
-    13; sigma 2, q 0.1: also an integer order) and is at most it elsewhere (sigma 0.8, q 0.01: 6.2)."""
+    """At a delta whose tilted windows pass their caps the C call's upper side is the RDP conversion's at
+    dp_accounting's default orders (pld/refine/rdp_cap.hpp; it was inf, then the integer orders' alone): at or above
+    the 50-digit conversion, within 1e-6 of it (the fractional orders' series sums its binomials' magnitudes), with
+    HS_ACCURACY_NOT_MET and the front door's bracket, whose upper side is the same cap (sigma 0.8, q 0.01: the least
+    order is 6.2, where the integer orders alone read 143.13 against 142.008)."""
     status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
-    exact = float(_integer_rdp_epsilon(sigma, q, rounds, delta))
+    exact = float(_rdp_epsilon(sigma, q, rounds, delta))
     assert status == HS_ACCURACY_NOT_MET
-    assert exact <= upper <= exact * (1.0 + 1e-8)
+    assert exact <= upper <= exact * (1.0 + 1e-6)
     front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
     with pytest.warns(AccuracyNotMetWarning):  # the front door's bracket is as wide
         front_lower, front_upper = (float(v) for v in front.epsilon(delta, bound="both"))
     assert abs(lower - front_lower) <= 1e-8 * front_lower
-    assert front_upper <= upper * (1.0 + 1e-12)
-    if sigma != 0.8:
-        assert upper <= front_upper * (1.0 + 1e-8)
+    assert abs(upper - front_upper) <= 1e-12 * front_upper

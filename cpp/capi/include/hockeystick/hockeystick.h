@@ -220,10 +220,10 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
  * the aligned cells' read (pld/refine/aligned_lower.hpp) where higher: 10^6 rounds of sigma 0.6 at q = 1e-5 give
  * [1.07706, 1.07776] at delta 1e-10 (with either FFT backend: both transform the bins many rounds amplify in long
  * double), and at delta 1e-5 [0.12937, 0.13024], where the refinement meets the accuracy alone.  The upper side is
- * then lowered to the RDP conversion's at the integer orders of dp_accounting's default orders
- * (pld/refine/rdp_cap.hpp), as the package lowers it to its own: below delta about 1e-200, where every tilted window
- * passes the cap, that is the finite upper side (the README run at delta 1e-300: [28.644, 61.767], with
- * HS_ACCURACY_NOT_MET; the package's fractional orders can give a lower one).  An accuracy finer than
+ * then lowered to the RDP conversion's at dp_accounting's default orders, integer and fractional
+ * (pld/refine/rdp_cap.hpp), the cap the package's default reads too: below delta about 1e-200, where every tilted
+ * window passes the cap, that is the finite upper side (the README run at delta 1e-300: [28.644, 61.767], with
+ * HS_ACCURACY_NOT_MET).  An accuracy finer than
  * 1e-3 (the calls' default) gives that bracket intersected with 1e-3's: never looser. sigma > 0 and finite, 0 <
  * sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,

@@ -91,7 +91,8 @@ RARE_FINE_RATE = float(_core.pld_refine.tilt_rare_rate)
 # anyone reads); the core's kExactRelative, which the C library's epsilon call reads too
 EXACT_RELATIVE = float(_core.pld_refine.exact_relative)
 # the RDP conversion's epsilon is rounded up by this (relative) for the round-off of its float sums
-RDP_MARGIN = 1e-9
+# (the core's kRdpCapMargin, pld/refine/rdp_cap.hpp)
+RDP_MARGIN = float(_core.pld_refine.rdp_cap_margin)
 
 
 def question_tail(rounds: float, delta: float, share: float = TAIL_SHARE) -> float:
@@ -200,18 +201,41 @@ def warn_unreadable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def rdp_upper(point: Point, delta: np.ndarray) -> np.ndarray:
-    """The RDP conversion's epsilon at ``delta`` of ``point``'s T rounds (Mironov, Talwar & Zhang
-    2019, the subsampled Gaussian's RDP at dp_accounting's orders; Balle et al. 2020, Thm. 21, the
-    conversion), rounded up by ``RDP_MARGIN`` relative for the round-off of its sums: an upper bound
-    beside the PLD's, taken where the PLD's upper side stays wider than the tolerance (at delta
-    below the PLD's round-off charges, ~T 1e-16)."""
-    from ...rdp import DEFAULT_ORDERS, SubsampledGaussianRDP  # lazy: only points left wide read it
+    """The RDP conversion's certified upper epsilon at ``delta`` of ``point``'s T rounds (Mironov,
+    Talwar & Zhang 2019, the subsampled Gaussian's RDP at dp_accounting's default orders, its
+    fractional series' rest bounded; Balle et al. 2020, Thm. 21, the conversion), rounded up by
+    ``RDP_MARGIN`` relative for the round-off of its sums: an upper bound beside the PLD's, taken
+    where the PLD's upper side stays wider than the tolerance (at delta below the PLD's round-off
+    charges, ~T 1e-16).  The core's (cpp/include/hockeystick/pld/refine/rdp_cap.hpp), which the C
+    library's epsilon call reads too.
 
+    Parameters
+    ----------
+    point : (float, float, float, float)
+        (sigma, sampling rate, rounds, sensitivity).
+    delta : numpy.ndarray
+        The deltas, each in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The certified upper epsilon at each delta; inf where no order certifies it.
+
+    Raises
+    ------
+    ValueError
+        If a delta lies outside (0, 1) or the point outside the RDP side's domain.
+    """
     sigma, q, rounds, sensitivity = point
-    accountant = SubsampledGaussianRDP(
-        sigma=sigma / sensitivity, sampling_rate=q, rounds=rounds, orders=DEFAULT_ORDERS
+    return np.asarray(
+        _core.pld_refine.subsampled_gaussian_rdp_epsilon(
+            sigma=sigma / sensitivity,
+            sampling_rate=q,
+            rounds=rounds,
+            delta=np.ascontiguousarray(delta, dtype=np.float64),
+        ),
+        dtype=np.float64,
     )
-    return np.asarray(accountant.epsilon(delta), dtype=np.float64) * (1.0 + RDP_MARGIN)
 
 
 def tail_of(points: list[Point], xs: list[np.ndarray]) -> float:
