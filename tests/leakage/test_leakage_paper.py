@@ -86,7 +86,9 @@ def test_thm_5_11_rates_are_the_solutions_of_eq_18():
     low, high = leakage.thm_5_11_sampling_rates(c6, c1, tau, g)
     r = c6 * (c1 - tau) / g
     for lo, hi, rr in zip(low, high, r):
-        roots = sorted(float(x) for x in mp.polyroots([1, -1, rr]))  # p^2 - p + r = 0
+        with mp.workdps(50):  # p^2 - p + r = 0 by the quadratic formula at 50 digits
+            half = mp.sqrt(1 - 4 * mp.mpf(rr)) / 2
+            roots = [float(mp.mpf(1) / 2 - half), float(mp.mpf(1) / 2 + half)]
         assert lo == pytest.approx(roots[0], rel=1e-14) and hi == pytest.approx(roots[1], rel=1e-14)
         grid = np.linspace(0, 1, 2001)
         inside = grid * (1 - grid) >= rr

@@ -71,7 +71,7 @@ def reads(point, delta, accuracy, grids):
     ]
 
 
-@pytest.mark.parametrize("run, meets", zip(RUNS, MEETS))
+@pytest.mark.parametrize("run, meets", list(zip(RUNS, MEETS)))
 def test_the_bracket_is_the_intersection_of_its_grids_reads(run, meets):
     point, delta, accuracy = run
     lower, upper, gave_up, grids = refined(point, delta, accuracy)
