@@ -148,6 +148,46 @@ def test_pld_stages_import_downwards():
     assert not wrong, "\n".join(wrong)
 
 
+# The core's reads of a question (the default chain's read of one point, the tilted reads of one kind of round, of
+# several and of any other composition, the blocks, rare participation's finer grids, the accuracy= reads, the tilt
+# searches): the question stage and the front ends above it call them, so the question logic has one home
+# (docs/architecture.md, "Where a read goes"); the stages below it compose, read and refine.
+QUESTION_READS = {
+    "TiltedPointReader",
+    "TiltedFactorsReader",
+    "OwnGridDeltas",
+    "own_grid_bracket",
+    "block_bracket",
+    "rare_finer_brackets",
+    "accuracy_epsilon",
+    "accuracy_delta",
+    "tilted_descent",
+    "exponent_tilt",
+    "chernoff_tilt",
+    "delta_tilt",
+}
+
+
+def test_the_questions_reads_are_called_from_the_question_stage_and_above():
+    """No module of a pld stage below the question (PLD_STAGES) calls the core's reads of a question
+    (``_core.pld_refine.<name>`` for a name of QUESTION_READS): the stages below compose, read and refine, and a read
+    of the question placed there would give the question logic a second home."""
+    wrong = []
+    for path in sorted((PACKAGE / "pld").rglob("*.py")):
+        rel = path.relative_to(PACKAGE / "pld")
+        if len(rel.parts) == 1 or PLD_STAGES[rel.parts[0]] >= PLD_STAGES["question"]:
+            continue
+        for node in nodes(path):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in QUESTION_READS
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "pld_refine"
+            ):
+                wrong.append(f"pld/{rel}:{node.lineno} calls _core.pld_refine.{node.attr}")
+    assert not wrong, "\n".join(wrong)
+
+
 def _pld_stage_imports(path: Path) -> list[tuple[int, list[str], str]]:
     """(line, the pld path imported, the name) of every import of ``path`` into ``hockeystick.pld``, at any depth of
     the module (imports inside functions and ``TYPE_CHECKING`` blocks included); ``from stage import name`` names a

@@ -29,7 +29,7 @@ Epsilon at delta, each bracket certified and each step intersected with the ones
    descent falls back to where its first grid's windows pass their cap (at a delta below the
    aligned cells' least, many rounds of a rare record, the only tilted lower side).
 Steps 2 to 7 are one read of the core per point and delta (pld/refine/default_epsilon.hpp, through
-``points.Refinement.default_epsilon``, without the interpreter lock; the steps 4 to 7 in
+``tilted_question.default_epsilon``, the kept ``TiltedPointReader``'s, without the interpreter lock; the steps 4 to 7 in
 last_epsilon_reads.hpp), given the fixed grid's bracket and, where no tail was given, the RDP
 conversion's upper side.  The C library's ``hs_subsampled_gaussian_epsilon`` makes the same reads,
 step 1 by the same rule (``question.fixed_grid_fits``, the core's pld/refine/fixed_grid.hpp), the
