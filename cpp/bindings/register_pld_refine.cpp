@@ -139,6 +139,26 @@ void register_grid_policy(py::module_ m) {
         py::kw_only(), py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"),
         py::arg("tail"), py::arg("h"), py::arg("policy"),
         "Whether the default's fixed grid h is read first for the deltas asked (pld/refine/fixed_grid.hpp).");
+    m.def("round_tail_span", &pld::round_tail_span, py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(),
+          py::arg("sensitivity"), py::arg("tail"),
+          "One round's loss span in the remove direction up to where its discretization cuts `tail` of the mass "
+          "(pld/refine/grid_policy.hpp's coarsest_fit); 0 where not finite.");
+}
+
+// The arguments' count, refusing an array of another length.
+std::int64_t arguments(const input_array& width, std::initializer_list<std::pair<const char*, py::ssize_t>> others) {
+    for (const auto& other : others)
+        if (other.second != width.size())
+            throw std::invalid_argument(std::string(other.first) + " must have width's length " +
+                                        std::to_string(width.size()) + ", got " + std::to_string(other.second));
+    return static_cast<std::int64_t>(width.size());
+}
+
+// A rule's grid: 0 (none) is None (a NaN, from an infinite width fitted, stays NaN, as the Python formula gives it).
+std::optional<double> asked(double h) { return h == 0.0 ? std::nullopt : std::optional<double>(h); }
+
+// The default chain's RDP side (pld/refine/rdp_cap.hpp): its orders, one round's curve and the conversion.
+void register_rdp_cap(py::module_ m) {
     m.attr("rdp_cap_margin") = pld::kRdpCapMargin;
     m.def(
         "rdp_cap_orders",
@@ -182,23 +202,7 @@ void register_grid_policy(py::module_ m) {
         py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("rounds"), py::arg("delta"),
         "The RDP conversion's certified upper epsilon of rounds rounds at each delta (pld/refine/rdp_cap.hpp, the "
         "default chain's RDP side in both doors); inf where no order certifies delta.");
-    m.def("round_tail_span", &pld::round_tail_span, py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(),
-          py::arg("sensitivity"), py::arg("tail"),
-          "One round's loss span in the remove direction up to where its discretization cuts `tail` of the mass "
-          "(pld/refine/grid_policy.hpp's coarsest_fit); 0 where not finite.");
 }
-
-// The arguments' count, refusing an array of another length.
-std::int64_t arguments(const input_array& width, std::initializer_list<std::pair<const char*, py::ssize_t>> others) {
-    for (const auto& other : others)
-        if (other.second != width.size())
-            throw std::invalid_argument(std::string(other.first) + " must have width's length " +
-                                        std::to_string(width.size()) + ", got " + std::to_string(other.second));
-    return static_cast<std::int64_t>(width.size());
-}
-
-// A rule's grid: 0 (none) is None (a NaN, from an infinite width fitted, stays NaN, as the Python formula gives it).
-std::optional<double> asked(double h) { return h == 0.0 ? std::nullopt : std::optional<double>(h); }
 
 void register_next_grid(py::module_ m) {
     const pld::NextGridTuning kDefaults;
@@ -634,6 +638,7 @@ void register_window_heap(py::module_ m) {
 
 void register_pld_refine(py::module_ m) {
     register_grid_policy(m);
+    register_rdp_cap(m);
     register_next_grid(m);
     register_points(m);
     register_direction_screen(m);
