@@ -268,45 +268,16 @@ Raises
 ------
 ValueError
     If an argument is outside its domain (the message names it).)doc");
-    constexpr const char* terms_doc = R"doc(
-Parameters
-----------
-terms : sequence of (GridPMF, int)
-    The composed factors, each a PMF on one grid and its count (>= 1).
-{x}
-
-Returns
--------
-float
-    The tilt lam of the ladder (tilt_lambdas): the best of every 64th rung, then of every 16th, 4th and every rung
-    around the last best (the ladder's best where the score is unimodal, as the Chernoff scores are).
-
-Raises
-------
-ValueError
-    If terms is empty, a count is below 1, the PMFs' grids differ, or {rule}.)doc";
-    const auto doc = [&](const std::string& head, const std::string& x, const std::string& rule) {
-        std::string d = head + terms_doc;
-        d.replace(d.find("{x}"), 3, x);
-        d.replace(d.find("{rule}"), 6, rule);
-        return d;
-    };
-    static const std::string exponent_doc =
-        doc("The lam maximizing lam eps - K(lam), K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} the terms' summed "
-            "log-moment rounded up: the Chernoff exponent's tilt at eps (pld/refine/tilted_question.hpp's "
-            "exponent_tilt).",
-            "eps : float\n    The epsilon at which the exponent is read.", "eps is NaN");
-    static const std::string delta_doc =
-        doc("The lam minimizing the Chernoff epsilon (K(lam) + log(1 / delta)) / lam (delta_tilt): the tilt of a "
-            "read tail at delta.",
-            "delta : float\n    The delta, in (0, 1).", "delta is not in (0, 1)");
-    static const std::string chernoff_doc =
-        doc("The lam minimizing (K(lam) + log(E / delta)) / lam, E = tilt_round_off_per_round times the summed counts "
-            "(chernoff_tilt): where the FFT composition's round-off charge, E times the Chernoff bound, meets delta.",
-            "delta : float\n    The delta, in (0, 1).", "delta is not in (0, 1)");
-    m.def("exponent_tilt", &og::exponent_tilt, py::arg("terms"), py::kw_only(), py::arg("eps"), exponent_doc.c_str());
+    m.def("exponent_tilt", &og::exponent_tilt, py::arg("terms"), py::kw_only(), py::arg("eps"),
+          "The ladder's tilt lam (tilt_lambdas) maximizing lam eps - K(lam), K = sum_i c_i log sum_k p_ik e^{lam l_k} "
+          "the (GridPMF, count) terms' summed log-moment rounded up: the Chernoff exponent's tilt at eps "
+          "(pld/refine/tilted_question.hpp's exponent_tilt, by best_tilt's search). Raises ValueError for no terms, a "
+          "count below 1, PMFs on different grids or a NaN eps.");
     m.def("delta_tilt", &og::tilt_at_delta<pld::delta_tilt>, py::arg("terms"), py::kw_only(), py::arg("delta"),
-          delta_doc.c_str());
+          "The ladder's tilt lam minimizing the Chernoff epsilon (K(lam) + log(1 / delta)) / lam (delta_tilt): a "
+          "read tail's tilt at delta. Raises ValueError as exponent_tilt does, or for a delta outside (0, 1).");
     m.def("chernoff_tilt", &og::tilt_at_delta<pld::chernoff_tilt>, py::arg("terms"), py::kw_only(), py::arg("delta"),
-          chernoff_doc.c_str());
+          "The ladder's tilt lam minimizing (K(lam) + log(E / delta)) / lam, E = tilt_round_off_per_round times the "
+          "summed counts (chernoff_tilt): where the FFT composition's round-off charge meets delta. Raises ValueError "
+          "as delta_tilt does.");
 }
