@@ -14,25 +14,28 @@
 // each term's logarithm a sum of rounded quantities (log C(alpha, i) as the running sum of log(alpha - k + 1) - log k,
 // k <= i; i log q, (alpha - i) log(1 - q); log(e^x - 1) = x + log(-expm1(-x))), its absolute error at most 8 u S
 // (u = 2^-53, S = 3 log alpha_max! + alpha_max (|log q| + |log(1 - q)|) + alpha_max^2 / (2 sigma^2) + 1 bounds the
-// magnitudes summed, the running sum's among them), the log-sum-exp from its largest term adding (alpha + 4) u relative: the curve is
-// widened by 16 u S + 8 alpha_max u relative and stepped one ulp up (python rdp/integer_orders.py's
-// subsampled_gaussian_rdp_upper, the ledger's, the same bound).
+// magnitudes summed, the running sum's among them), the log-sum-exp from its largest term adding (alpha + 4) u
+// relative: the curve is widened by 16 u S + 8 alpha_max u relative and stepped one ulp up (python
+// rdp/integer_orders.py's subsampled_gaussian_rdp_upper, the ledger's, the same bound).
 //
 // At a fractional order alpha (the same paper, Sec. 3.3, the two-sided series; w = 1 / (2 sigma^2), z0 = sigma^2
 // log(1/q - 1) + 1/2, j = alpha - i):
 //
 //     A = sum_{i >= 0} |C(alpha, i)| [q^i (1-q)^j e^{(i^2 - i) w} Phi((z0 - i) / sigma)
-//                                     + q^j (1-q)^i e^{(j^2 - j) w} Phi((j - z0) / sigma)],   eps_R = log A / (alpha - 1),
+//                                     + q^j (1-q)^i e^{(j^2 - j) w} Phi((j - z0) / sigma)],
+//     eps_R = log A / (alpha - 1),
 //
 // the binomials' magnitudes summed (dp_accounting's series: a sum above the signed one, so an upper bound), term by
-// term until dp_accounting's stop (both parts falling and below e^-30 of the sum) and until N, the last term summed,
-// has N + 1 >= max(alpha, z0, alpha - z0).  Past N every term is bounded: Phi(-x) <= e^{-x^2 / 2} (x >= 0) turns
-// either part into |C(alpha, i)| (1 - q)^alpha e^{-z0^2 w} (the exponents' i-dependence cancels: (2 z0 - 1) w =
-// log((1 - q) / q)), and 1 / |Gamma(alpha - i + 1)| <= Gamma(i - alpha) / pi (the reflection formula, i > alpha) with
-// the telescoping Gamma(i - alpha) / Gamma(i + 1) = (Gamma(i - alpha) / Gamma(i) - Gamma(i + 1 - alpha) / Gamma(i + 1))
-// / alpha bounds the rest of the series by
+// term until dp_accounting's stop (both parts falling and below e^-30 of the sum) past N + 1 >= max(alpha, z0,
+// alpha - z0), N the last term summed, and on until the rest's bound below is at most kRdpRestShare of log A (or the
+// last term).  Past N every term is bounded: Phi(-x) <= m(x) e^{-x^2 / 2} (x >= 0, m(x) = min(1, 1 / (x sqrt(2 pi))),
+// Mills) turns either part into |C(alpha, i)| (1 - q)^alpha e^{-z0^2 w} m (the exponents' i-dependence cancels:
+// (2 z0 - 1) w = log((1 - q) / q); x >= (N + 1 - z0) / sigma in the first part, (N + 1 - alpha + z0) / sigma in the
+// second, m0 and m1 at those), and 1 / |Gamma(alpha - i + 1)| <= Gamma(i - alpha) / pi (the reflection formula,
+// i > alpha) with the telescoping Gamma(i - alpha) / Gamma(i + 1) = (Gamma(i - alpha) / Gamma(i) - Gamma(i + 1 - alpha)
+// / Gamma(i + 1)) / alpha bounds the rest of the series by
 //
-//     2 (1 - q)^alpha e^{-z0^2 w} Gamma(alpha + 1) Gamma(N + 1 - alpha) / (pi alpha Gamma(N + 1)),
+//     (m0 + m1) (1 - q)^alpha e^{-z0^2 w} Gamma(alpha + 1) Gamma(N + 1 - alpha) / (pi alpha Gamma(N + 1)),
 //
 // doubled for lgamma's rounding and added.  Each term's exponent is a sum of rounded quantities of magnitude at most
 // S_i (its parts' magnitudes, |log Phi| and |x| three times each for log Phi's own error and its argument's), so each
@@ -85,9 +88,9 @@ inline const std::array<double, 90>& rdp_cap_fractional_orders() {
 
 // The conversion's relative round-up (the package's refine/question.py RDP_MARGIN).
 constexpr double kRdpCapMargin = 1e-9;
-// The fractional series: at most this many terms (dp_accounting's), stopped where both parts fall below e^-kRdpSeriesStop
-// of the sum, and left out where log A is below kRdpFractionalFloor (its terms are about 1 and only their sum is near
-// 1, so such a log A is rounding).
+// The fractional series: at most this many terms (dp_accounting's), stopped where both parts fall below
+// e^-kRdpSeriesStop of the sum, and left out where log A is below kRdpFractionalFloor (its terms are about 1 and only
+// their sum is near 1, so such a log A is rounding).
 constexpr int kRdpSeriesTerms = 1000;
 constexpr double kRdpSeriesStop = 30.0;
 constexpr double kRdpFractionalFloor = 1e-10;
@@ -134,12 +137,11 @@ inline double fractional_curve(double sigma, double q, double alpha) {
     const double z0 = sigma * sigma * (log_1mq - log_q) + 0.5;
     const double reach = std::max({alpha, z0, alpha - z0});  // the rest's bound needs N + 1 >= reach
     double sum0 = -HUGE_VAL, sum1 = -HUGE_VAL, last0 = -HUGE_VAL, last1 = -HUGE_VAL;
-    // log of the rest's bound past the last term n (the header's): Q(x) <= min(1, 1 / (x sqrt(2 pi))) e^{-x^2 / 2}
-    // (Mills), x at least (n + 1 - z0) / sigma in the first part and (n + 1 - alpha + z0) / sigma in the second
+    // log of the rest's bound past the last term n (the header's), before its doubling for lgamma
     const auto log_rest = [&](int n) {
         const double mills0 = std::min(1.0, sigma / (kSqrtTwoPi * (n + 1.0 - z0))),
                      mills1 = std::min(1.0, sigma / (kSqrtTwoPi * (n + 1.0 - alpha + z0)));
-        return std::log(2.0 * (mills0 + mills1)) + alpha * log_1mq - z0 * z0 * w + std::lgamma(alpha + 1.0) -
+        return std::log(mills0 + mills1) + alpha * log_1mq - z0 * z0 * w + std::lgamma(alpha + 1.0) -
                std::log(kPi * alpha) + std::lgamma(n + 1.0 - alpha) - std::lgamma(n + 1.0);
     };
     double binomial = 1.0;  // |C(alpha, i)|, by the recursion C(alpha, i) = C(alpha, i - 1) (alpha - i + 1) / i
