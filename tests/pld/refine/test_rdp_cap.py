@@ -74,6 +74,10 @@ def test_the_package_reads_the_cores_side():
         sigma=0.8, sampling_rate=0.01, rounds=1000.0, delta=delta
     )
     np.testing.assert_array_equal(question.rdp_upper(point, delta), core)
+    for shape in ((), (3, 1)):  # a delta of any shape gives epsilons of its shape
+        asked = np.full(shape, 1e-12)
+        read = question.rdp_upper(point, asked)
+        assert read.shape == shape and np.all(read == core[1])
     assert question.RDP_MARGIN == _core.pld_refine.rdp_cap_margin
 
 

@@ -214,12 +214,13 @@ def rdp_upper(point: Point, delta: np.ndarray) -> np.ndarray:
     point : (float, float, float, float)
         (sigma, sampling rate, rounds, sensitivity).
     delta : numpy.ndarray
-        The deltas, each in (0, 1).
+        The deltas, each in (0, 1), of any shape.
 
     Returns
     -------
     numpy.ndarray
-        The certified upper epsilon at each delta; inf where no order certifies it.
+        The certified upper epsilon at each delta, of ``delta``'s shape; inf where no order
+        certifies it.
 
     Raises
     ------
@@ -227,15 +228,14 @@ def rdp_upper(point: Point, delta: np.ndarray) -> np.ndarray:
         If a delta lies outside (0, 1) or the point outside the RDP side's domain.
     """
     sigma, q, rounds, sensitivity = point
-    return np.asarray(
-        _core.pld_refine.subsampled_gaussian_rdp_epsilon(
-            sigma=sigma / sensitivity,
-            sampling_rate=q,
-            rounds=rounds,
-            delta=np.ascontiguousarray(delta, dtype=np.float64),
-        ),
-        dtype=np.float64,
+    asked = np.asarray(delta, dtype=np.float64)
+    eps = _core.pld_refine.subsampled_gaussian_rdp_epsilon(
+        sigma=sigma / sensitivity,
+        sampling_rate=q,
+        rounds=rounds,
+        delta=np.ascontiguousarray(asked.ravel()),
     )
+    return np.asarray(eps, dtype=np.float64).reshape(asked.shape)
 
 
 def tail_of(points: list[Point], xs: list[np.ndarray]) -> float:
