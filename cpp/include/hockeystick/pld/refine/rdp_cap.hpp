@@ -62,6 +62,7 @@
 #include <stdexcept>
 
 #include "hockeystick/numerics/gaussian_tail.hpp"
+#include "hockeystick/pld/refine/grid_policy.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -124,10 +125,9 @@ inline double one_round_curve(double sigma, double q, int alpha) {
     return std::max(log_a, 0.0) / (alpha - 1.0);
 }
 
-// log(e^a + e^b), either may be -inf.
-inline double log_add(double a, double b) {
-    if (a < b) std::swap(a, b);
-    return std::isinf(a) && a < 0.0 ? a : a + std::log1p(std::exp(b - a));
+// The Gaussian mechanism's curve alpha / (2 sigma^2) (q = 1), widened by 4 u and stepped one ulp up.
+inline double gaussian_curve(double sigma, double alpha) {
+    return std::nextafter(alpha / (2.0 * sigma * sigma) * (1.0 + 4.0 * kUnitRoundoff), HUGE_VAL);
 }
 
 // One round's certified upper curve at the fractional order alpha (the header's series, its rest bounded, raised for
@@ -163,21 +163,25 @@ inline double fractional_curve(double sigma, double q, double alpha) {
         const double binomial_raise = 2.0 * (i + 1.0) * kUnitRoundoff;
         const double s0 = log_binomial + i * log_q + j * log_1mq + quadratic0 + phi0 + raise0 + binomial_raise;
         const double s1 = log_binomial + j * log_q + i * log_1mq + quadratic1 + phi1 + raise1 + binomial_raise;
-        sum0 = log_add(sum0, s0);
-        sum1 = log_add(sum1, s1);
+        sum0 = grid_policy_detail::logaddexp(sum0, s0);
+        sum1 = grid_policy_detail::logaddexp(sum1, s1);
         n = i;
-        const bool falling = s0 < last0 && s1 < last1 && std::max(s0, s1) < log_add(sum0, sum1) - kRdpSeriesStop;
+        const bool falling =
+            s0 < last0 && s1 < last1 && std::max(s0, s1) < grid_policy_detail::logaddexp(sum0, sum1) - kRdpSeriesStop;
         last0 = s0, last1 = s1;
         // settled: dp_accounting's stop past the rest bound's reach; read once the rest is at most kRdpRestShare of
         // log A, or at the last term
         settled = falling && n + 1.0 >= reach;
-        if (settled && log_rest(n) <= std::log(kRdpRestShare * std::max(log_add(sum0, sum1), kRdpFractionalFloor)))
+        if (settled && log_rest(n) <= std::log(kRdpRestShare * std::max(grid_policy_detail::logaddexp(sum0, sum1),
+                                                                        kRdpFractionalFloor)))
             break;
     }
     if (!settled) return HUGE_VAL;  // no settled series: the order left out (inf is always safe)
-    const double log_a = log_add(sum0, sum1) + (n + 8.0) * kUnitRoundoff;  // the log-sum-exp's own rounding
+    const double log_a =
+        grid_policy_detail::logaddexp(sum0, sum1) + (n + 8.0) * kUnitRoundoff;  // the log-sum-exp's own rounding
     if (!(log_a >= kRdpFractionalFloor) || std::isinf(log_a)) return HUGE_VAL;
-    const double bounded = std::nextafter(log_add(log_a, log_rest(n) + std::log(2.0)), HUGE_VAL);  // x2: lgamma
+    const double bounded =
+        std::nextafter(grid_policy_detail::logaddexp(log_a, log_rest(n) + std::log(2.0)), HUGE_VAL);  // x2: lgamma
     return std::nextafter(bounded / (alpha - 1.0) * (1.0 + 2.0 * kUnitRoundoff), HUGE_VAL);
 }
 
@@ -188,7 +192,7 @@ inline double fractional_curve(double sigma, double q, double alpha) {
 inline double subsampled_gaussian_rdp_upper(double sigma, double q, int alpha) {
     namespace d = rdp_cap_detail;
     if (!(alpha >= 2 && alpha <= 1024)) throw std::invalid_argument("the RDP order must be an integer in [2, 1024]");
-    if (q == 1.0) return std::nextafter(alpha / (2.0 * sigma * sigma) * (1.0 + 4.0 * d::kUnitRoundoff), HUGE_VAL);
+    if (q == 1.0) return d::gaussian_curve(sigma, alpha);
     const double top = kRdpCapOrders.back();
     const double magnitude = 3.0 * std::lgamma(top + 1.0) + top * (std::fabs(std::log(q)) + std::fabs(std::log1p(-q))) +
                              top * top * (0.5 / (sigma * sigma)) + 1.0;
@@ -203,7 +207,7 @@ inline double subsampled_gaussian_fractional_rdp_upper(double sigma, double q, d
     namespace d = rdp_cap_detail;
     if (!(alpha > 1.0 && alpha < 11.0) || alpha == std::floor(alpha))
         throw std::invalid_argument("the fractional RDP order must lie in (1, 11) and not be an integer");
-    if (q == 1.0) return std::nextafter(alpha / (2.0 * sigma * sigma) * (1.0 + 4.0 * d::kUnitRoundoff), HUGE_VAL);
+    if (q == 1.0) return d::gaussian_curve(sigma, alpha);
     return d::fractional_curve(sigma, q, alpha);
 }
 
