@@ -105,3 +105,43 @@ def test_the_package_reads_the_cores_side():
 def test_outside_its_domain_the_side_is_refused_by_name(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("sigma", [1e-3, 0.7, 40.0])
+@pytest.mark.parametrize("delta", [1e-300, 1e-10, 0.3])
+def test_at_q_one_the_side_is_the_gaussians_conversion(sigma, delta):
+    """q = 1 (the Gaussian mechanism, alpha / (2 sigma^2) at every order): at or above the 50-digit conversion over
+    the same orders, within 1e-8 of it (or 0 where the total-variation bound reaches delta)."""
+    rounds = 100.0
+    with mp.workdps(50):
+        d, s = mp.mpf(delta), mp.mpf(sigma)
+        best = mp.inf
+        for alpha in map(mp.mpf, _core.pld_refine.rdp_cap_orders()):
+            r = rounds * alpha / (2 * s * s)
+            if d * d > 1 - mp.exp(-r):
+                best = mp.mpf(0)
+                break
+            best = min(best, r + mp.log(1 - 1 / alpha) - (mp.log(d) + mp.log(alpha)) / (alpha - 1))
+        exact = float(max(best, 0))
+    (ours,) = _core.pld_refine.subsampled_gaussian_rdp_epsilon(
+        sigma=sigma, sampling_rate=1.0, rounds=rounds, delta=np.array([delta])
+    )
+    assert exact <= ours <= exact * (1 + 1e-8)
+
+
+@pytest.mark.parametrize("sigma", [5e-324, 1e-300, 1e154, 1e308])
+@pytest.mark.parametrize("q", [5e-324, 1e-300, 0.5, 1.0])
+def test_at_the_doubles_edges_the_side_is_a_number_on_the_safe_side(sigma, q):
+    """Subnormal and huge sigma and q, subnormal and near-1 delta: never NaN or negative (inf where no order
+    certifies delta), and never below dp_accounting's series (the package's RDP accountant) where that is finite."""
+    from hockeystick.rdp import SubsampledGaussianRDP
+
+    delta = np.array([5e-324, 1e-300, 1e-10, 1 - 1e-16])
+    ours = _core.pld_refine.subsampled_gaussian_rdp_epsilon(
+        sigma=sigma, sampling_rate=q, rounds=1e6, delta=delta
+    )
+    assert not np.isnan(ours).any() and (ours >= 0).all()
+    with np.errstate(all="ignore"):
+        theirs = SubsampledGaussianRDP(sigma=sigma, sampling_rate=q, rounds=1e6).epsilon(delta)
+    finite = np.isfinite(theirs)
+    assert (ours[finite] >= np.asarray(theirs)[finite] * (1 - 1e-12)).all()
